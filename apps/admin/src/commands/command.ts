@@ -1,0 +1,9 @@
+import { AdminContext } from '../admin-context';
+
+/** One admin CLI command: its name, usage line, accepted flags, and what it does. */
+export interface AdminCommand {
+  name: string;
+  usage: string;
+  flags: string[];
+  run(admin: AdminContext, flags: Record<string, string>): Promise<unknown>;
+}

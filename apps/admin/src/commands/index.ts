@@ -1,0 +1,10 @@
+import { AdminCommand } from './command';
+import { creditCommands } from './credits';
+import { noteCommands } from './notes';
+import { webhookCommands } from './webhooks';
+import { searchCommands } from './search';
+import { sequenceCommands } from './sequences';
+import { workspaceCommands } from './workspaces';
+
+/** Every admin CLI command; a later capability adds its file here. */
+export const COMMANDS: AdminCommand[] = [...workspaceCommands, ...noteCommands, ...creditCommands, ...searchCommands, ...webhookCommands, ...sequenceCommands];

@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs';
+import { CURRENT_API_VERSION, ID_PREFIX, OpportunityProfile, RequestContext, SUBJECTS } from '@app/contracts';
+import { newId } from '@app/platform/ids';
+import { AdminError } from '../../../gateway/src/workspaces/workspaces.admin';
+import { oneOf, required } from '../args';
+import { INGEST_PROVIDERS, parseProviderFile } from '../../../search/src/ingest/connectors';
+import { AdminCommand } from './command';
+
+/** Operator requests that belong to no workspace (the index is shared by all). */
+export function operatorContext(): RequestContext {
+  return {
+    request_id: newId(ID_PREFIX.request), workspace_id: 'operator', key_id: 'admin-cli', member_id: 'admin-cli', member_role: 'owner',
+    owner_id: 'admin-cli', mode: 'live', livemode: true, api_version: CURRENT_API_VERSION, plan: 'agency', lenses: ['leads', 'investors', 'researchers', 'grants'],
+  };
+}
+
+/** A progress bar on stderr (stdout stays one JSON object). */
+export function progress(label: string, done: number, total: number, startedAt: number): void {
+  if (!process.stderr.isTTY && process.env.ADMIN_PROGRESS !== '1') return;
+  const width = 30;
+  const filled = Math.round((done / Math.max(total, 1)) * width);
+  const rate = Math.round(done / Math.max((Date.now() - startedAt) / 1000, 0.001));
+  process.stderr.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} (${rate}/s)${done >= total ? '\n' : ''}`);
+}
+
+const SEED_CHUNK = Number(process.env.SEED_CHUNK || 2000);
+
+const baseSearchCommands: AdminCommand[] = [
+  {
+    name: 'search:seed',
+    usage: '--count <n> [--start <n>] [--if-empty true]   generated entities over the four lenses (idempotent per number)',
+    flags: ['count', 'start', 'if-empty'],
+    async run(admin, flags) {
+      if (flags['if-empty'] === 'true') {
+        const probe = await admin.ask<{ total: number; skipped?: boolean }>(SUBJECTS.search.seed, operatorContext(), { count: 1, if_empty: true });
+        if (probe.skipped) return { inserted: 0, updated: 0, total: probe.total, skipped: true };
+      }
+      const count = Number(required(flags, 'count'));
+      const start = Number(flags.start ?? 0);
+      if (!Number.isInteger(count) || count < 1) throw new AdminError('--count must be a positive integer');
+      if (!Number.isInteger(start) || start < 0) throw new AdminError('--start must be a non-negative integer');
+      const startedAt = Date.now();
+      let inserted = 0;
+      let updated = 0;
+      let total = 0;
+      const chunks: number[] = [];
+      for (let at = start; at < start + count; at += SEED_CHUNK) chunks.push(at);
+      let done = 0;
+      // a few chunks in flight: search's replicas (and its pool) take them in parallel
+      const parallel = Number(process.env.SEED_PARALLEL || 4);
+      const worker = async () => {
+        for (let at = chunks.shift(); at !== undefined; at = chunks.shift()) {
+          const n = Math.min(SEED_CHUNK, start + count - at);
+          const r = await admin.ask<{ inserted: number; updated: number; total: number }>(SUBJECTS.search.seed, operatorContext(), { start: at, count: n });
+          inserted += r.inserted;
+          updated += r.updated;
+          total = Math.max(total, r.total);
+          done += n;
+          progress('seeding', done, count, startedAt);
+        }
+      };
+      await Promise.all(Array.from({ length: parallel }, worker));
+      const seconds = (Date.now() - startedAt) / 1000;
+      return { inserted, updated, total, seconds, per_second: Math.round(count / seconds) };
+    },
+  },
+  {
+    name: 'profile:set',
+    usage: '--workspace <ws_id> --file <profile.json>   opportunity profile {sectors, stage, amount_usd, location}',
+    flags: ['workspace', 'file'],
+    async run(admin, flags) {
+      const ctx = await admin.contextFor(required(flags, 'workspace'));
+      let profile: OpportunityProfile;
+      try {
+        profile = JSON.parse(readFileSync(required(flags, 'file'), 'utf8'));
+      } catch (err) {
+        throw new AdminError(`cannot read the profile: ${(err as Error).message}`);
+      }
+      return admin.ask<OpportunityProfile>(SUBJECTS.search.profileSet, ctx, profile);
+    },
+  },
+];
+
+const INGEST_BATCH = 1000;
+
+export const ingestCommands: AdminCommand[] = [
+  {
+    name: 'ingest',
+    usage: `--provider ${INGEST_PROVIDERS.join('|')} --file <path>   re-runs update the same entities`,
+    flags: ['provider', 'file'],
+    async run(admin, flags) {
+      const provider = oneOf('provider', required(flags, 'provider'), INGEST_PROVIDERS);
+      let entities;
+      try {
+        entities = parseProviderFile(provider, readFileSync(required(flags, 'file'), 'utf8'));
+      } catch (err) {
+        throw new AdminError(`cannot ingest ${flags.file}: ${(err as Error).message}`);
+      }
+      const startedAt = Date.now();
+      let inserted = 0;
+      let updated = 0;
+      for (let at = 0; at < entities.length; at += INGEST_BATCH) {
+        const r = await admin.ask<{ inserted: number; updated: number }>(SUBJECTS.search.ingest, operatorContext(), { entities: entities.slice(at, at + INGEST_BATCH) });
+        inserted += r.inserted;
+        updated += r.updated;
+        progress(`ingest ${provider}`, Math.min(at + INGEST_BATCH, entities.length), entities.length, startedAt);
+      }
+      return { provider, records: entities.length, inserted, updated };
+    },
+  },
+];
+
+/** Every search-owned admin command (registered in commands/index.ts). */
+export const searchCommands: AdminCommand[] = [...baseSearchCommands, ...ingestCommands];

@@ -1,0 +1,33 @@
+import { CURRENT_API_VERSION, ID_PREFIX, ListDeliveriesRequest, RequestContext, SUBJECTS, WebhookEndpoint, WebhookEndpointRef } from '@app/contracts';
+import { newId } from '@app/platform/ids';
+import { nonNegativeInt, required } from '../args';
+import { AdminCommand } from './command';
+
+/** An operator's request: the endpoint id alone names what is asked about, across workspaces. */
+function operatorContext(): RequestContext {
+  return {
+    request_id: newId(ID_PREFIX.request), workspace_id: '', key_id: 'admin-cli', member_id: '', member_role: 'owner', owner_id: '',
+    mode: 'live', livemode: true, api_version: CURRENT_API_VERSION, plan: 'agency', lenses: [],
+  };
+}
+
+export const webhookCommands: AdminCommand[] = [
+  {
+    name: 'webhook:enable',
+    usage: '--endpoint <we_id>',
+    flags: ['endpoint'],
+    async run(admin, flags) {
+      const body: WebhookEndpointRef = { endpoint_id: required(flags, 'endpoint') };
+      return admin.ask<WebhookEndpoint>(SUBJECTS.webhooks.endpointsEnable, operatorContext(), body);
+    },
+  },
+  {
+    name: 'deliveries:list',
+    usage: '--endpoint <we_id> [--limit <n, default 50>]',
+    flags: ['endpoint', 'limit'],
+    async run(admin, flags) {
+      const body: ListDeliveriesRequest = { endpoint_id: required(flags, 'endpoint'), limit: nonNegativeInt('limit', flags.limit, 50) };
+      return admin.ask(SUBJECTS.webhooks.deliveriesList, operatorContext(), body);
+    },
+  },
+];

@@ -1,0 +1,8 @@
+import { loadServiceConfig, runMain, startService } from '@app/platform';
+import { MIGRATIONS } from './migrations';
+import { BillingModule } from './billing.module';
+
+runMain(() => {
+  const config = loadServiceConfig('billing');
+  return startService({ config, module: BillingModule.register(config), migrations: MIGRATIONS, microservice: true });
+});

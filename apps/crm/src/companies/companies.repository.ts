@@ -1,0 +1,62 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Pool } from 'pg';
+import { ID_PREFIX, ListCompaniesRequest, Source } from '@app/contracts';
+import { ListFilter, newId, PG_POOL, Queryable } from '@app/platform';
+import { COMPANY_COLUMNS, CompanyRow } from './company.row';
+
+export interface CompanyRef {
+  id: string;
+  name: string;
+}
+
+@Injectable()
+export class CompaniesRepository {
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  async findById(workspaceId: string, id: string): Promise<CompanyRow | undefined> {
+    const { rows } = await this.pool.query<CompanyRow>(`SELECT ${COMPANY_COLUMNS} FROM companies WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      id,
+    ]);
+    return rows[0];
+  }
+
+  /** Newest first; `q` matches name or domain, `country` the ISO code. */
+  async list(workspaceId: string, query: ListCompaniesRequest): Promise<CompanyRow[]> {
+    const filter = new ListFilter(workspaceId, query.starting_after)
+      .add((p) => `country = ${p}`, query.country?.toUpperCase())
+      .contains(['name', 'domain'], query.q);
+    const sql = `SELECT ${COMPANY_COLUMNS} FROM companies ${filter.page(query.limit)}`;
+    return (await this.pool.query<CompanyRow>(sql, filter.params)).rows;
+  }
+
+  /**
+   * The company a lead belongs to: matched by normalised domain when one is known, else by
+   * case-insensitive name; created when none matches.
+   */
+  async findOrCreate(db: Queryable, workspaceId: string, name: string | null, domain: string | null, sources: Source[]): Promise<CompanyRef> {
+    if (domain) {
+      const inserted = await db.query<CompanyRef>(
+        `INSERT INTO companies (id, workspace_id, name, domain, sources) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (workspace_id, domain) WHERE domain IS NOT NULL DO NOTHING RETURNING id, name`,
+        [newId(ID_PREFIX.company), workspaceId, name ?? domain, domain, JSON.stringify(sources)],
+      );
+      if (inserted.rows[0]) return inserted.rows[0];
+      const { rows } = await db.query<CompanyRef>('SELECT id, name FROM companies WHERE workspace_id = $1 AND domain = $2', [
+        workspaceId,
+        domain,
+      ]);
+      return rows[0];
+    }
+    const existing = await db.query<CompanyRef>(
+      'SELECT id, name FROM companies WHERE workspace_id = $1 AND lower(name) = lower($2) ORDER BY id LIMIT 1',
+      [workspaceId, name],
+    );
+    if (existing.rows[0]) return existing.rows[0];
+    const { rows } = await db.query<CompanyRef>(
+      'INSERT INTO companies (id, workspace_id, name, sources) VALUES ($1, $2, $3, $4) RETURNING id, name',
+      [newId(ID_PREFIX.company), workspaceId, name, JSON.stringify(sources)],
+    );
+    return rows[0];
+  }
+}

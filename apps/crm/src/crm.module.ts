@@ -1,0 +1,31 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { PlatformModule, ServiceConfig } from '@app/platform';
+import { CompaniesController } from './companies/companies.controller';
+import { CompaniesRepository } from './companies/companies.repository';
+import { ExportsModule } from './exports/exports.module';
+import { LeadsBatchController } from './leads/leads-batch.controller';
+import { LeadsController } from './leads/leads.controller';
+import { LeadsRepository } from './leads/leads.repository';
+import { LeadsService } from './leads/leads.service';
+import { RevealLeadsController, RevealLeadsService } from './leads/reveal-leads.controller';
+import { NotesController } from './notes/notes.controller';
+import { NotesRepository } from './notes/notes.repository';
+import { NotesService } from './notes/notes.service';
+import { PipelinesController } from './pipelines/pipelines.controller';
+import { PipelinesRepository } from './pipelines/pipelines.repository';
+import { workspaceCreatedConsumer } from './pipelines/workspace-created.consumer';
+import { TasksController } from './tasks/tasks.controller';
+import { TasksRepository } from './tasks/tasks.repository';
+import { TasksService } from './tasks/tasks.service';
+
+@Module({})
+export class CrmModule {
+  static register(config: ServiceConfig): DynamicModule {
+    return {
+      module: CrmModule,
+      imports: [PlatformModule.forService(config, { consumers: [workspaceCreatedConsumer] }), ExportsModule],
+      controllers: [LeadsController, LeadsBatchController, CompaniesController, PipelinesController, TasksController, NotesController, RevealLeadsController],
+      providers: [LeadsService, LeadsRepository, CompaniesRepository, PipelinesRepository, TasksService, TasksRepository, NotesService, NotesRepository, RevealLeadsService],
+    };
+  }
+}

@@ -1,0 +1,187 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Pool } from 'pg';
+import { ExportFilter, ExportFormat } from '@app/contracts';
+import { PG_POOL, Queryable } from '@app/platform';
+import { EXPORT_COLUMNS_SQL, ExportRow } from './export.row';
+
+export interface NewExport {
+  id: string;
+  workspace_id: string;
+  livemode: boolean;
+  format: ExportFormat;
+  filter: ExportFilter;
+  request_id: string;
+  idempotency_key: string | null;
+  request_hash: string | null;
+}
+
+/**
+ * The exports table is the job queue: `queued` and `processing` rows whose lease
+ * (`locked_until`) has passed are claimable; a claim takes one with `FOR UPDATE SKIP LOCKED`,
+ * so replicas never take the same job, and a job whose worker died (no heartbeat extended its
+ * lease) is claimed again. Every claim is logged in export_attempts, whose key (export,
+ * attempt) also proves no attempt ran twice.
+ */
+@Injectable()
+export class ExportsRepository {
+  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+
+  /** Inserts the job; with an idempotency key already used, returns the earlier job instead. */
+  async insert(job: NewExport): Promise<{ row: ExportRow; created: boolean }> {
+    if (job.idempotency_key) {
+      // keys matter for 24 hours, like the gateway's records: an older use no longer binds the key
+      await this.pool.query(
+        `UPDATE exports SET idempotency_key = NULL, request_hash = NULL
+         WHERE workspace_id = $1 AND idempotency_key = $2 AND created_at < now() - interval '24 hours'`,
+        [job.workspace_id, job.idempotency_key],
+      );
+    }
+    const { rows } = await this.pool.query<ExportRow>(
+      `INSERT INTO exports (id, workspace_id, livemode, format, filter, request_id, idempotency_key, request_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (workspace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+       RETURNING ${EXPORT_COLUMNS_SQL}`,
+      [job.id, job.workspace_id, job.livemode, job.format, JSON.stringify(job.filter), job.request_id, job.idempotency_key, job.request_hash],
+    );
+    if (rows[0]) return { row: rows[0], created: true };
+    const earlier = await this.pool.query<ExportRow & { request_hash: string }>(
+      `SELECT ${EXPORT_COLUMNS_SQL}, request_hash FROM exports WHERE workspace_id = $1 AND idempotency_key = $2`,
+      [job.workspace_id, job.idempotency_key],
+    );
+    return { row: earlier.rows[0], created: false };
+  }
+
+  async findById(db: Queryable, workspaceId: string, id: string): Promise<(ExportRow & { request_hash: string | null }) | undefined> {
+    const { rows } = await db.query<ExportRow & { request_hash: string | null }>({
+      name: 'export-by-id',
+      text: `SELECT ${EXPORT_COLUMNS_SQL}, request_hash FROM exports WHERE workspace_id = $1 AND id = $2`,
+      values: [workspaceId, id],
+    });
+    return rows[0];
+  }
+
+  /** A completed export's file, whatever its workspace (the caller holds a signed link). */
+  async findFile(id: string): Promise<ExportRow | undefined> {
+    const { rows } = await this.pool.query<ExportRow>(
+      `SELECT ${EXPORT_COLUMNS_SQL} FROM exports WHERE id = $1 AND status = 'completed' AND file_key IS NOT NULL`,
+      [id],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Takes the oldest claimable job for `workerId` for `leaseMs`: status `processing`, one more
+   * attempt, logged. Null when there is none.
+   */
+  async claim(workerId: string, leaseMs: number, maxAttempts: number): Promise<ExportRow | null> {
+    const { rows } = await this.pool.query<ExportRow>(
+      `WITH next AS (
+         SELECT id FROM exports
+         WHERE status IN ('queued', 'processing') AND coalesce(locked_until, '-infinity') <= now() AND attempts < $3
+         ORDER BY created_at, id
+         LIMIT 1
+         FOR UPDATE SKIP LOCKED
+       ), claimed AS (
+         UPDATE exports e
+         SET status = 'processing', attempts = e.attempts + 1, locked_by = $1,
+             locked_until = now() + make_interval(secs => $2::double precision / 1000),
+             started_at = coalesce(e.started_at, date_trunc('milliseconds', now())), error = NULL
+         FROM next WHERE e.id = next.id
+         RETURNING e.*
+       ), logged AS (
+         INSERT INTO export_attempts (export_id, attempt, worker_id) SELECT id, attempts, locked_by FROM claimed
+       )
+       SELECT ${EXPORT_COLUMNS_SQL} FROM claimed`,
+      [workerId, leaseMs, maxAttempts],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Jobs out of attempts whose last worker vanished: `failed`, kept with the reason. */
+  async failExhausted(maxAttempts: number): Promise<number> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE exports
+       SET status = 'failed', locked_by = NULL, locked_until = NULL,
+           error = coalesce(error, 'the worker running attempt ' || attempts || ' stopped before finishing')
+       WHERE status IN ('queued', 'processing') AND coalesce(locked_until, '-infinity') <= now() AND attempts >= $1`,
+      [maxAttempts],
+    );
+    return rowCount ?? 0;
+  }
+
+  /** Extends the lease while this worker still holds this attempt; false when it lost it. */
+  async heartbeat(job: ExportRow, workerId: string, leaseMs: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE exports SET locked_until = now() + make_interval(secs => $4::double precision / 1000)
+       WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND status = 'processing'`,
+      [job.id, workerId, job.attempts, leaseMs],
+    );
+    return rowCount === 1;
+  }
+
+  /** Marks the attempt's outcome `completed`; false when this worker no longer held the job. */
+  async complete(job: ExportRow, workerId: string, rowCount: number, fileKey: string): Promise<boolean> {
+    const result = await this.pool.query(
+      `WITH done AS (
+         UPDATE exports
+         SET status = 'completed', row_count = $4, file_key = $5, locked_by = NULL, locked_until = NULL, error = NULL,
+             completed_at = date_trunc('milliseconds', now()),
+             expires_at = date_trunc('second', now()) + interval '24 hours'
+         WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND status = 'processing'
+         RETURNING id
+       )
+       UPDATE export_attempts SET finished_at = now(), outcome = 'completed', row_count = $4
+       WHERE export_id = $1 AND attempt = $3 AND EXISTS (SELECT 1 FROM done)
+       RETURNING 1`,
+      [job.id, workerId, job.attempts, rowCount, fileKey],
+    );
+    return result.rowCount === 1;
+  }
+
+  /**
+   * An attempt that failed: back to `queued` after `retryDelayMs` while attempts remain,
+   * otherwise `failed` with the error (the job is kept).
+   */
+  async fail(job: ExportRow, workerId: string, error: string, maxAttempts: number, retryDelayMs: number): Promise<void> {
+    await this.pool.query(
+      `WITH failed AS (
+         UPDATE exports
+         SET status = CASE WHEN attempts >= $5 THEN 'failed' ELSE 'queued' END,
+             locked_by = NULL,
+             locked_until = CASE WHEN attempts >= $5 THEN NULL ELSE now() + make_interval(secs => $6::double precision / 1000) END,
+             error = $4
+         WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND status = 'processing'
+         RETURNING id
+       )
+       UPDATE export_attempts SET finished_at = now(), outcome = 'failed', error = $4
+       WHERE export_id = $1 AND attempt = $3 AND EXISTS (SELECT 1 FROM failed)`,
+      [job.id, workerId, job.attempts, error.slice(0, 1000), maxAttempts, retryDelayMs],
+    );
+  }
+
+  /** A job given back on shutdown: queued again, the interrupted attempt not counted. */
+  async release(job: ExportRow, workerId: string): Promise<void> {
+    await this.pool.query(
+      `WITH released AS (
+         UPDATE exports SET status = 'queued', attempts = attempts - 1, locked_by = NULL, locked_until = NULL
+         WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND status = 'processing'
+         RETURNING id
+       )
+       DELETE FROM export_attempts WHERE export_id = $1 AND attempt = $3 AND EXISTS (SELECT 1 FROM released)`,
+      [job.id, workerId, job.attempts],
+    );
+  }
+
+  /** Completed exports whose link expired: their files, to delete. */
+  async expiredFiles(limit: number): Promise<{ id: string; file_key: string }[]> {
+    const { rows } = await this.pool.query<{ id: string; file_key: string }>(
+      `SELECT id, file_key FROM exports WHERE status = 'completed' AND file_key IS NOT NULL AND expires_at < now() LIMIT $1`,
+      [limit],
+    );
+    return rows;
+  }
+
+  async forgetFile(id: string): Promise<void> {
+    await this.pool.query('UPDATE exports SET file_key = NULL WHERE id = $1', [id]);
+  }
+}

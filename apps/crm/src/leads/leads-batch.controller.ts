@@ -1,0 +1,37 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Pool } from 'pg';
+import { GetLeadsRequest, LeadContact, RpcRequest, SUBJECTS } from '@app/contracts';
+import { DomainError, PG_POOL, unpack } from '@app/platform';
+
+/** Internal subjects other services ask about many leads at once (sequences enrolling a batch, bounces). */
+@Controller()
+export class LeadsBatchController {
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  /** The contact fields of the workspace's leads among `ids` (unknown ids are simply absent), in one query. */
+  @MessagePattern(SUBJECTS.crm.leadsGetMany)
+  async getMany(@Payload() message: RpcRequest<GetLeadsRequest>): Promise<LeadContact[]> {
+    const { ctx, body } = unpack(message);
+    if (!Array.isArray(body?.ids) || body.ids.length > 1000 || body.ids.some((id) => typeof id !== 'string')) {
+      throw DomainError.invalid('ids', 'ids must be an array of at most 1000 lead ids');
+    }
+    const { rows } = await this.pool.query<LeadContact>(
+      `SELECT id, email, email_status, first_name, last_name, full_name, title, company_name, country, lawful_basis
+       FROM leads WHERE workspace_id = $1 AND id = ANY($2)`,
+      [ctx.workspace_id, body.ids],
+    );
+    return rows;
+  }
+
+  /** A hard bounce: the lead's email is undeliverable (`invalid`). */
+  @MessagePattern(SUBJECTS.crm.leadsMarkEmailInvalid)
+  async markEmailInvalid(@Payload() message: RpcRequest<{ id: string }>): Promise<{ updated: boolean }> {
+    const { ctx, body } = unpack(message);
+    const { rowCount } = await this.pool.query(
+      `UPDATE leads SET email_status = 'invalid', updated_at = now() WHERE workspace_id = $1 AND id = $2 AND email_status IS DISTINCT FROM 'invalid'`,
+      [ctx.workspace_id, body?.id],
+    );
+    return { updated: rowCount === 1 };
+  }
+}

@@ -1,0 +1,114 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Pool } from 'pg';
+import { ListLeadsRequest, parseDateTime } from '@app/contracts';
+import { DomainError, ListFilter, PG_POOL, Queryable } from '@app/platform';
+import { CreateKeys } from '../create-keys';
+import { LEAD_COLUMNS, LEAD_LIST_COLUMNS, LeadRow } from './lead.row';
+
+export type NewLeadRow = Omit<LeadRow, 'created_at' | 'updated_at' | 'sources'> & { sources: LeadRow['sources'] };
+
+/**
+ * A date-time filter as UTC ISO text: PostgreSQL refuses some offsets ISO 8601 allows, and a
+ * malformed value must be a 400, never a database error.
+ */
+function instantOf(value: string, param: string): string {
+  const instant = parseDateTime(value);
+  if (!instant) throw DomainError.invalid(param, `${param} must be an ISO 8601 date-time with a time zone`);
+  return instant.toISOString();
+}
+
+/** Every query is scoped by workspace: a lead of another workspace does not exist here. */
+@Injectable()
+export class LeadsRepository implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly createKeys = new CreateKeys('lead_create_keys', 'lead_id');
+  private stopSweeping?: () => void;
+
+  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+
+  onApplicationBootstrap(): void {
+    this.stopSweeping = this.createKeys.sweepPeriodically(this.pool);
+  }
+
+  onApplicationShutdown(): void {
+    this.stopSweeping?.();
+  }
+
+  async findById(db: Queryable, workspaceId: string, id: string, forUpdate = false): Promise<LeadRow | undefined> {
+    const { rows } = await db.query<LeadRow>({
+      name: forUpdate ? 'lead-by-id-for-update' : 'lead-by-id',
+      text: `SELECT ${LEAD_COLUMNS} FROM leads WHERE workspace_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+      values: [workspaceId, id],
+    });
+    return rows[0];
+  }
+
+  async findIdByEmail(db: Queryable, workspaceId: string, email: string): Promise<string | undefined> {
+    const { rows } = await db.query<{ id: string }>('SELECT id FROM leads WHERE workspace_id = $1 AND lower(email) = lower($2)', [
+      workspaceId,
+      email,
+    ]);
+    return rows[0]?.id;
+  }
+
+  async insert(db: Queryable, lead: NewLeadRow): Promise<LeadRow> {
+    const { rows } = await db.query<LeadRow>(
+      `INSERT INTO leads (id, workspace_id, lens, first_name, last_name, full_name, full_name_derived, title, email,
+         email_status, email_confidence, phone, website, company_id, company_name, country, revealed, lawful_basis,
+         owner_id, tags, pipeline_id, stage_id, stage_name, custom_fields, sources)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25)
+       RETURNING ${LEAD_COLUMNS}`,
+      [
+        lead.id, lead.workspace_id, lead.lens, lead.first_name, lead.last_name, lead.full_name, lead.full_name_derived,
+        lead.title, lead.email, lead.email_status, lead.email_confidence, lead.phone, lead.website, lead.company_id,
+        lead.company_name, lead.country, lead.revealed, lead.lawful_basis, lead.owner_id, lead.tags, lead.pipeline_id,
+        lead.stage_id, lead.stage_name, JSON.stringify(lead.custom_fields), JSON.stringify(lead.sources ?? []),
+      ],
+    );
+    return rows[0];
+  }
+
+  /** Writes the given columns and bumps updated_at. */
+  async update(db: Queryable, workspaceId: string, id: string, changes: Partial<LeadRow>): Promise<LeadRow> {
+    const columns = Object.keys(changes) as (keyof LeadRow)[];
+    const values = columns.map((c) => (c === 'custom_fields' || c === 'sources' ? JSON.stringify(changes[c]) : changes[c]));
+    const set = columns.map((c, i) => `${c} = $${i + 3}`).join(', ');
+    const { rows } = await db.query<LeadRow>(
+      `UPDATE leads SET ${set}${set ? ', ' : ''}updated_at = date_trunc('milliseconds', now()) WHERE workspace_id = $1 AND id = $2 RETURNING ${LEAD_COLUMNS}`,
+      [workspaceId, id, ...values],
+    );
+    return rows[0];
+  }
+
+  async delete(db: Queryable, workspaceId: string, id: string): Promise<LeadRow | undefined> {
+    const { rows } = await db.query<LeadRow>(`DELETE FROM leads WHERE workspace_id = $1 AND id = $2 RETURNING ${LEAD_COLUMNS}`, [
+      workspaceId,
+      id,
+    ]);
+    return rows[0];
+  }
+
+  /** Newest first, keyset on the time-ordered id; fetches one extra row to learn `has_more`. */
+  async list(workspaceId: string, query: ListLeadsRequest): Promise<LeadRow[]> {
+    const filter = new ListFilter(workspaceId, query.starting_after)
+      .add((p) => `lens = ${p}`, query.lens)
+      .add((p) => `tags @> ARRAY[${p}]::text[]`, query.tag)
+      .add((p) => `stage_id = ${p}`, query.stage_id)
+      .add((p) => `updated_at > ${p}::timestamptz`, query.updated_since === undefined ? undefined : instantOf(query.updated_since, 'updated_since'))
+      .contains(['full_name', 'email', 'company_name'], query.q);
+    const sql = `SELECT ${LEAD_LIST_COLUMNS} FROM leads ${filter.page(query.limit)}`;
+    return (await this.pool.query<LeadRow>(sql, filter.params)).rows;
+  }
+
+  /**
+   * Creates the missing tags. Names are inserted in one fixed order: two creates naming the
+   * same new tags in different orders would otherwise each hold a tag the other waits for
+   * (a deadlock, which PostgreSQL breaks by failing one of them).
+   */
+  async ensureTags(db: Queryable, workspaceId: string, names: string[]): Promise<void> {
+    if (names.length === 0) return;
+    await db.query(
+      'INSERT INTO tags (workspace_id, name) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING',
+      [workspaceId, [...names].sort()],
+    );
+  }
+}

@@ -1,0 +1,9 @@
+import 'reflect-metadata';
+import { loadServiceConfig, runMain, startService } from '@app/platform';
+import { CrmModule } from './crm.module';
+import { CRM_MIGRATIONS } from './migrations';
+
+runMain(() => {
+  const config = loadServiceConfig('crm');
+  return startService({ config, module: CrmModule.register(config), migrations: CRM_MIGRATIONS });
+});

@@ -1,0 +1,90 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Pool } from 'pg';
+import { ID_PREFIX, ListPipelinesRequest, Pipeline, Stage, StageKind } from '@app/contracts';
+import { ListFilter, newId, PG_POOL, Queryable } from '@app/platform';
+import { PIPELINE_TEMPLATES } from './pipeline-templates';
+
+export interface StageRow {
+  id: string;
+  pipeline_id: string;
+  name: string;
+  position: number;
+  kind: StageKind;
+}
+
+interface PipelineRow {
+  id: string;
+  name: string;
+  lens: Pipeline['lens'];
+  is_default: boolean;
+  created_at: Date;
+}
+
+/**
+ * Creates the workspace's pipelines from the templates unless it has them. Safe to call from
+ * several requests and replicas at once: a transaction-scoped advisory lock on the workspace
+ * serialises the check.
+ */
+export async function provisionPipelines(db: Queryable, workspaceId: string): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`pipelines:${workspaceId}`]);
+  const existing = await db.query('SELECT 1 FROM pipelines WHERE workspace_id = $1 LIMIT 1', [workspaceId]);
+  if (existing.rowCount !== 0) return;
+  // The default pipeline is created last so that it lists first (lists are newest first).
+  const now = Date.now();
+  for (const [index, template] of [...PIPELINE_TEMPLATES].reverse().entries()) {
+    const pipelineId = newId(ID_PREFIX.pipeline, now + index);
+    await db.query('INSERT INTO pipelines (id, workspace_id, name, lens, is_default) VALUES ($1, $2, $3, $4, $5)', [
+      pipelineId, workspaceId, template.name, template.lens, template.isDefault,
+    ]);
+    await db.query(
+      `INSERT INTO stages (id, pipeline_id, workspace_id, name, position, kind)
+       SELECT id, $1, $2, name, position - 1, kind
+         FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS s (id, name, kind, position)`,
+      [pipelineId, workspaceId, template.stages.map(() => newId(ID_PREFIX.stage)), template.stages.map(([n]) => n), template.stages.map(([, k]) => k)],
+    );
+  }
+}
+
+@Injectable()
+export class PipelinesRepository {
+  /** Workspaces whose pipelines exist: after the first check, no query per lead. */
+  private readonly provisioned = new Set<string>();
+
+  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+
+  async provision(db: Queryable, workspaceId: string): Promise<void> {
+    if (this.provisioned.has(workspaceId)) return;
+    await provisionPipelines(db, workspaceId);
+    this.provisioned.add(workspaceId);
+  }
+
+  /** The first stage of the workspace's default pipeline: where new leads land. */
+  async entryStage(db: Queryable, workspaceId: string): Promise<StageRow | undefined> {
+    const { rows } = await db.query<StageRow>(
+      `SELECT s.id, s.pipeline_id, s.name, s.position, s.kind FROM stages s JOIN pipelines p ON p.id = s.pipeline_id
+        WHERE p.workspace_id = $1 AND p.is_default ORDER BY s.position LIMIT 1`,
+      [workspaceId],
+    );
+    return rows[0];
+  }
+
+  async findStage(db: Queryable, workspaceId: string, stageId: string): Promise<StageRow | undefined> {
+    const { rows } = await db.query<StageRow>(
+      'SELECT id, pipeline_id, name, position, kind FROM stages WHERE workspace_id = $1 AND id = $2',
+      [workspaceId, stageId],
+    );
+    return rows[0];
+  }
+
+  async list(workspaceId: string, query: ListPipelinesRequest): Promise<(PipelineRow & { stages: Stage[] })[]> {
+    const filter = new ListFilter(workspaceId, query.starting_after);
+    const { rows } = await this.pool.query<PipelineRow & { stages: Stage[] }>(
+      `SELECT p.id, p.name, p.lens, p.is_default, p.created_at,
+              (SELECT json_agg(json_build_object('id', s.id, 'name', s.name, 'position', s.position, 'kind', s.kind) ORDER BY s.position)
+                 FROM stages s WHERE s.pipeline_id = p.id) AS stages
+         FROM pipelines p ${filter.page(query.limit)}`,
+      filter.params,
+    );
+    return rows;
+  }
+}

@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import {
+  CreateTaskDto, ID_PREFIX, ListEnvelope, ListTasksRequest, parseDateTime, RequestContext, Task, UpdateTaskDto,
+} from '@app/contracts';
+import { DomainError, newId, Queryable, toListPage, withTransaction } from '@app/platform';
+import { EarlierCreate } from '../create-keys';
+import { renderTask } from './task.row';
+import { TaskChanges, TasksRepository } from './tasks.repository';
+
+const FOREIGN_KEY_VIOLATION = '23503';
+
+/** The instant of a date-time the gateway validated; a malformed one is still 400, never a database error. */
+function dateTimeOf(value: string, param: string): Date {
+  const date = parseDateTime(value);
+  if (!date) throw DomainError.invalid(param, `${param} must be an ISO 8601 date-time with a time zone`);
+  return date;
+}
+
+@Injectable()
+export class TasksService {
+  constructor(private readonly tasks: TasksRepository) {}
+
+  async list(ctx: RequestContext, query: ListTasksRequest): Promise<ListEnvelope<Task>> {
+    const rows = await this.tasks.list(ctx.workspace_id, {
+      ...query,
+      due_before: query.due_before !== undefined ? dateTimeOf(query.due_before, 'due_before') : undefined,
+    });
+    return toListPage(rows, query.limit, renderTask);
+  }
+
+  /**
+   * A new open task. `lead_id` must name a lead of the workspace (404 on lead_id); the
+   * assignee defaults to the workspace owner (the gateway checked a given one is a member).
+   */
+  async create(ctx: RequestContext, body: CreateTaskDto): Promise<Task> {
+    const dueAt = body.due_at !== undefined && body.due_at !== null ? dateTimeOf(body.due_at, 'due_at') : null;
+    const id = newId(ID_PREFIX.task);
+    try {
+      return await withTransaction(this.tasks.pool, async (tx) => {
+        if (ctx.idempotency) {
+          const earlier = await this.tasks.createKeys.claim(tx, ctx.workspace_id, ctx.idempotency.key, ctx.idempotency.request_hash, id);
+          if (earlier) return this.earlierOutcome(tx, ctx, earlier);
+        }
+        if (body.lead_id !== undefined && !(await this.tasks.lockLead(tx, ctx.workspace_id, body.lead_id))) {
+          throw DomainError.notFound('lead', body.lead_id, 'lead_id');
+        }
+        const row = await this.tasks.insert(tx, {
+          id,
+          workspace_id: ctx.workspace_id,
+          title: body.title.trim(),
+          lead_id: body.lead_id ?? null,
+          assignee_id: body.assignee_id ?? ctx.owner_id,
+          due_at: dueAt,
+        });
+        return renderTask(row);
+      });
+    } catch (err) {
+      // the lead was deleted between the check and the insert (cannot happen under KEY SHARE; kept as a net)
+      if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION && body.lead_id) {
+        throw DomainError.notFound('lead', body.lead_id, 'lead_id');
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * A retry of a create whose outcome the gateway never learned (it timed out): the task that
+   * request created, never a second one.
+   */
+  private async earlierOutcome(tx: Queryable, ctx: RequestContext, earlier: EarlierCreate): Promise<Task> {
+    if (earlier.request_hash !== ctx.idempotency?.request_hash) {
+      throw DomainError.conflict('This Idempotency-Key was already used with a different request', 'Idempotency-Key');
+    }
+    const row = await this.tasks.findById(tx, ctx.workspace_id, earlier.id);
+    if (!row) throw DomainError.conflict(`This Idempotency-Key already created task ${earlier.id}, which has since been deleted`, 'Idempotency-Key');
+    return renderTask(row);
+  }
+
+  /**
+   * Changes only the fields sent. `done` stamps `completed_at` (a task already done keeps its
+   * stamp), `open` clears it; null clears `due_at` and unassigns.
+   */
+  async update(ctx: RequestContext, id: string, body: UpdateTaskDto): Promise<Task> {
+    const changes: TaskChanges = {};
+    if (body.title !== undefined) changes.title = body.title.trim();
+    if (body.status !== undefined) changes.status = body.status;
+    if (body.due_at !== undefined) changes.due_at = body.due_at === null ? null : dateTimeOf(body.due_at, 'due_at');
+    if (body.assignee_id !== undefined) changes.assignee_id = body.assignee_id;
+    const row = await this.tasks.update(this.tasks.pool, ctx.workspace_id, id, changes);
+    if (!row) throw DomainError.notFound('task', id, 'id');
+    return renderTask(row);
+  }
+}

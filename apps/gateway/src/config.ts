@@ -1,0 +1,22 @@
+import { envInt, loadServiceConfig, ServiceConfig } from '@app/platform';
+
+export interface GatewayConfig extends ServiceConfig {
+  rateLimitPerMinute: number;
+  unauthenticatedRateLimitPerMinute: number;
+  docsUrl: string;
+  bodyLimitBytes: number;
+  keyCacheTtlMs: number;
+  trustProxy: boolean;
+}
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return {
+    ...loadServiceConfig('gateway', env),
+    rateLimitPerMinute: envInt(env, 'RATE_LIMIT_PER_MINUTE', 120, 0, Number.MAX_SAFE_INTEGER),
+    unauthenticatedRateLimitPerMinute: envInt(env, 'RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE', 120, 0, Number.MAX_SAFE_INTEGER),
+    docsUrl: env.DOCS_URL || 'https://docs.leadintel.dev/api/errors',
+    bodyLimitBytes: envInt(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
+    keyCacheTtlMs: envInt(env, 'KEY_CACHE_TTL_MS', 10_000, 0, Number.MAX_SAFE_INTEGER),
+    trustProxy: env.TRUST_PROXY === 'true',
+  };
+}

@@ -1,0 +1,100 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { FastifyReply, FastifyRequest } from 'fastify';
+import { CreateExportDto, Export, ExportFile, RequestContext, SUBJECTS } from '@app/contracts';
+import { ExportLinkConfig, FILE_STORAGE, FileNotFoundError, FileStorage, rootLogger, verifyExportLink } from '@app/platform';
+import { AuditLog } from '../audit/audit-log';
+import { ApiError } from '../http/api-error';
+import { Ctx } from '../http/request-context.decorator';
+import { assertIdParam, validateInput } from '../http/validation';
+import { RpcClient } from '../rpc/rpc.client';
+
+export const EXPORT_LINKS = Symbol('EXPORT_LINKS');
+
+const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', json: 'application/json' } as const;
+
+/** The path of a signed download link, the one route of the API served without an API key. */
+export const EXPORT_DOWNLOAD_PATH = /^\/api\/v1\/exports\/[^/?#]+\/download(?:\?.*)?$/;
+
+@Controller('api/v1/exports')
+export class ExportsController {
+  private readonly log = rootLogger('gateway');
+
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly audit: AuditLog,
+    @Inject(FILE_STORAGE) private readonly storage: FileStorage,
+    @Inject(EXPORT_LINKS) private readonly links: ExportLinkConfig,
+  ) {}
+
+  /** Queues an export (202) and writes it to the audit log. */
+  @Post()
+  @HttpCode(202)
+  async create(@Ctx() ctx: RequestContext, @Body() body: unknown, @Req() request: FastifyRequest): Promise<Export> {
+    const input = validateInput(CreateExportDto, body, 'body');
+    const lens = input.filter?.lens;
+    if (lens && !ctx.lenses.includes(lens)) {
+      throw new ApiError('permission_denied', `The lens '${lens}' is not included in this workspace's plan`, 'filter.lens');
+    }
+    const created = await this.rpc.send<Export>(SUBJECTS.crm.exportsCreate, ctx, input);
+    await this.audit.record({
+      workspace_id: ctx.workspace_id,
+      key_id: ctx.key_id,
+      member_id: ctx.member_id,
+      action: 'export.created',
+      object_id: created.id,
+      details: { format: created.format, filter: created.filter, livemode: created.livemode },
+      request_id: ctx.request_id,
+      client_ip: request.ip,
+    });
+    return created;
+  }
+
+  @Get(':id')
+  get(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<Export> {
+    assertIdParam(id, 'export');
+    return this.rpc.send(SUBJECTS.crm.exportsGet, ctx, { id });
+  }
+
+  /**
+   * A signed download link. No API key: the signature is the credential (the pipeline lets
+   * this route through, rate limited per client address). An expired, altered or unknown link
+   * is 404, the same for all so a link reveals nothing; a valid one streams the file.
+   */
+  @Get(':id/download')
+  async download(
+    @Param('id') id: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const notFound = () => new ApiError('not_found', 'This download link is invalid or has expired; fetch the export again for a fresh link');
+    if (id.length > 255 || !verifyExportLink(id, query.expires, query.signature, this.links.signingSecret)) throw notFound();
+    // A signed link carries no workspace: crm answers for the export id alone.
+    const ctx = { request_id: request.id } as RequestContext;
+    let file: ExportFile;
+    try {
+      file = await this.rpc.send<ExportFile>(SUBJECTS.crm.exportsFile, ctx, { id });
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'not_found') throw notFound();
+      throw err;
+    }
+    let opened: Awaited<ReturnType<FileStorage['openReadStream']>>;
+    try {
+      opened = await this.storage.openReadStream(file.file_key);
+    } catch (err) {
+      if (err instanceof FileNotFoundError) throw notFound();
+      throw err;
+    }
+    await this.audit
+      .record({
+        workspace_id: file.workspace_id, key_id: null, member_id: null, action: 'export.downloaded', object_id: file.id,
+        details: { format: file.format }, request_id: request.id, client_ip: request.ip,
+      })
+      .catch((err: Error) => this.log.warn({ request_id: request.id, err: err.message }, 'audit of a download failed'));
+    opened.stream.on('error', (err) => this.log.error({ request_id: request.id, export_id: id, err: err.message }, 'export download broke off'));
+    reply
+      .status(200)
+      .header('Content-Type', CONTENT_TYPES[file.format])
+      .header('Content-Disposition', `attachment; filename="${file.id}.${file.format}"`)
+      .header('Cache-Control', 'private, no-store');
+    if (opened.size !== undefined) reply.header('Content-Length', String(opened.size));
+    await reply.send(opened.stream);
+  }
+}

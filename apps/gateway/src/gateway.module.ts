@@ -1,0 +1,48 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { createFileStorage, FILE_STORAGE, loadExportLinkConfig, PlatformModule } from '@app/platform';
+import { AuditLog } from './audit/audit-log';
+import { ApiKeysRepository } from './auth/api-keys.repository';
+import { CompaniesController } from './companies/companies.controller';
+import { CreditsController } from './credits/credits.controller';
+import { GatewayConfig } from './config';
+import { EXPORT_LINKS, ExportsController } from './exports/exports.controller';
+import { ApiErrorFilter } from './http/error-filter';
+import { GatewayPipeline } from './http/pipeline';
+import { IdempotencyStore } from './idempotency/idempotency.store';
+import { LeadsController } from './leads/leads.controller';
+import { DocsController } from './openapi/docs.controller';
+import { PipelinesController } from './pipelines/pipelines.controller';
+import { COUNTER_STORE, PgCounterStore, RateLimiter } from './rate-limit/rate-limiter';
+import { RpcClient } from './rpc/rpc.client';
+import { SequencesController, SuppressionsController } from './sequences/sequences.controller';
+import { OptoutController } from './sequences/optout.controller';
+import { UnsubscribeController } from './sequences/unsubscribe.controller';
+import { SearchController } from './search/search.controller';
+import { TasksController } from './tasks/tasks.controller';
+import { WebhookEndpointsController } from './webhooks/webhook-endpoints.controller';
+import { VersionInterceptor } from './versioning/version.interceptor';
+
+@Module({})
+export class GatewayModule {
+  static register(config: GatewayConfig): DynamicModule {
+    return {
+      module: GatewayModule,
+      imports: [PlatformModule.forService(config)],
+      controllers: [DocsController, LeadsController, CompaniesController, PipelinesController, TasksController, ExportsController, CreditsController, SequencesController, SuppressionsController, UnsubscribeController, OptoutController, SearchController, WebhookEndpointsController],
+      providers: [
+        ApiKeysRepository,
+        { provide: COUNTER_STORE, useClass: PgCounterStore },
+        { provide: RateLimiter, useFactory: (store: PgCounterStore) => new RateLimiter(store), inject: [COUNTER_STORE] },
+        IdempotencyStore,
+        RpcClient,
+        GatewayPipeline,
+        AuditLog,
+        { provide: FILE_STORAGE, useFactory: () => createFileStorage() },
+        { provide: EXPORT_LINKS, useFactory: () => loadExportLinkConfig() },
+        { provide: APP_FILTER, useClass: ApiErrorFilter },
+        { provide: APP_INTERCEPTOR, useClass: VersionInterceptor },
+      ],
+    };
+  }
+}

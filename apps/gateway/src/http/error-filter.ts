@@ -1,0 +1,79 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
+import { FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_TYPE, ErrorBody, ErrorCode } from '@app/contracts';
+import { rootLogger, SERVICE_CONFIG } from '@app/platform';
+import { GatewayConfig } from '../config';
+import { ApiError } from './api-error';
+
+function statusToCode(status: number): ErrorCode {
+  if (status === 404) return 'not_found';
+  if (status === 401) return 'authentication_failed';
+  if (status === 403) return 'permission_denied';
+  if (status === 429) return 'rate_limited';
+  if (status >= 400 && status < 500) return 'invalid_request';
+  return 'internal_error';
+}
+
+/** Turns anything thrown into an ApiError; internals never reach the client. */
+export function toApiError(err: unknown, request?: FastifyRequest): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    if (status === 404 && request) {
+      return new ApiError('not_found', `Unrecognized request URL (${request.method} ${request.url.split('?')[0]})`);
+    }
+    return new ApiError(statusToCode(status), status >= 500 ? 'An internal error occurred; retry later' : err.message);
+  }
+  const fastifyError = err as { statusCode?: number; code?: string; message?: string };
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode < 500) {
+    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return ApiError.invalid(undefined, 'Request body is too large');
+    return new ApiError(statusToCode(fastifyError.statusCode), fastifyError.message ?? 'Invalid request');
+  }
+  return new ApiError('internal_error', 'An internal error occurred; retry later (with the same Idempotency-Key on POST)');
+}
+
+/** Answers with the spec's error object. */
+export function sendApiError(reply: FastifyReply, error: ApiError, docsUrl: string): void {
+  const body: ErrorBody = {
+    error: {
+      type: ERROR_TYPE[error.code],
+      code: error.code,
+      message: error.message,
+      ...(error.param ? { param: error.param } : {}),
+      doc_url: `${docsUrl}#${error.code}`,
+    },
+  };
+  reply.status(error.status).headers(error.headers).type('application/json; charset=utf-8').send(JSON.stringify(body));
+}
+
+/**
+ * Failures Fastify's router answers before any hook or filter runs (a path parameter longer than
+ * maxParamLength, a malformed percent-encoding): the same error object and Request-Id.
+ */
+export function frameworkErrorHandler(docsUrl: string) {
+  return (err: { code?: string }, request: FastifyRequest, reply: FastifyReply): void => {
+    reply.header('Request-Id', request.id);
+    const error =
+      err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new ApiError('not_found', `Unrecognized request URL (${request.method} ${request.url.split('?')[0].slice(0, 80)}…)`)
+        : ApiError.invalid(undefined, 'The request URL is malformed');
+    sendApiError(reply, error, docsUrl);
+  };
+}
+
+@Catch()
+export class ApiErrorFilter implements ExceptionFilter {
+  private readonly log = rootLogger('gateway');
+  constructor(@Inject(SERVICE_CONFIG) private readonly config: GatewayConfig) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const request = http.getRequest<FastifyRequest>();
+    const error = toApiError(exception, request);
+    if (error.status >= 500) {
+      this.log.error({ request_id: request.id, err: (exception as Error)?.message ?? exception }, 'request failed');
+    }
+    sendApiError(reply, error, this.config.docsUrl);
+  }
+}

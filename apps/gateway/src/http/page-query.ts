@@ -1,0 +1,6 @@
+import { PAGE_LIMIT, PageQueryDto } from '@app/contracts';
+
+/** A validated list query with `limit` as a number (default 25); the cursor stays opaque here. */
+export function pageOf<Q extends PageQueryDto>(query: Q): Omit<Q, 'limit'> & { limit: number } {
+  return { ...query, limit: query.limit ? Number(query.limit) : PAGE_LIMIT.default };
+}

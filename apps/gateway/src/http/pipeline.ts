@@ -1,0 +1,164 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Span } from '@opentelemetry/api';
+import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { API_PLANS, RequestContext, VERSION_HEADER } from '@app/contracts';
+import { extractTraceContext, SERVICE_CONFIG, SpanKind, startSpan } from '@app/platform';
+import { hashApiKey, parseBearer } from '../auth/api-key';
+import { ApiKeysRepository } from '../auth/api-keys.repository';
+import { GatewayConfig } from '../config';
+import { EXPORT_DOWNLOAD_PATH } from '../exports/exports.controller';
+import { OPTOUT_PATH } from '../sequences/optout.controller';
+import { UNSUBSCRIBE_PATH } from '../sequences/unsubscribe.controller';
+import { isPublicDocsUrl } from '../openapi/public-routes';
+import { IdempotencyStore, requestFingerprint } from '../idempotency/idempotency.store';
+import { RateLimiter } from '../rate-limit/rate-limiter';
+import { isKnownVersion } from '../versioning/versions';
+import { ApiError } from './api-error';
+import { requestSpans } from './request-span';
+import { observeResponse } from './request-log';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx?: RequestContext;
+    idempotency?: { workspaceId: string; key: string };
+    span?: Span;
+  }
+}
+
+export const API_PREFIX = '/api/v1';
+const IDEMPOTENCY_HEADER = 'idempotency-key';
+
+/**
+ * The gateway's request pipeline, in the order of the architecture: Request-Id, authenticate,
+ * rate limit (every request counts), plan permission, version, then (POST) idempotency. It
+ * runs as Fastify hooks so that unknown routes and unparsable bodies pass through it too.
+ */
+@Injectable()
+export class GatewayPipeline {
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: GatewayConfig,
+    private readonly keys: ApiKeysRepository,
+    private readonly limiter: RateLimiter,
+    private readonly idempotency: IdempotencyStore,
+  ) {}
+
+  install(fastify: FastifyInstance): void {
+    fastify.removeAllContentTypeParsers();
+    fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: this.config.bodyLimitBytes }, (_req, body, done) => {
+      if (body === '') return done(null, undefined);
+      try {
+        done(null, JSON.parse(body as string));
+      } catch {
+        done(ApiError.invalid(undefined, 'The request body is not valid JSON'), undefined);
+      }
+    });
+    // the opt-out portal's HTML form posts application/x-www-form-urlencoded
+    fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (req, body, done) =>
+      OPTOUT_PATH.test(req.url) || UNSUBSCRIBE_PATH.test(req.url)
+        ? done(null, Object.fromEntries(new URLSearchParams(body as string)))
+        : done(ApiError.invalid(undefined, 'Request bodies must be JSON, sent with Content-Type: application/json'), undefined),
+    );
+    fastify.addContentTypeParser('*', (req, _payload, done) =>
+      // an RFC 8058 one-click unsubscribe posts a form (List-Unsubscribe=One-Click); the token says it all
+      UNSUBSCRIBE_PATH.test(req.url) || OPTOUT_PATH.test(req.url)
+        ? done(null, undefined)
+        : done(ApiError.invalid(undefined, 'Request bodies must be JSON, sent with Content-Type: application/json'), undefined),
+    );
+    fastify.addHook('onRequest', (request, reply) => this.admit(request, reply));
+    fastify.addHook('preHandler', (request, reply) => this.claimIdempotencyKey(request, reply));
+    fastify.addHook('onSend', async (request, reply, payload) => {
+      await this.settleIdempotencyKey(request, reply, payload);
+      return payload;
+    });
+    fastify.addHook('onResponse', async (request, reply) => observeResponse(request, reply));
+  }
+
+  private async admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    reply.header('Request-Id', request.id);
+    request.span = startSpan(`HTTP ${request.method}`, SpanKind.SERVER, extractTraceContext({ get: (name) => request.headers[name] }), {
+      'http.request.method': request.method,
+      'request.id': request.id,
+    });
+    if (request.url !== API_PREFIX && !request.url.startsWith(`${API_PREFIX}/`) && !request.url.startsWith(`${API_PREFIX}?`)) return;
+    // A signed export download link is its own credential, and the API's own documentation
+    // (openapi.json and the reference page) is public: no key, limited per client address.
+    const signedLink = request.method === 'GET' && (EXPORT_DOWNLOAD_PATH.test(request.url) || isPublicDocsUrl(request.url))
+      // the signed token of an email's unsubscribe link (the page and RFC 8058 one-click POST)
+      || ((request.method === 'GET' || request.method === 'POST') && (UNSUBSCRIBE_PATH.test(request.url) || OPTOUT_PATH.test(request.url)));
+
+    const presented = signedLink ? null : parseBearer(request.headers.authorization);
+    const record = presented ? await this.keys.findByHash(hashApiKey(presented)) : null;
+    const key = record && !record.revoked ? record : null;
+    const verdict = key
+      ? await this.limiter.hit(`key:${key.key_id}`, this.config.rateLimitPerMinute)
+      : await this.limiter.hit(`ip:${request.ip}`, this.config.unauthenticatedRateLimitPerMinute);
+    reply.header('RateLimit-Limit', String(verdict.limit));
+    reply.header('RateLimit-Remaining', String(verdict.remaining));
+    reply.header('RateLimit-Reset', String(verdict.resetSeconds));
+    if (!verdict.allowed) {
+      throw new ApiError('rate_limited', `Too many requests: the limit is ${verdict.limit} per minute`, undefined, {
+        'Retry-After': String(verdict.resetSeconds),
+      });
+    }
+    if (signedLink) return;
+    if (!key) {
+      throw new ApiError(
+        'authentication_failed',
+        presented ? 'The API key is invalid or has been revoked' : 'Send your API key as "Authorization: Bearer <key>"',
+      );
+    }
+    if (!API_PLANS.includes(key.plan)) {
+      throw new ApiError('permission_denied', `The ${key.plan} plan does not include API access; the API is part of the agency plan`);
+    }
+    const asked = request.headers[VERSION_HEADER];
+    if (asked !== undefined && (Array.isArray(asked) || !isKnownVersion(asked.trim()))) {
+      throw ApiError.invalid('Service-Version', `Unknown API version '${String(asked)}' in the Service-Version header`);
+    }
+    request.ctx = {
+      request_id: request.id,
+      workspace_id: key.workspace_id,
+      key_id: key.key_id,
+      member_id: key.member_id,
+      member_role: key.member_role,
+      owner_id: key.owner_id,
+      mode: key.mode,
+      livemode: key.mode === 'live',
+      api_version: asked !== undefined && isKnownVersion(asked.trim()) ? asked.trim() as RequestContext['api_version'] : key.api_version,
+      plan: key.plan,
+      lenses: key.lenses,
+    };
+    requestSpans.set(request.ctx, request.span);
+  }
+
+  private async claimIdempotencyKey(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const header = request.headers[IDEMPOTENCY_HEADER];
+    if (request.method !== 'POST' || !request.ctx || header === undefined) return;
+    if (Array.isArray(header) || header.length === 0 || header.length > 255) {
+      throw ApiError.invalid('Idempotency-Key', 'Idempotency-Key must be a single value of 1 to 255 characters');
+    }
+    const workspaceId = request.ctx.workspace_id;
+    const fingerprint = requestFingerprint(request.method, request.url, request.body);
+    const claim = await this.idempotency.claim(workspaceId, header, fingerprint);
+    switch (claim.kind) {
+      case 'claimed':
+        request.idempotency = { workspaceId, key: header };
+        request.ctx.idempotency = { key: header, request_hash: fingerprint };
+        return;
+      case 'replay':
+        await reply.code(claim.status).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').send(claim.body);
+        return;
+      case 'mismatch':
+        throw new ApiError('conflict', 'This Idempotency-Key was already used with a different request', 'Idempotency-Key');
+      case 'in_progress':
+        throw new ApiError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly', 'Idempotency-Key');
+    }
+  }
+
+  private async settleIdempotencyKey(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
+    const claim = request.idempotency;
+    if (!claim) return;
+    request.idempotency = undefined;
+    if (reply.statusCode >= 500) await this.idempotency.release(claim.workspaceId, claim.key);
+    else await this.idempotency.complete(claim.workspaceId, claim.key, reply.statusCode, String(payload));
+  }
+}

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Pool } from 'pg';
+import { PG_POOL, runPeriodically } from '@app/platform';
+
+export type Claim =
+  | { kind: 'claimed' }
+  | { kind: 'replay'; status: number; body: string }
+  | { kind: 'in_progress' }
+  | { kind: 'mismatch' };
+
+/** How long a claim may stay unfinished before it counts as abandoned by a crashed replica. */
+const ABANDONED_AFTER = '2 minutes';
+
+/** Canonical JSON: the same body however its keys were ordered or spaced. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function requestFingerprint(method: string, url: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${url}\n${canonical(body)}`).digest('hex');
+}
+
+/**
+ * Idempotency records in the gateway's database, scoped by workspace, valid 24 hours. The
+ * primary key makes one request win the claim; the others see it in progress (409).
+ */
+@Injectable()
+export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationShutdown {
+  private stopSweeping?: () => void;
+
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  onApplicationBootstrap(): void {
+    this.stopSweeping = runPeriodically(() => this.sweep(), 60 * 60 * 1000);
+  }
+
+  onApplicationShutdown(): void {
+    this.stopSweeping?.();
+  }
+
+  async claim(workspaceId: string, key: string, fingerprint: string): Promise<Claim> {
+    const claimed = await this.pool.query(
+      `INSERT INTO idempotency_keys AS i (workspace_id, key, request_hash, status)
+       VALUES ($1, $2, $3, 'in_progress')
+       ON CONFLICT (workspace_id, key) DO UPDATE
+         SET request_hash = EXCLUDED.request_hash, status = 'in_progress', response_status = NULL,
+             response_body = NULL, created_at = now()
+         WHERE i.created_at < now() - interval '24 hours'
+            OR (i.status = 'in_progress' AND i.created_at < now() - interval '${ABANDONED_AFTER}')
+       RETURNING 1`,
+      [workspaceId, key, fingerprint],
+    );
+    if (claimed.rowCount === 1) return { kind: 'claimed' };
+    const { rows } = await this.pool.query<{ request_hash: string; status: string; response_status: number; response_body: string }>(
+      'SELECT request_hash, status, response_status, response_body FROM idempotency_keys WHERE workspace_id = $1 AND key = $2',
+      [workspaceId, key],
+    );
+    const record = rows[0];
+    if (!record) return this.claim(workspaceId, key, fingerprint); // released meanwhile
+    if (record.request_hash !== fingerprint) return { kind: 'mismatch' };
+    if (record.status !== 'done') return { kind: 'in_progress' };
+    return { kind: 'replay', status: record.response_status, body: record.response_body };
+  }
+
+  async complete(workspaceId: string, key: string, status: number, body: string): Promise<void> {
+    await this.pool.query(
+      `UPDATE idempotency_keys SET status = 'done', response_status = $3, response_body = $4 WHERE workspace_id = $1 AND key = $2`,
+      [workspaceId, key, status, body],
+    );
+  }
+
+  /** A server-side failure is not recorded: the client may retry with the same key. */
+  async release(workspaceId: string, key: string): Promise<void> {
+    await this.pool.query(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND status = 'in_progress'`, [
+      workspaceId,
+      key,
+    ]);
+  }
+
+  async sweep(): Promise<void> {
+    await this.pool.query(`DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'`);
+  }
+}

@@ -1,0 +1,34 @@
+import 'reflect-metadata';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { ID_PREFIX } from '@app/contracts';
+import { newId, runMain, startService } from '@app/platform';
+import { loadGatewayConfig } from './config';
+import { GatewayModule } from './gateway.module';
+import { frameworkErrorHandler } from './http/error-filter';
+import { GatewayPipeline } from './http/pipeline';
+import { GATEWAY_MIGRATIONS } from './migrations';
+import { installRouteRecorder } from './openapi/route-recorder';
+
+runMain(() => {
+  const config = loadGatewayConfig();
+  const adapter = new FastifyAdapter({
+    genReqId: () => newId(ID_PREFIX.request),
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    // ids are up to 255 characters: longer path ids reach the controllers, which answer 404
+    maxParamLength: 512,
+    frameworkErrors: frameworkErrorHandler(config.docsUrl),
+  });
+  return startService({
+    config,
+    module: GatewayModule.register(config),
+    migrations: GATEWAY_MIGRATIONS,
+    microservice: false,
+    bodyParser: false,
+    adapter,
+    configure: (app) => {
+      installRouteRecorder(app.getHttpAdapter().getInstance());
+      app.get(GatewayPipeline).install(app.getHttpAdapter().getInstance());
+    },
+  });
+});

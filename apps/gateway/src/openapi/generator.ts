@@ -1,0 +1,355 @@
+import 'reflect-metadata';
+import { RequestMethod } from '@nestjs/common';
+import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { MetadataScanner } from '@nestjs/core';
+import * as contracts from '@app/contracts';
+import { API_VERSIONS, CURRENT_API_VERSION, PAGE_LIMIT, SEARCH_MAX_PAGE } from '@app/contracts';
+import { dtoToJsonSchema } from './dto-schema';
+import { COMMON_ERRORS, ERROR_RESPONSES, OPERATIONS, OperationDoc } from './operations';
+import { JsonSchema, listOf, RESOURCE_SCHEMAS, schemaRef } from './schemas';
+
+export const API_BASE = '/api/v1';
+export const OPENAPI_PATH = `${API_BASE}/openapi.json`;
+export const DOCS_PATH = `${API_BASE}/docs`;
+
+
+/** One route of a controller, as Nest registers it. */
+export interface DiscoveredRoute {
+  method: string;
+  /** Full path in Nest/Fastify form, e.g. `/api/v1/leads/:id`. */
+  path: string;
+  controller: Function;
+  handlerName: string;
+  handler: Function;
+  httpCode?: number;
+}
+
+const joinPath = (...parts: string[]): string =>
+  `/${parts.map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+
+/** Every route of the given controller classes, read from Nest's route metadata. */
+export function discoverRoutes(controllers: Function[]): DiscoveredRoute[] {
+  const scanner = new MetadataScanner();
+  const routes: DiscoveredRoute[] = [];
+  for (const controller of controllers) {
+    const prefixes = [Reflect.getMetadata(PATH_METADATA, controller) ?? '/'].flat() as string[];
+    for (const handlerName of scanner.getAllMethodNames(controller.prototype)) {
+      const handler = controller.prototype[handlerName] as Function;
+      const methodPath = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
+      const requestMethod = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+      if (methodPath === undefined || requestMethod === undefined) continue;
+      const methods = requestMethod === RequestMethod.ALL ? ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] : [RequestMethod[requestMethod]];
+      for (const prefix of prefixes) {
+        for (const sub of [methodPath].flat()) {
+          for (const method of methods) {
+            routes.push({
+              method, path: joinPath(prefix, sub), controller, handlerName, handler,
+              httpCode: Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined,
+            });
+          }
+        }
+      }
+    }
+  }
+  return routes;
+}
+
+/** `/api/v1/leads/:id` → `/leads/{id}` (OpenAPI form, relative to the server URL /api/v1). */
+export function toOpenApiPath(path: string): string {
+  const relative = path === API_BASE ? '/' : path.startsWith(`${API_BASE}/`) ? path.slice(API_BASE.length) : path;
+  return relative.replace(/:([A-Za-z0-9_]+)(\?)?/g, '{$1}');
+}
+
+/**
+ * Which contracts DTO a handler validates its body or query with: the handlers call
+ * `validateInput(SomeDto, body, 'body')`, and the compiled handler's source names the class.
+ * The class is then taken from libs/contracts by name, so a new route needs no annotation.
+ */
+export function inputDtosOf(handler: Function): { body?: Function; query?: Function } {
+  const source = Function.prototype.toString.call(handler);
+  const found: { body?: Function; query?: Function } = {};
+  const pattern = /validateInput\)?\(\s*(?:[\w$]+\.)*([\w$]+)\s*,\s*[\w$.]+\s*,\s*['"](body|query)['"]/g;
+  for (const match of source.matchAll(pattern)) {
+    const dto = (contracts as Record<string, unknown>)[match[1]];
+    if (typeof dto === 'function') found[match[2] as 'body' | 'query'] ??= dto;
+  }
+  return found;
+}
+
+/** Query parameters whose string form the DTO checks but whose meaning is a number. */
+const QUERY_OVERRIDES: Record<string, JsonSchema> = {
+  limit: { type: 'integer', minimum: PAGE_LIMIT.min, maximum: PAGE_LIMIT.max, default: PAGE_LIMIT.default, description: 'Page size.' },
+  starting_after: { type: 'string', maxLength: 512, description: "The previous page's `next_cursor`." },
+  page: { type: 'integer', minimum: 1, maximum: SEARCH_MAX_PAGE, default: 1 },
+};
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  search: 'Search in one of four lenses; 25 results a page, contact details masked.',
+  reveals: 'Reveal the email and phone of a search result; saved as a lead.',
+  leads: 'Leads with provenance.',
+  companies: 'Companies linked to leads.',
+  pipelines: 'Pipelines with ordered stages.',
+  tasks: 'Tasks of workspace members.',
+  sequences: 'Multi-step email outreach: reading sequences and managing enrollments.',
+  suppressions: 'Emails and domains that are never contacted.',
+  credits: 'Plan and pack balances with a ledger.',
+  webhook_endpoints: 'HTTPS endpoints receiving signed events.',
+  exports: 'Background CSV or JSON files of leads.',
+  docs: 'This document and its reference page.',
+};
+
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const RESPONSE_HEADERS = { 'Request-Id': header('RequestId'), 'RateLimit-Limit': header('RateLimitLimit'), 'RateLimit-Remaining': header('RateLimitRemaining'), 'RateLimit-Reset': header('RateLimitReset') };
+
+function errorResponse(status: number, description: string): Record<string, unknown> {
+  const code = Object.entries(contracts.ERROR_STATUS).find(([, s]) => s === status)?.[0] ?? 'internal_error';
+  return {
+    description,
+    headers: { ...RESPONSE_HEADERS, ...(status === 429 ? { 'Retry-After': header('RetryAfter') } : {}) },
+    content: {
+      'application/json': {
+        schema: schemaRef('Error'),
+        example: {
+          error: {
+            type: contracts.ERROR_TYPE[code as contracts.ErrorCode],
+            code,
+            message: description.replace(/^`[a-z_]+`: /, ''),
+            ...(status === 400 ? { param: 'limit' } : {}),
+            doc_url: `https://docs.example.com/errors#${code}`,
+          },
+        },
+      },
+    },
+  };
+}
+
+const humanize = (segment: string) => segment.replace(/[_-]+/g, ' ').replace(/[{}]/g, '');
+
+function fallbackDoc(method: string, path: string, hasPathParams: boolean, hasInput: boolean): OperationDoc {
+  const verb: Record<string, string> = { GET: hasPathParams ? 'Retrieve' : 'List', POST: 'Create', PUT: 'Replace', PATCH: 'Update', DELETE: 'Delete' };
+  const words = path.split('/').filter(Boolean).map(humanize).join(' ');
+  const errors = new Set(COMMON_ERRORS);
+  if (hasInput) errors.add(400);
+  if (hasPathParams) errors.add(404);
+  if (method === 'POST') errors.add(409);
+  return {
+    summary: `${verb[method] ?? method} ${words}`.trim(),
+    response: method === 'DELETE' ? 'DeletedObject' : method === 'GET' && !hasPathParams ? 'list:GenericObject' : 'GenericObject',
+    errors: [...errors].sort(),
+    idempotent: method === 'POST',
+  };
+}
+
+const DESCRIPTION = `The Lead Intelligence REST API: search, reveal, CRM data, sequences, suppressions, credits, exports and webhooks.
+
+Generated from the gateway's code: every route its controllers serve, request schemas from the DTOs it validates with.
+
+**Authentication.** Every request carries \`Authorization: Bearer <API_KEY>\`. Live keys begin \`svc_live_\`, test keys \`svc_test_\` (test keys never spend credits or send email; responses carry \`livemode\` false).
+
+**Versions.** Send \`Service-Version\` (current \`${CURRENT_API_VERSION}\`); without it the version pinned on the key applies.
+
+**Idempotency.** POST requests take \`Idempotency-Key\` (up to 255 characters). A retry with the same key within 24 hours returns the original response with \`Idempotent-Replayed: true\`; the same key with another body is 409 \`conflict\`.
+
+**Pagination.** Cursor lists take \`limit\` (1 to 100, default 25) and \`starting_after\` (the previous page's \`next_cursor\`); stop when \`has_more\` is false.
+
+**Errors.** Every failure returns one error object; every response carries \`Request-Id\` and the \`RateLimit-*\` headers. 120 requests per minute per key; a 429 carries \`Retry-After\` (seconds).`;
+
+export interface OpenApiOptions {
+  /** Base of `error.doc_url` links, for the examples. */
+  docsUrl?: string;
+}
+
+/** The OpenAPI 3.1 document of the routes under /api/v1 of the given controllers. */
+export function buildOpenApiDocument(controllers: Function[], options: OpenApiOptions = {}): Record<string, unknown> {
+  const schemas: Record<string, JsonSchema> = { ...RESOURCE_SCHEMAS };
+  const usedSchemas = new Set<string>();
+  const register = (dto: Function): JsonSchema => {
+    const name = dto.name;
+    if (!schemas[name] || !usedSchemas.has(name)) {
+      usedSchemas.add(name);
+      schemas[name] = {};
+      schemas[name] = dtoToJsonSchema(dto, { register });
+    }
+    return schemaRef(name);
+  };
+
+  const paths: Record<string, Record<string, unknown>> = {};
+  const tags = new Set<string>();
+  const operationIds = new Set<string>();
+  const routes = discoverRoutes(controllers).filter((r) => r.path === API_BASE || r.path.startsWith(`${API_BASE}/`));
+  for (const route of routes) {
+    const path = toOpenApiPath(route.path);
+    const key = `${route.method} ${path}`;
+    const pathParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+    const inputs = inputDtosOf(route.handler);
+    const hasBody = ['POST', 'PUT', 'PATCH'].includes(route.method);
+    const doc = OPERATIONS[key] ?? fallbackDoc(route.method, path, pathParams.length > 0, Boolean(inputs.query) || hasBody);
+    const keyless = Boolean(doc.keyless);
+    const tag = path.split('/').filter(Boolean)[0]?.replace(/\.json$/, '') ?? 'api';
+    const tagName = key === 'GET /openapi.json' ? 'docs' : tag === 'unsubscribe' ? 'suppressions' : tag;
+    tags.add(tagName);
+
+    const parameters: unknown[] = pathParams.map((name) => ({
+      name, in: 'path', required: true,
+      description: name === 'id' ? `ID of the ${humanize(tag).replace(/s$/, '')}.` : `ID (${humanize(name)}).`,
+      schema: { type: 'string', maxLength: keyless ? 512 : 255 },
+    }));
+    if (inputs.query) {
+      const query = dtoToJsonSchema(inputs.query, { register, query: true });
+      const required = new Set((query.required as string[] | undefined) ?? []);
+      for (const [name, schema] of Object.entries(query.properties as Record<string, JsonSchema>)) {
+        const override = QUERY_OVERRIDES[name];
+        const isObject = schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object'));
+        parameters.push({
+          name, in: 'query', required: required.has(name),
+          ...(isObject ? { style: 'deepObject', explode: true } : {}),
+          schema: override ? { ...override } : schema,
+        });
+      }
+    }
+    if (!inputs.query && doc.query) {
+      for (const [name, { required, description, schema }] of Object.entries(doc.query)) {
+        parameters.push({
+          name, in: 'query', required: Boolean(required), ...(description ? { description } : {}),
+          ...(schema.type === 'object' ? { style: 'deepObject', explode: true } : {}), schema,
+        });
+      }
+    }
+    if (!keyless) parameters.push({ $ref: '#/components/parameters/ServiceVersion' });
+    if (route.method === 'POST' && !keyless && doc.idempotent !== false) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+
+    let requestBody: Record<string, unknown> | undefined;
+    if (hasBody) {
+      const schema = inputs.body ? register(inputs.body) : doc.body ?? { type: 'object', additionalProperties: true, description: 'A JSON object; its fields are not documented yet.' };
+      const resolved = inputs.body ? schemas[inputs.body.name] : doc.body;
+      const bodyRequired = ((resolved?.required as string[] | undefined)?.length ?? 0) > 0;
+      const checked = doc.bodyRule ? { allOf: [schema, doc.bodyRule] } : schema;
+      requestBody = { required: bodyRequired, content: !inputs.body && doc.requestMedia ? doc.requestMedia : { 'application/json': { schema: checked } } };
+    }
+
+    const status = doc.status ?? route.httpCode ?? (route.method === 'POST' ? 201 : 200);
+    const successHeaders = {
+      ...RESPONSE_HEADERS,
+      ...(route.method === 'POST' && !keyless ? { 'Idempotent-Replayed': header('IdempotentReplayed') } : {}),
+    };
+    const bodySchema = doc.response.startsWith('list:')
+      ? listOf(doc.response.slice(5))
+      : doc.response === 'file' ? undefined : schemaRef(doc.response);
+    if (doc.response.startsWith('list:')) usedSchemas.add(doc.response.slice(5));
+    else usedSchemas.add(doc.response);
+    const content = doc.media ?? (bodySchema ? { 'application/json': { schema: bodySchema } } : undefined);
+    const responses: Record<string, unknown> = {
+      [String(status)]: { description: doc.summary, headers: successHeaders, ...(content ? { content } : {}) },
+    };
+    for (const [extra, description] of Object.entries(doc.alsoStatus ?? {})) {
+      responses[extra] = { description, headers: successHeaders, ...(content ? { content } : {}) };
+    }
+    const errors = keyless ? doc.errors : [...new Set([...doc.errors, ...COMMON_ERRORS])].sort();
+    for (const code of errors) {
+      const known = ERROR_RESPONSES[code];
+      if (doc.htmlErrors && code < 429) {
+        responses[String(code)] = { description: `${known?.description ?? `Error ${code}`} (an HTML page)`, content: { 'text/html': { schema: { type: 'string' } } } };
+      } else {
+        responses[String(code)] = known ? { $ref: `#/components/responses/${known.name}` } : { description: `Error ${code}` };
+      }
+    }
+
+    let operationId = `${route.controller.name.replace(/Controller$/, '').replace(/^./, (c) => c.toLowerCase())}_${route.handlerName}`;
+    while (operationIds.has(operationId)) operationId += '_';
+    operationIds.add(operationId);
+    (paths[path] ??= {})[route.method.toLowerCase()] = {
+      operationId,
+      summary: doc.summary,
+      ...(doc.description ? { description: doc.description } : {}),
+      tags: [tagName],
+      ...(keyless ? { security: [] } : {}),
+      parameters,
+      ...(requestBody ? { requestBody } : {}),
+      responses,
+    };
+  }
+
+  const docsUrl = options.docsUrl ?? 'https://docs.example.com/errors';
+  const responses = Object.fromEntries(
+    Object.entries(ERROR_RESPONSES).map(([status, { name, description }]) => {
+      const response = errorResponse(Number(status), description);
+      const example = (response.content as any)['application/json'].example.error;
+      example.doc_url = `${docsUrl}#${example.code}`;
+      return [name, response];
+    }),
+  );
+  // Every resource of the spec is documented, also one whose routes are not served yet; a
+  // GenericObject no route falls back to is left out.
+  const usedComponents = Object.fromEntries(
+    Object.entries(schemas).filter(([name]) => name !== 'GenericObject' || usedSchemas.has(name)),
+  );
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Lead Intelligence API',
+      version: CURRENT_API_VERSION,
+      description: DESCRIPTION,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: API_BASE, description: 'This gateway' }],
+    security: [{ ApiKey: [] }],
+    tags: [...tags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `${humanize(name)}.` })),
+    paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
+    webhooks: {
+      event: {
+        post: {
+          operationId: 'webhook_event',
+          summary: 'An event delivered to a webhook endpoint',
+          description:
+            'Sent to each enabled endpoint subscribed to the event type (or to `*`). Any 2xx within 10 seconds is success; ' +
+            'failures are retried about 1 min, 5 min, 30 min, 2 h, 6 h and 15 h later. Events may arrive twice (dedupe on `id`) ' +
+            'and out of order. Verify `Service-Signature`: `t=<unix_seconds>,v1=<hex HMAC-SHA256 of "t.body" keyed with the whole whsec_ secret>`, ' +
+            'rejecting a `t` more than 300 seconds from your clock.',
+          tags: ['webhook_endpoints'],
+          security: [],
+          parameters: [
+            {
+              name: 'Service-Signature', in: 'header', required: true,
+              description: '`t=<unix_seconds>,v1=<hex_hmac>`; several `v1` values may be present.',
+              schema: { type: 'string', examples: ['t=1790000000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd'] },
+            },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: schemaRef('Event') } } },
+          responses: { '200': { description: 'Any 2xx status acknowledges the delivery.' } },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        ApiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key: `svc_live_…` or `svc_test_…`, sent as `Authorization: Bearer <API_KEY>`. Missing, malformed or revoked is 401.',
+        },
+      },
+      parameters: {
+        ServiceVersion: {
+          name: 'Service-Version', in: 'header', required: false,
+          description: 'API version (a date). Defaults to the version pinned on the key.',
+          schema: { type: 'string', enum: [...API_VERSIONS], examples: [CURRENT_API_VERSION] },
+        },
+        IdempotencyKey: {
+          name: 'Idempotency-Key', in: 'header', required: false,
+          description: 'Makes a POST safe to retry for 24 hours: a retry returns the original response with `Idempotent-Replayed: true`; the same key with another body is 409.',
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+        },
+      },
+      headers: {
+        RequestId: { description: 'Identifier of this request; quote it when asking for help.', schema: { type: 'string' } },
+        RateLimitLimit: { description: 'Requests allowed per one-minute window for this key (120).', schema: { type: 'integer' } },
+        RateLimitRemaining: { description: 'Requests left in the current window.', schema: { type: 'integer' } },
+        RateLimitReset: { description: 'Seconds until the current window ends.', schema: { type: 'integer' } },
+        RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+        IdempotentReplayed: { description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+      },
+      responses,
+      schemas: usedComponents,
+    },
+  };
+}

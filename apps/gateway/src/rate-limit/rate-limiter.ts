@@ -1,0 +1,179 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Pool } from 'pg';
+import { PG_POOL, runPeriodically } from '@app/platform';
+
+export interface RateLimitVerdict {
+  limit: number;
+  remaining: number;
+  /** Seconds until the current window ends. */
+  resetSeconds: number;
+  allowed: boolean;
+}
+
+/** Shared storage of the window counters: adds `want` to a bucket's count in the current window. */
+export interface CounterStore {
+  add(bucket: string, want: number): Promise<{ window: number; total: number; resetMs: number }>;
+}
+
+export const COUNTER_STORE = Symbol('COUNTER_STORE');
+
+/**
+ * Counters in the gateway's database (an UNLOGGED table: a database crash only resets a
+ * minute's budgets). The window comes from the database clock, which every replica shares.
+ */
+@Injectable()
+export class PgCounterStore implements CounterStore, OnApplicationBootstrap, OnApplicationShutdown {
+  private stopSweeping?: () => void;
+
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  onApplicationBootstrap(): void {
+    this.stopSweeping = runPeriodically(
+      () => this.pool.query('DELETE FROM rate_limit_counters WHERE window_start < floor(extract(epoch FROM clock_timestamp()) / 60)::bigint - 1'),
+      60_000,
+    );
+  }
+
+  onApplicationShutdown(): void {
+    this.stopSweeping?.();
+  }
+
+  async add(bucket: string, want: number) {
+    const { rows } = await this.pool.query<{ window_start: string; count: string; reset_in: number }>({
+      name: 'rate-limit-add',
+      text: `WITH clock AS (SELECT extract(epoch FROM clock_timestamp()) AS now_s)
+        INSERT INTO rate_limit_counters AS c (bucket, window_start, count)
+        SELECT $1, floor(now_s / 60)::bigint, $2 FROM clock
+        ON CONFLICT (bucket, window_start) DO UPDATE SET count = c.count + EXCLUDED.count
+        RETURNING c.window_start, c.count, ((c.window_start + 1) * 60 - (SELECT now_s FROM clock))::float8 AS reset_in`,
+      values: [bucket, want],
+    });
+    return { window: Number(rows[0].window_start), total: Number(rows[0].count), resetMs: rows[0].reset_in * 1000 };
+  }
+}
+
+interface Bucket {
+  window: number;
+  endsAt: number;
+  /** The shared count after this replica's last lease (what it was granted, not what it asked). */
+  shared: number;
+  /** Requests leased by this replica and not yet admitted. */
+  unused: number;
+  exhausted: boolean;
+  pending?: Promise<void>;
+  waiting: number;
+  arrivals: number;
+  rateSince: number;
+  perSecond: number;
+}
+
+/** Leases cover about this much of a bucket's recent traffic. */
+const LEASE_SPAN_MS = 50;
+
+/**
+ * Fixed one-minute windows per bucket, one budget for every gateway replica. Each replica
+ * leases requests from the shared counter in blocks sized to its recent traffic (one at a time
+ * at low rates) and admits from its lease without a round trip. A lease is counted in the
+ * shared store before its requests are admitted, so the replicas together never admit more
+ * than the limit; with one replica the count is exact. Concurrent requests of one bucket share
+ * one round trip.
+ */
+@Injectable()
+export class RateLimiter implements OnApplicationShutdown {
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    @Inject(COUNTER_STORE) private readonly store: CounterStore,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.sweeper = setInterval(() => this.forgetEnded(), 60_000);
+    this.sweeper.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.sweeper);
+  }
+
+  async hit(name: string, limit: number): Promise<RateLimitVerdict> {
+    const bucket = this.bucket(name);
+    this.noteArrival(bucket);
+    for (;;) {
+      if (bucket.endsAt <= this.now()) this.startOver(bucket);
+      if (bucket.unused > 0) {
+        bucket.unused--;
+        return this.verdict(bucket, limit, true);
+      }
+      if (bucket.exhausted) return this.verdict(bucket, limit, false);
+      if (!bucket.pending) {
+        bucket.pending = this.lease(bucket, name, limit).finally(() => {
+          bucket.pending = undefined;
+        });
+      }
+      bucket.waiting++;
+      try {
+        await bucket.pending;
+      } finally {
+        bucket.waiting--;
+      }
+    }
+  }
+
+  private async lease(bucket: Bucket, name: string, limit: number): Promise<void> {
+    const current = (bucket.arrivals * 1000) / Math.max(this.now() - bucket.rateSince, LEASE_SPAN_MS);
+    const rateWant = Math.ceil((Math.max(bucket.perSecond, current) * LEASE_SPAN_MS) / 1000);
+    const want = Math.max(1, Math.min(Math.max(rateWant, bucket.waiting), Math.max(1, Math.floor(limit / 10))));
+    const { window, total, resetMs } = await this.store.add(name, want);
+    if (window !== bucket.window) this.startOver(bucket);
+    const granted = Math.max(0, Math.min(want, limit - (total - want)));
+    bucket.window = window;
+    bucket.endsAt = this.now() + resetMs;
+    bucket.shared = Math.min(total, Math.max(limit, total - want));
+    bucket.unused += granted;
+    if (granted < want) bucket.exhausted = true;
+  }
+
+  private verdict(bucket: Bucket, limit: number, allowed: boolean): RateLimitVerdict {
+    const admitted = bucket.shared - bucket.unused;
+    return {
+      limit,
+      remaining: allowed ? Math.max(0, limit - admitted) : 0,
+      resetSeconds: Math.max(1, Math.ceil((bucket.endsAt - this.now()) / 1000)),
+      allowed,
+    };
+  }
+
+  private bucket(name: string): Bucket {
+    let bucket = this.buckets.get(name);
+    if (!bucket) {
+      bucket = { window: -1, endsAt: 0, shared: 0, unused: 0, exhausted: false, waiting: 0, arrivals: 0, rateSince: this.now(), perSecond: 0 };
+      this.buckets.set(name, bucket);
+    }
+    return bucket;
+  }
+
+  private startOver(bucket: Bucket): void {
+    bucket.window = -1;
+    bucket.endsAt = 0;
+    bucket.shared = 0;
+    bucket.unused = 0;
+    bucket.exhausted = false;
+  }
+
+  private noteArrival(bucket: Bucket): void {
+    bucket.arrivals++;
+    const elapsed = this.now() - bucket.rateSince;
+    if (elapsed >= 250) {
+      bucket.perSecond = (bucket.arrivals * 1000) / elapsed;
+      bucket.arrivals = 0;
+      bucket.rateSince = this.now();
+    }
+  }
+
+  private forgetEnded(): void {
+    const cutoff = this.now() - 60_000;
+    for (const [name, bucket] of this.buckets) {
+      if (bucket.endsAt < cutoff && !bucket.pending) this.buckets.delete(name);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { NatsRecordBuilder } from '@nestjs/microservices';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
+import { isDomainErrorPayload, RequestContext, RpcRequest } from '@app/contracts';
+import { endSpan, histogram, injectTraceContext, MuxClientNats, rootLogger, SERVICE_CONFIG, SpanKind, startSpan } from '@app/platform';
+import { GatewayConfig } from '../config';
+import { ApiError } from '../http/api-error';
+import { requestSpans } from '../http/request-span';
+
+const requestLatency = histogram('nats_request_duration_seconds', 'NATS request-reply latency from the gateway, by subject and outcome', ['subject', 'outcome']);
+
+/**
+ * Request-reply to the services over NATS. Every request has a deadline; a subject nobody
+ * serves fails at once (NATS answers "no responders"); domain errors come back as the spec's
+ * codes and anything else as 500 `internal_error` without internals.
+ */
+@Injectable()
+export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly client: MuxClientNats;
+  private readonly log = rootLogger('gateway');
+
+  constructor(@Inject(SERVICE_CONFIG) private readonly config: GatewayConfig) {
+    this.client = new MuxClientNats(
+      { servers: config.natsUrl, name: 'gateway-rpc', maxReconnectAttempts: -1, reconnectTimeWait: 500 },
+      config.rpcTimeoutMs,
+    );
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.client.connect();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.close();
+  }
+
+  async send<T>(subject: string, ctx: RequestContext, body: unknown): Promise<T> {
+    const span = startSpan(`nats ${subject}`, SpanKind.CLIENT, requestSpans.get(ctx), { 'messaging.destination.name': subject });
+    // The request id and the trace context travel as NATS headers too, for the service's logs and spans.
+    const headers = natsHeaders();
+    headers.set('Request-Id', ctx.request_id);
+    injectTraceContext(span, (key, value) => headers.set(key, value));
+    const message = new NatsRecordBuilder<RpcRequest>({ ctx, body }).setHeaders(headers).build();
+    const started = process.hrtime.bigint();
+    const observe = (outcome: string) => {
+      requestLatency.observe({ subject, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+      endSpan(span, outcome === 'failed', { outcome });
+    };
+    try {
+      const reply = await firstValueFrom(this.client.send<T>(subject, message).pipe(timeout(this.config.rpcTimeoutMs)));
+      observe('ok');
+      return reply;
+    } catch (err) {
+      if (isDomainErrorPayload(err)) {
+        observe('domain_error');
+        throw new ApiError(err.code, err.message, err.param);
+      }
+      observe('failed');
+      const reason = err instanceof TimeoutError ? `no reply within ${this.config.rpcTimeoutMs} ms` : (err as Error)?.message ?? String(err);
+      this.log.error({ request_id: ctx.request_id, workspace_id: ctx.workspace_id, subject, reason }, 'service request failed');
+      throw new ApiError('internal_error', 'The service could not complete the request; retry later (with the same Idempotency-Key on POST)');
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { FastifyReply } from 'fastify';
+import { CreateRevealRequest, RequestContext, Reveal, RevealOutcome, SearchResults, SUBJECTS } from '@app/contracts';
+import { ApiError } from '../http/api-error';
+import { Ctx } from '../http/request-context.decorator';
+import { assertLensAllowed } from '../http/validation';
+import { RpcClient } from '../rpc/rpc.client';
+import { parseSearchQuery } from './search-query';
+
+@Controller('api/v1')
+export class SearchController {
+  constructor(private readonly rpc: RpcClient) {}
+
+  @Get('search')
+  search(@Ctx() ctx: RequestContext, @Query() query: unknown): Promise<SearchResults> {
+    const request = parseSearchQuery(query);
+    assertLensAllowed(ctx, request.lens);
+    if (ctx.mode === 'test' && request.page !== 1) throw ApiError.invalid('page', 'Test keys can read page 1 only');
+    return this.rpc.send(SUBJECTS.search.query, ctx, request);
+  }
+
+  /** 201 for a first reveal, 200 when the workspace had revealed the entity before. */
+  @Post('reveals')
+  @HttpCode(201)
+  async reveal(@Ctx() ctx: RequestContext, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<Reveal> {
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw ApiError.invalid(undefined, 'The request body must be a JSON object');
+    for (const key of Object.keys(body)) if (key !== 'entity_id') throw ApiError.invalid(key, `Unknown parameter: ${key}`);
+    const entityId = (body as CreateRevealRequest).entity_id;
+    if (typeof entityId !== 'string' || entityId === '') throw ApiError.invalid('entity_id', 'entity_id is required');
+    if (entityId.length > 255 || !entityId.startsWith('ent_')) throw new ApiError('not_found', `No such entity: '${entityId.slice(0, 60)}'`, 'entity_id');
+    const outcome = await this.rpc.send<RevealOutcome>(SUBJECTS.search.revealsCreate, ctx, { entity_id: entityId });
+    if (!outcome.created) reply.status(200);
+    return outcome.reveal;
+  }
+}

@@ -1,0 +1,8 @@
+import { loadServiceConfig, runMain, startService } from '@app/platform';
+import { MIGRATIONS } from './migrations';
+import { SearchModule } from './search.module';
+
+runMain(() => {
+  const config = loadServiceConfig('search');
+  return startService({ config, module: SearchModule.register(config), migrations: MIGRATIONS, microservice: true });
+});

@@ -1,0 +1,160 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Pool } from 'pg';
+import {
+  EmailStatus, EVENT, ID_PREFIX, Lead, RequestContext, Reveal, RevealOutcome, SourceRecord, SUBJECTS, UpsertFromRevealRequest,
+} from '@app/contracts';
+import { DomainError, newId, PG_POOL, recordEvent, rootLogger, withTransaction } from '@app/platform';
+import { EntitiesRepository, EntityRow } from '../entities/entities.repository';
+import { SearchService } from '../search.service';
+import { NoAnswer, ServiceClient } from '../service-client';
+import { candidateAddresses, EmailVerifier, Verification } from './email-verifier';
+
+export const EMAIL_VERIFIER = Symbol('EMAIL_VERIFIER');
+
+interface RevealRow {
+  id: string;
+  workspace_id: string;
+  entity_id: string;
+  status: string;
+  lead_id: string | null;
+  email: string | null;
+  email_status: EmailStatus | null;
+  email_confidence: number | null;
+  phone: string | null;
+  credits_charged: number;
+  sources: SourceRecord[];
+  created_at: Date;
+}
+
+const WAIT_FOR_PENDING_MS = Number(process.env.REVEAL_WAIT_MS || 30_000);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The reveal saga. One reveal row per workspace and entity is claimed first (status `pending`),
+ * so concurrent reveals of one entity charge once: the others wait for the claim to settle and
+ * answer `already_revealed`. The claimer consumes a credit (ref = the reveal id), verifies the
+ * contact, has crm create or update the lead, then records the reveal with `reveal.completed`.
+ * Any failure after the consume refunds it and releases the claim.
+ */
+@Injectable()
+export class RevealsService {
+  private readonly log = rootLogger('search');
+
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly entities: EntitiesRepository,
+    private readonly peers: ServiceClient,
+    private readonly billing: SearchService,
+    @Inject(EMAIL_VERIFIER) private readonly verifier: EmailVerifier,
+  ) {}
+
+  private render(row: RevealRow, ctx: RequestContext, already: boolean, charged: number): Reveal {
+    return {
+      id: row.id, object: 'reveal', entity_id: row.entity_id, lead_id: row.lead_id, status: row.status as Reveal['status'],
+      email: row.email, email_status: row.email_status, email_confidence: row.email_confidence, phone: row.phone,
+      credits_charged: charged, already_revealed: already, livemode: ctx.livemode, sources: row.sources, created_at: row.created_at.toISOString(),
+    };
+  }
+
+  async create(ctx: RequestContext, body: { entity_id: string }): Promise<RevealOutcome> {
+    const entityId = body?.entity_id;
+    if (typeof entityId !== 'string' || entityId === '') throw DomainError.invalid('entity_id', 'entity_id is required');
+    const entity = await this.entities.get(entityId);
+    if (!entity) throw DomainError.notFound('entity', entityId, 'entity_id');
+    if (ctx.mode === 'test' || ctx.livemode === false) return this.dryRun(ctx, entity);
+    const deadline = Date.now() + WAIT_FOR_PENDING_MS;
+    for (;;) {
+      const id = newId(ID_PREFIX.reveal);
+      const claimed = await this.pool.query(
+        `INSERT INTO reveals (id, workspace_id, entity_id, status, credits_charged) VALUES ($1, $2, $3, 'pending', 0)
+         ON CONFLICT (workspace_id, entity_id) DO NOTHING`,
+        [id, ctx.workspace_id, entity.id],
+      );
+      if (claimed.rowCount === 1) return this.run(ctx, entity, id);
+      const { rows } = await this.pool.query<RevealRow>('SELECT * FROM reveals WHERE workspace_id = $1 AND entity_id = $2', [ctx.workspace_id, entity.id]);
+      const row = rows[0];
+      if (row && row.status !== 'pending') return { reveal: this.render(row, ctx, true, 0), created: false };
+      if (Date.now() > deadline) throw DomainError.conflict('A reveal of this entity is in progress; retry', 'entity_id');
+      await sleep(50);
+    }
+  }
+
+  private async dryRun(ctx: RequestContext, entity: EntityRow): Promise<RevealOutcome> {
+    const { rows } = await this.pool.query<{ id: string }>(`SELECT id FROM reveals WHERE workspace_id = $1 AND entity_id = $2 AND status = 'revealed'`, [ctx.workspace_id, entity.id]);
+    const reveal: Reveal = {
+      id: newId(ID_PREFIX.reveal), object: 'reveal', entity_id: entity.id, lead_id: null, status: 'dry_run', email: null, email_status: null,
+      email_confidence: null, phone: null, credits_charged: 0, already_revealed: rows.length > 0, livemode: false, sources: entity.sources,
+      created_at: new Date().toISOString(),
+    };
+    return { reveal, created: false };
+  }
+
+  private async release(ctx: RequestContext, id: string, refundReason?: string): Promise<void> {
+    if (refundReason) await this.billing.refund(ctx, id, refundReason);
+    await this.pool.query(`DELETE FROM reveals WHERE id = $1 AND status = 'pending'`, [id]).catch(() => undefined);
+  }
+
+  /** The best verifiable address: the known one, else candidate patterns in order. */
+  async findEmail(entity: EntityRow): Promise<Verification | null> {
+    const candidates = entity.email ? [entity.email] : entity.domain ? candidateAddresses(entity.first_name, entity.last_name, entity.domain) : [];
+    for (const address of candidates) {
+      const result = await this.verifier.verify(address);
+      if (result.status !== 'invalid') return result;
+    }
+    return null;
+  }
+
+  private async run(ctx: RequestContext, entity: EntityRow, id: string): Promise<RevealOutcome> {
+    try {
+      await this.billing.consume(ctx, id, 'reveal');
+    } catch (err) {
+      await this.release(ctx, id);
+      throw err;
+    }
+    let found: Verification | null;
+    let lead: Lead | null = null;
+    try {
+      found = await this.findEmail(entity);
+      if (found) {
+        const request: UpsertFromRevealRequest = {
+          entity_id: entity.id, lens: entity.lens, full_name: entity.person_name ?? entity.name, first_name: entity.first_name, last_name: entity.last_name,
+          title: entity.title, email: found.email, email_status: found.status, email_confidence: found.confidence, phone: entity.phone,
+          company_name: entity.organization, company_domain: entity.domain, country: entity.country,
+          sources: [...entity.sources, { field: 'email', value: found.email, provider: entity.sources[0]?.provider ?? 'crawler', source_url: entity.sources[0]?.source_url ?? 'https://example.com', fetched_at: new Date().toISOString() }],
+        };
+        lead = await this.peers.ask<Lead>(SUBJECTS.crm.leadsUpsertFromReveal, ctx, request);
+      }
+    } catch (err) {
+      this.log.error({ workspace_id: ctx.workspace_id, reveal_id: id, reason: (err as Error).message }, 'reveal failed; refunding');
+      await this.release(ctx, id, 'reveal_failed');
+      if (err instanceof NoAnswer) throw new DomainError('internal_error', 'The reveal could not be completed; nothing was charged');
+      throw err;
+    }
+    if (!found || !lead) {
+      // nothing verifiable: the credit goes back; the entity stays unrevealed so a later reveal may find more
+      await this.billing.refund(ctx, id, 'reveal_failed');
+      return withTransaction(this.pool, async (tx) => {
+        const { rows } = await tx.query<RevealRow>(`DELETE FROM reveals WHERE id = $1 RETURNING *`, [id]);
+        const reveal = this.render({ ...rows[0], status: 'no_contact_found', sources: entity.sources }, ctx, false, 0);
+        await recordEvent(tx, { type: EVENT.revealCompleted, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: reveal });
+        return { reveal, created: true };
+      });
+    }
+    try {
+      return await withTransaction(this.pool, async (tx) => {
+        const sources = [...entity.sources, { field: 'email', value: found.email, provider: entity.sources[0]?.provider ?? 'crawler', source_url: entity.sources[0]?.source_url ?? '', fetched_at: new Date().toISOString() } as SourceRecord];
+        const { rows } = await tx.query<RevealRow>(
+          `UPDATE reveals SET status = 'revealed', lead_id = $2, email = $3, email_status = $4, email_confidence = $5, phone = $6, credits_charged = 1, sources = $7
+            WHERE id = $1 RETURNING *`,
+          [id, lead!.id, found.email, found.status, found.confidence, entity.phone, JSON.stringify(sources)],
+        );
+        const reveal = this.render(rows[0], ctx, false, 1);
+        await recordEvent(tx, { type: EVENT.revealCompleted, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: reveal });
+        return { reveal, created: true };
+      });
+    } catch (err) {
+      await this.release(ctx, id, 'reveal_failed');
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import { Controller, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { OpportunityProfile, RpcRequest, SearchRequest, SUBJECTS } from '@app/contracts';
+import { DomainError, runPeriodically, unpack } from '@app/platform';
+import { EntitiesRepository } from './entities/entities.repository';
+import { EntityInput } from './entities/entity';
+import { seedEntity } from './entities/seed';
+import { RevealsService } from './reveals/reveals.service';
+import { SearchService } from './search.service';
+
+const SEED_BATCH = 5000;
+const MAX_SEED_PER_REQUEST = 100_000;
+
+@Controller()
+export class SearchController implements OnApplicationBootstrap, OnApplicationShutdown {
+  private stopRetries?: () => void;
+
+  constructor(
+    private readonly search: SearchService,
+    private readonly entities: EntitiesRepository,
+    private readonly reveals: RevealsService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.stopRetries = runPeriodically(() => this.search.retryRefunds(), Number(process.env.SEARCH_REFUND_RETRY_MS || 5000));
+  }
+
+  onApplicationShutdown(): void {
+    this.stopRetries?.();
+  }
+
+  @MessagePattern(SUBJECTS.search.revealsCreate)
+  reveal(@Payload() message: RpcRequest<{ entity_id: string }>) {
+    const { ctx, body } = unpack(message);
+    return this.reveals.create(ctx, body);
+  }
+
+  @MessagePattern(SUBJECTS.search.query)
+  query(@Payload() message: RpcRequest<SearchRequest>) {
+    const { ctx, body } = unpack(message);
+    return this.search.search(ctx, body);
+  }
+
+  @MessagePattern(SUBJECTS.search.profileSet)
+  profile(@Payload() message: RpcRequest<OpportunityProfile>) {
+    const { ctx, body } = unpack(message);
+    return this.search.setProfile(ctx, body);
+  }
+
+  /** Operator: generated entities `start .. start+count-1` (deterministic: re-seeding updates). */
+  @MessagePattern(SUBJECTS.search.seed)
+  async seed(@Payload() message: RpcRequest<{ start?: number; count: number; if_empty?: boolean }>) {
+    const { body } = unpack(message);
+    if (body?.if_empty && (await this.entities.count()) > 0) return { inserted: 0, updated: 0, total: await this.entities.count(), skipped: true };
+    const start = body?.start ?? 0;
+    const count = body?.count;
+    if (!Number.isInteger(start) || start < 0) throw DomainError.invalid('start', 'start must be a non-negative integer');
+    if (!Number.isInteger(count) || count < 1 || count > MAX_SEED_PER_REQUEST) throw DomainError.invalid('count', `count must be 1..${MAX_SEED_PER_REQUEST}`);
+    let inserted = 0;
+    let updated = 0;
+    for (let at = start; at < start + count; at += SEED_BATCH) {
+      const batch: EntityInput[] = [];
+      for (let n = at; n < Math.min(at + SEED_BATCH, start + count); n++) batch.push(seedEntity(n));
+      const result = await this.entities.upsertMany(batch);
+      inserted += result.inserted;
+      updated += result.updated;
+    }
+    return { inserted, updated, total: await this.entities.count() };
+  }
+
+  /** Operator: entities parsed by an ingestion connector, upserted by their source key. */
+  @MessagePattern(SUBJECTS.search.ingest)
+  async ingest(@Payload() message: RpcRequest<{ entities: EntityInput[] }>) {
+    const { body } = unpack(message);
+    if (!Array.isArray(body?.entities) || body.entities.length > SEED_BATCH) throw DomainError.invalid('entities', `entities must be an array of at most ${SEED_BATCH}`);
+    return this.entities.upsertMany(body.entities);
+  }
+}

@@ -1,0 +1,193 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Pool } from 'pg';
+import {
+  ConsumeCreditsResult, Lens, OpportunityProfile, RequestContext, SEARCH_PER_PAGE, SearchHit, SearchRequest, SearchResults, SUBJECTS,
+} from '@app/contracts';
+import { DomainError, PG_POOL, rootLogger } from '@app/platform';
+import { Condition, EntitiesRepository, EntityRow } from './entities/entities.repository';
+import { facet, maskEmail, maskPhone } from './entities/entity';
+import { NoAnswer, ServiceClient } from './service-client';
+
+const FACET_KEYS = new Set(['industry', 'country', 'size', 'stage', 'sector', 'type', 'state', 'region', 'institution', 'agency', 'program', 'mechanism']);
+
+/** Filters of the spec as SQL over the indexed columns (values were validated by the gateway). */
+export function conditionsFor(lens: Lens, filters: Record<string, string[]>): { conditions: Condition[]; params: unknown[] } {
+  const conditions: Condition[] = [];
+  const params: unknown[] = [];
+  const add = (value: unknown, sql: (p: string) => string) => {
+    params.push(value);
+    conditions.push({ sql: (next) => sql(next()) });
+  };
+  for (const [key, values] of Object.entries(filters ?? {})) {
+    if (!Array.isArray(values) || values.length === 0) continue;
+    if (FACET_KEYS.has(key)) add(values.map((v) => facet(key, v)), (p) => `e.facets && ${p}::text[]`);
+    else if (key === 'title') add(values.join(' '), (p) => `e.tsv @@ plainto_tsquery('simple', ${p})`);
+    else if (key === 'check_min') add(Math.max(...values.map(Number)), (p) => `e.num_max >= ${p}::bigint`);
+    else if (key === 'check_max') add(Math.min(...values.map(Number)), (p) => `e.num_min <= ${p}::bigint`);
+    else if (key === 'min_works') add(Math.max(...values.map(Number)), (p) => `e.num_min >= ${p}::bigint`);
+    else if (key === 'recency') add(new Date().getUTCFullYear() - Math.min(...values.map(Number)), (p) => `e.num_max >= ${p}::bigint`);
+    else if (key === 'deadline_before') {
+      const day = Math.min(...values.map((v) => Math.floor(Date.parse(`${v}T00:00:00Z`) / 86_400_000)));
+      add(day, (p) => `e.num_max < ${p}::bigint`);
+    }
+  }
+  void lens;
+  return { conditions, params };
+}
+
+/** 0..100: sector overlap 40, stage 25, amount within the check size 25, location 10. */
+export function matchScore(details: Record<string, unknown>, location: string | null, profile: OpportunityProfile | undefined): number | null {
+  if (!profile) return null;
+  let score = 0;
+  const sectors = (details.sectors as string[] | undefined) ?? [];
+  const wanted = (profile.sectors ?? []).map((s) => s.toLowerCase());
+  if (wanted.length > 0 && sectors.some((s) => wanted.includes(s.toLowerCase()))) score += 40;
+  const stages = (details.stages as string[] | undefined) ?? [];
+  if (profile.stage && stages.includes(profile.stage)) score += 25;
+  const check = details.check_size_usd as { min?: number; max?: number } | undefined;
+  if (profile.amount_usd !== undefined && check && profile.amount_usd >= (check.min ?? 0) && profile.amount_usd <= (check.max ?? Infinity)) score += 25;
+  if (profile.location && location && location.toLowerCase().includes(profile.location.toLowerCase())) score += 10;
+  return score;
+}
+
+export function renderHit(row: EntityRow, profile: OpportunityProfile | undefined): SearchHit {
+  const { email: _email, phone: _phone, ...details } = row.details as Record<string, unknown>;
+  void _email;
+  void _phone;
+  return {
+    entity_id: row.id,
+    lens: row.lens,
+    name: row.name,
+    person_name: row.person_name,
+    title: row.title,
+    organization: row.organization,
+    location: row.location,
+    email_masked: maskEmail(row.email),
+    email_status: row.revealed ? (row.revealed_email_status ?? null) : null,
+    phone_masked: maskPhone(row.phone),
+    revealed: row.revealed === true,
+    match_score: row.lens === 'investors' ? matchScore(row.details, row.location, profile) : null,
+    details,
+    sources: row.sources,
+  };
+}
+
+/**
+ * The search-page saga: a live page is paid (billing consume, ref = request id) before the hits
+ * are returned; a page that cannot be produced after the consume is refunded. Billing not
+ * answering means no result (500), and a consume whose answer was lost is refunded by ref.
+ */
+@Injectable()
+export class SearchService {
+  private readonly log = rootLogger('search');
+
+  constructor(
+    private readonly entities: EntitiesRepository,
+    private readonly peers: ServiceClient,
+    @Inject(PG_POOL) private readonly pool: Pool,
+  ) {}
+
+  async profile(workspaceId: string): Promise<OpportunityProfile | undefined> {
+    const { rows } = await this.pool.query<{ profile: OpportunityProfile }>('SELECT profile FROM opportunity_profiles WHERE workspace_id = $1', [workspaceId]);
+    return rows[0]?.profile;
+  }
+
+  async setProfile(ctx: RequestContext, profile: OpportunityProfile): Promise<OpportunityProfile> {
+    if (!profile || typeof profile !== 'object' || Array.isArray(profile)) throw DomainError.invalid('profile', 'profile must be an object');
+    const clean: OpportunityProfile = {};
+    if (profile.sectors !== undefined) {
+      if (!Array.isArray(profile.sectors) || profile.sectors.some((s) => typeof s !== 'string')) throw DomainError.invalid('sectors', 'sectors must be strings');
+      clean.sectors = profile.sectors;
+    }
+    if (profile.stage !== undefined) {
+      if (typeof profile.stage !== 'string') throw DomainError.invalid('stage', 'stage must be a string');
+      clean.stage = profile.stage;
+    }
+    if (profile.amount_usd !== undefined) {
+      if (typeof profile.amount_usd !== 'number' || profile.amount_usd < 0) throw DomainError.invalid('amount_usd', 'amount_usd must be a non-negative number');
+      clean.amount_usd = profile.amount_usd;
+    }
+    if (profile.location !== undefined) {
+      if (typeof profile.location !== 'string') throw DomainError.invalid('location', 'location must be a string');
+      clean.location = profile.location;
+    }
+    await this.pool.query(
+      `INSERT INTO opportunity_profiles (workspace_id, profile) VALUES ($1, $2)
+       ON CONFLICT (workspace_id) DO UPDATE SET profile = EXCLUDED.profile, updated_at = now()`,
+      [ctx.workspace_id, JSON.stringify(clean)],
+    );
+    return clean;
+  }
+
+  async search(ctx: RequestContext, request: SearchRequest): Promise<SearchResults> {
+    const page = request.page ?? 1;
+    const charge = ctx.livemode !== false && ctx.mode !== 'test';
+    if (!charge && page !== 1) throw DomainError.invalid('page', 'Test keys can read page 1 only');
+    const ref = `search:${ctx.request_id}`;
+    if (charge) await this.consume(ctx, ref);
+    try {
+      const { conditions, params } = conditionsFor(request.lens, request.filters);
+      const [rows, profile] = await Promise.all([
+        this.entities.search(ctx.workspace_id, request.lens, request.q ?? '', conditions, params, (page - 1) * SEARCH_PER_PAGE, SEARCH_PER_PAGE + 1),
+        request.lens === 'investors' ? this.profile(ctx.workspace_id) : Promise.resolve(undefined),
+      ]);
+      return {
+        object: 'search_results',
+        lens: request.lens,
+        query: request.q ?? '',
+        page,
+        per_page: SEARCH_PER_PAGE,
+        has_more: rows.length > SEARCH_PER_PAGE,
+        credits_charged: charge ? 1 : 0,
+        livemode: ctx.livemode,
+        data: rows.slice(0, SEARCH_PER_PAGE).map((row) => renderHit(row, profile)),
+      };
+    } catch (err) {
+      if (charge) await this.refund(ctx, ref, 'search_failed');
+      throw err;
+    }
+  }
+
+  async consume(ctx: RequestContext, ref: string, reason = 'search_page'): Promise<ConsumeCreditsResult> {
+    try {
+      return await this.peers.ask<ConsumeCreditsResult>(SUBJECTS.billing.creditsConsume, ctx, { ref, reason });
+    } catch (err) {
+      if (err instanceof NoAnswer) {
+        // the consume may have been applied with its answer lost: give it back by ref
+        await this.refund(ctx, ref, `${reason}_failed`);
+        throw new DomainError('internal_error', 'billing did not answer; nothing was charged');
+      }
+      throw err;
+    }
+  }
+
+  /** Best effort now; a refund that cannot reach billing is logged with its ref (refunds are idempotent). */
+  async refund(ctx: RequestContext, ref: string, reason: string): Promise<void> {
+    try {
+      await this.peers.ask(SUBJECTS.billing.creditsRefund, ctx, { ref, reason });
+    } catch (err) {
+      this.log.error({ workspace_id: ctx.workspace_id, ref, reason: (err as Error).message }, 'search: refund failed; queued for retry');
+      await this.pool
+        .query('INSERT INTO pending_refunds (ref, ctx, reason) VALUES ($1, $2, $3) ON CONFLICT (ref) DO NOTHING', [ref, JSON.stringify(ctx), reason])
+        .catch(() => undefined);
+    }
+  }
+
+  /** Retries queued refunds; a refund billing answers (applied or not) leaves the queue. */
+  async retryRefunds(): Promise<number> {
+    const { rows } = await this.pool.query<{ ref: string; ctx: RequestContext; reason: string }>(
+      'UPDATE pending_refunds SET attempts = attempts + 1 WHERE ref IN (SELECT ref FROM pending_refunds ORDER BY created_at LIMIT 50 FOR UPDATE SKIP LOCKED) RETURNING ref, ctx, reason',
+    );
+    let done = 0;
+    for (const row of rows) {
+      try {
+        await this.peers.ask(SUBJECTS.billing.creditsRefund, row.ctx, { ref: row.ref, reason: row.reason });
+        await this.pool.query('DELETE FROM pending_refunds WHERE ref = $1', [row.ref]);
+        done++;
+      } catch {
+        // billing still away: the next run tries again
+      }
+    }
+    return done;
+  }
+}

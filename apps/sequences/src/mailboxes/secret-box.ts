@@ -1,0 +1,27 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+
+export const DEV_SEQUENCES_SECRET_KEY = 'dev-only-sequences-secret-key-change-me';
+
+/** AES-256-GCM with a key derived (SHA-256) from SEQUENCES_SECRET_KEY: `v1.<iv>.<tag>.<ciphertext>` base64url. */
+export class SecretBox {
+  private readonly key: Buffer;
+
+  constructor(secret: string) {
+    this.key = createHash('sha256').update(secret).digest();
+  }
+
+  seal(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
+  }
+
+  open(sealed: string): string {
+    const [version, iv, tag, data] = sealed.split('.');
+    if (version !== 'v1') throw new Error('unknown sealed secret version');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  }
+}

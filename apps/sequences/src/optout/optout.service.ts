@@ -1,0 +1,67 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { createTransport, Transporter } from 'nodemailer';
+import { CURRENT_API_VERSION, RequestContext, Suppression } from '@app/contracts';
+import { DomainError } from '@app/platform';
+import { SEQUENCES_CONFIG, SequencesConfig } from '../sequences.config';
+import { normalizeEmail } from '../suppressions/matching';
+import { SuppressionsService } from '../suppressions/suppressions.service';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const LINK_TTL_S = 48 * 3600;
+
+/**
+ * The public opt-out portal: a recipient asks with an address, confirms by the signed link mailed
+ * to that address, and a global `opt_out` suppression is created (every workspace).
+ */
+@Injectable()
+export class OptoutService implements OnApplicationShutdown {
+  private transport?: Transporter;
+
+  constructor(
+    @Inject(SEQUENCES_CONFIG) private readonly config: SequencesConfig,
+    private readonly suppressions: SuppressionsService,
+  ) {}
+
+  onApplicationShutdown(): void {
+    this.transport?.close();
+  }
+
+  private sign(payload: string): string {
+    return createHmac('sha256', `optout:${this.config.secretKey}`).update(payload).digest('base64url');
+  }
+
+  tokenFor(email: string, nowMs = Date.now()): string {
+    const payload = `${Buffer.from(normalizeEmail(email)).toString('base64url')}.${Math.floor(nowMs / 1000) + LINK_TTL_S}`;
+    return `${payload}.${this.sign(payload)}`;
+  }
+
+  /** Mails the confirmation link; the answer is the same whatever the address (it reveals nothing). */
+  async request(email: string): Promise<{ object: 'optout_request'; sent: true }> {
+    if (typeof email !== 'string' || email.length > 320 || !EMAIL.test(email.trim())) throw DomainError.invalid('email', 'email must be an email address');
+    if (!this.config.optoutSmtpUrl) throw new DomainError('internal_error', 'The opt-out portal has no mail server configured (OPTOUT_SMTP_URL)');
+    this.transport ??= createTransport(this.config.optoutSmtpUrl);
+    const link = `${this.config.publicApiUrl}/optout/confirm/${this.tokenFor(email)}`;
+    await this.transport.sendMail({
+      from: this.config.optoutFrom,
+      to: email.trim(),
+      subject: 'Confirm your opt-out',
+      text: `Someone (hopefully you) asked that ${email.trim()} never receive outreach email sent through our platform.\n\nConfirm: ${link}\n\nIf it was not you, ignore this email. The link works for 48 hours.`,
+    });
+    return { object: 'optout_request', sent: true };
+  }
+
+  async confirm(token: string): Promise<Suppression> {
+    const invalid = () => new DomainError('not_found', 'This confirmation link is not valid or has expired', 'token');
+    const parts = typeof token === 'string' ? token.split('.') : [];
+    if (parts.length !== 3) throw invalid();
+    const payload = `${parts[0]}.${parts[1]}`;
+    const expected = Buffer.from(this.sign(payload));
+    const given = Buffer.from(parts[2]);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
+    if (Number(parts[1]) * 1000 < Date.now()) throw invalid();
+    const email = Buffer.from(parts[0], 'base64url').toString('utf8');
+    const ctx = { workspace_id: '', key_id: 'optout-portal', livemode: true, api_version: CURRENT_API_VERSION } as RequestContext;
+    return this.suppressions.create(ctx, { type: 'email', value: email, reason: 'opt_out', scope: 'global' }, 'unsubscribed');
+  }
+}

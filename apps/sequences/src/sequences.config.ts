@@ -1,0 +1,38 @@
+import { envInt, rootLogger } from '@app/platform';
+import { DEV_SEQUENCES_SECRET_KEY } from './mailboxes/secret-box';
+
+export interface SequencesConfig {
+  secretKey: string;
+  publicApiUrl: string;
+  tickMs: number;
+  batch: number;
+  sendLeaseMs: number;
+  sendConcurrency: number;
+  engineEnabled: boolean;
+  /** Testing only: the engine's clock runs ahead by `test_clock.offset_ms` (waits tested without sleeping). */
+  testClock: boolean;
+  /** SMTP server of the opt-out portal's confirmation emails (none: the portal cannot confirm). */
+  optoutSmtpUrl: string | null;
+  optoutFrom: string;
+}
+
+export const SEQUENCES_CONFIG = Symbol('SEQUENCES_CONFIG');
+
+export function loadSequencesConfig(env: NodeJS.ProcessEnv = process.env): SequencesConfig {
+  const secretKey = env.SEQUENCES_SECRET_KEY || DEV_SEQUENCES_SECRET_KEY;
+  if (!env.SEQUENCES_SECRET_KEY && env.NODE_ENV === 'production') {
+    rootLogger('sequences').warn('SEQUENCES_SECRET_KEY is not set: mailbox credentials are encrypted with the public development key');
+  }
+  return {
+    secretKey,
+    publicApiUrl: (env.PUBLIC_API_URL || `http://127.0.0.1:${env.PORT || 3000}/api/v1`).replace(/\/$/, ''),
+    tickMs: envInt(env, 'SEQUENCES_TICK_MS', 1000, 10, 600_000),
+    batch: envInt(env, 'SEQUENCES_BATCH', 200, 1, 10_000),
+    sendLeaseMs: envInt(env, 'SEQUENCES_SEND_LEASE_MS', 60_000, 1000, 3_600_000),
+    sendConcurrency: envInt(env, 'SEQUENCES_SEND_CONCURRENCY', 32, 1, 1000),
+    engineEnabled: env.SEQUENCES_ENGINE !== 'off',
+    testClock: env.SEQUENCES_TEST_CLOCK === 'on',
+    optoutSmtpUrl: env.OPTOUT_SMTP_URL || null,
+    optoutFrom: env.OPTOUT_FROM || 'Opt-out <no-reply@localhost>',
+  };
+}

@@ -1,0 +1,161 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { AckPolicy, ConsumerMessages, DeliverPolicy, jetstream, jetstreamManager, JsMsg } from '@nats-io/jetstream';
+import { nanos, NatsConnection } from '@nats-io/transport-node';
+import { Pool } from 'pg';
+import { ApiVersion, EVENTS_STREAM, EventEnvelope, eventSubject, PUBLIC_EVENT_TYPES, PublicEventType } from '@app/contracts';
+import { ensureEventsStream, NATS_CONNECTION, newId, PG_POOL, rootLogger, withTransaction } from '@app/platform';
+import { renderEvent } from './render';
+
+export const DELIVERY_ID_PREFIX = 'whd_';
+export const DELIVERIES_CHANNEL = 'webhook_deliveries';
+export const FANOUT_DURABLE = 'webhooks-dispatcher';
+/** Events handled in one transaction at most; batches form only when events queue up. */
+const MAX_BATCH = 500;
+/** Events handed to a process that died come back after this (a batch commits well within it). */
+const ACK_WAIT_MS = 10_000;
+
+interface EndpointMatch {
+  id: string;
+  workspace_id: string;
+  livemode: boolean;
+  events: string[];
+  api_version: ApiVersion;
+}
+
+/**
+ * The dispatcher's durable consumer of every public event type (one filter subject `events.>`:
+ * nats-server 2.9 has no plural filters; other types are acknowledged and skipped). Each event
+ * becomes one delivery row per enabled endpoint of its workspace and mode subscribed to the type
+ * (or `*`), in the transaction that records the event as processed: a redelivered event adds
+ * nothing, and an event is acknowledged only after its rows are committed, so a crash loses
+ * none. Events waiting together are handled in one transaction (one commit for many), which is
+ * what lets the consumer keep up with thousands of events a second. The NOTIFY wakes the
+ * senders of every replica at commit.
+ */
+@Injectable()
+export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly log = rootLogger('webhooks');
+  private messages?: ConsumerMessages;
+  private readonly queue: JsMsg[] = [];
+  private wake?: () => void;
+  private reader?: Promise<void>;
+  private worker?: Promise<void>;
+  private closed = false;
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(PG_POOL) private readonly pool: Pool,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await ensureEventsStream(this.nc);
+    const jsm = await jetstreamManager(this.nc);
+    const config = {
+      durable_name: FANOUT_DURABLE,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: nanos(ACK_WAIT_MS),
+      max_ack_pending: 20_000,
+      filter_subject: eventSubject('>'),
+    };
+    try {
+      await jsm.consumers.info(EVENTS_STREAM, FANOUT_DURABLE);
+      await jsm.consumers.update(EVENTS_STREAM, FANOUT_DURABLE, { ack_wait: config.ack_wait, max_ack_pending: config.max_ack_pending });
+    } catch {
+      await jsm.consumers.add(EVENTS_STREAM, config).catch(async (err) => {
+        await jsm.consumers.info(EVENTS_STREAM, FANOUT_DURABLE).catch(() => {
+          throw err;
+        });
+      });
+    }
+    const consumer = await jetstream(this.nc).consumers.get(EVENTS_STREAM, FANOUT_DURABLE);
+    this.messages = await consumer.consume({ max_messages: 2000 });
+    const messages = this.messages;
+    this.reader = (async () => {
+      for await (const message of messages) {
+        this.queue.push(message);
+        this.wake?.();
+      }
+      this.closed = true;
+      this.wake?.();
+    })();
+    this.worker = this.work();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.messages?.close();
+    await this.reader;
+    await this.worker;
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      if (this.queue.length === 0) {
+        if (this.closed) return;
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
+        continue;
+      }
+      const batch = this.queue.splice(0, MAX_BATCH);
+      try {
+        await this.handle(batch);
+        for (const m of batch) m.ack();
+      } catch (err) {
+        this.log.warn({ err: (err as Error).message, events: batch.length }, 'webhooks: fan-out failed, redelivering');
+        for (const m of batch) m.nak(2000);
+      }
+    }
+  }
+
+  private async handle(batch: JsMsg[]): Promise<void> {
+    const events = new Map<string, EventEnvelope>();
+    for (const message of batch) {
+      let event: EventEnvelope;
+      try {
+        event = message.json<EventEnvelope>();
+      } catch {
+        continue; // undecodable: acknowledged and dropped, it can never be delivered
+      }
+      if (PUBLIC_EVENT_TYPES.includes(event?.type as PublicEventType) && typeof event.id === 'string' && typeof event.workspace_id === 'string') {
+        events.set(event.id, event);
+      }
+    }
+    if (events.size === 0) return;
+    await withTransaction(this.pool, async (tx) => {
+      const { rows: fresh } = await tx.query<{ event_id: string }>(
+        `INSERT INTO processed_events (consumer, event_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING event_id`,
+        [FANOUT_DURABLE, [...events.keys()]],
+      );
+      if (fresh.length === 0) return;
+      const todo = fresh.map((r) => events.get(r.event_id)!);
+      const { rows: endpoints } = await tx.query<EndpointMatch>(
+        `SELECT id, workspace_id, livemode, events, api_version FROM webhook_endpoints WHERE workspace_id = ANY($1::text[]) AND status = 'enabled'`,
+        [[...new Set(todo.map((e) => e.workspace_id))]],
+      );
+      if (endpoints.length === 0) return;
+      const ids: string[] = [], endpointIds: string[] = [], eventIds: string[] = [], types: string[] = [], created: string[] = [], bodies: string[] = [];
+      for (const event of todo) {
+        const rendered = new Map<string, string>();
+        for (const e of endpoints) {
+          if (e.workspace_id !== event.workspace_id || e.livemode !== (event.livemode === true)) continue;
+          if (!e.events.includes('*') && !e.events.includes(event.type)) continue;
+          if (!rendered.has(e.api_version)) rendered.set(e.api_version, renderEvent(event, e.api_version));
+          ids.push(newId(DELIVERY_ID_PREFIX));
+          endpointIds.push(e.id);
+          eventIds.push(event.id);
+          types.push(event.type);
+          created.push(event.created);
+          bodies.push(rendered.get(e.api_version)!);
+        }
+      }
+      if (ids.length === 0) return;
+      await tx.query(
+        `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, event_created, body)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
+         ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
+        [ids, endpointIds, eventIds, types, created, bodies],
+      );
+      await tx.query(`NOTIFY ${DELIVERIES_CHANNEL}`);
+    });
+  }
+}

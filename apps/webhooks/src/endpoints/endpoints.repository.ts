@@ -1,0 +1,91 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Pool } from 'pg';
+import { WebhookEndpoint, WebhookEndpointStatus } from '@app/contracts';
+import { ListFilter, PG_POOL, Queryable } from '@app/platform';
+
+export interface EndpointRow {
+  id: string;
+  workspace_id: string;
+  livemode: boolean;
+  url: string;
+  description: string | null;
+  events: string[];
+  api_version: string;
+  secret_enc: string;
+  status: WebhookEndpointStatus;
+  consecutive_failures: number;
+  created_at: Date;
+}
+
+export const ENDPOINT_COLUMNS = 'id, workspace_id, livemode, url, description, events, api_version, secret_enc, status, consecutive_failures, created_at';
+
+export function renderEndpoint(row: EndpointRow): WebhookEndpoint {
+  return {
+    id: row.id,
+    object: 'webhook_endpoint',
+    url: row.url,
+    description: row.description,
+    events: row.events as WebhookEndpoint['events'],
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+@Injectable()
+export class EndpointsRepository {
+  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+
+  async insert(db: Queryable, row: Omit<EndpointRow, 'status' | 'consecutive_failures' | 'created_at'>): Promise<EndpointRow> {
+    const { rows } = await db.query<EndpointRow>(
+      `INSERT INTO webhook_endpoints (id, workspace_id, livemode, url, description, events, api_version, secret_enc)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${ENDPOINT_COLUMNS}`,
+      [row.id, row.workspace_id, row.livemode, row.url, row.description, row.events, row.api_version, row.secret_enc],
+    );
+    return rows[0];
+  }
+
+  async findById(db: Queryable, workspaceId: string | null, id: string): Promise<EndpointRow | undefined> {
+    const { rows } = await db.query<EndpointRow>(
+      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND ($2::text IS NULL OR workspace_id = $2)`,
+      [id, workspaceId],
+    );
+    return rows[0];
+  }
+
+  async list(workspaceId: string, limit: number, startingAfter?: string): Promise<EndpointRow[]> {
+    const filter = new ListFilter(workspaceId, startingAfter);
+    const { rows } = await this.pool.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ${filter.page(limit)}`, filter.params);
+    return rows;
+  }
+
+  /** Deleting cascades to its deliveries: pending retries are gone with it. */
+  async delete(workspaceId: string, id: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query('DELETE FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
+    return rowCount === 1;
+  }
+
+  async enable(id: string): Promise<EndpointRow | undefined> {
+    const { rows } = await this.pool.query<EndpointRow>(
+      `UPDATE webhook_endpoints SET status = 'enabled', consecutive_failures = 0, disabled_at = NULL WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
+      [id],
+    );
+    return rows[0];
+  }
+
+  async claimCreateKey(db: Queryable, workspaceId: string, key: string, requestHash: string, endpointId: string) {
+    const claimed = await db.query(
+      `INSERT INTO webhook_create_keys AS k (workspace_id, key, request_hash, endpoint_id) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (workspace_id, key) DO UPDATE
+         SET request_hash = EXCLUDED.request_hash, endpoint_id = EXCLUDED.endpoint_id, created_at = now()
+         WHERE k.created_at < now() - interval '24 hours'
+       RETURNING 1`,
+      [workspaceId, key, requestHash, endpointId],
+    );
+    if (claimed.rowCount === 1) return null;
+    const { rows } = await db.query<{ endpoint_id: string; request_hash: string }>(
+      'SELECT endpoint_id, request_hash FROM webhook_create_keys WHERE workspace_id = $1 AND key = $2',
+      [workspaceId, key],
+    );
+    return rows[0] ?? null;
+  }
+}

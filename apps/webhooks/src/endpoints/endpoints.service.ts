@@ -1,0 +1,91 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { NatsConnection } from '@nats-io/transport-node';
+import {
+  ApiVersion, CreatedWebhookEndpoint, CreateWebhookEndpointDto, DeletedEnvelope, ID_PREFIX, ListEnvelope,
+  ListWebhookEndpointsRequest, RequestContext, WebhookAttempt, WebhookEndpoint,
+} from '@app/contracts';
+import { DomainError, NATS_CONNECTION, newId, Queryable, toListPage, withTransaction } from '@app/platform';
+import { ENDPOINT_DELETED_SUBJECT } from '../dispatch/dispatcher';
+import { decryptSecret, encryptSecret, newSigningSecret } from '../secrets';
+import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
+import { EndpointRow, EndpointsRepository, renderEndpoint } from './endpoints.repository';
+
+@Injectable()
+export class EndpointsService {
+  constructor(
+    private readonly endpoints: EndpointsRepository,
+    @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksConfig,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+  ) {}
+
+  async list(ctx: RequestContext, query: ListWebhookEndpointsRequest): Promise<ListEnvelope<WebhookEndpoint>> {
+    const rows = await this.endpoints.list(ctx.workspace_id, query.limit, query.starting_after);
+    return toListPage(rows, query.limit, renderEndpoint);
+  }
+
+  /** A new endpoint pinned at the request's API version; the secret is shown in this answer only. */
+  async create(ctx: RequestContext, body: CreateWebhookEndpointDto): Promise<CreatedWebhookEndpoint> {
+    const id = newId(ID_PREFIX.webhookEndpoint);
+    const secret = newSigningSecret();
+    return withTransaction(this.endpoints.pool, async (tx) => {
+      if (ctx.idempotency) {
+        const earlier = await this.endpoints.claimCreateKey(tx, ctx.workspace_id, ctx.idempotency.key, ctx.idempotency.request_hash, id);
+        if (earlier) return this.earlierOutcome(tx, ctx, earlier);
+      }
+      const row = await this.endpoints.insert(tx, {
+        id,
+        workspace_id: ctx.workspace_id,
+        livemode: ctx.livemode,
+        url: body.url,
+        description: body.description ?? null,
+        events: [...new Set(body.events)],
+        api_version: ctx.api_version as ApiVersion,
+        secret_enc: encryptSecret(secret, this.config.secretKey),
+      });
+      return { ...renderEndpoint(row), secret };
+    });
+  }
+
+  /** A retry of a create the gateway timed out on: the same endpoint and secret, never a second one. */
+  private async earlierOutcome(tx: Queryable, ctx: RequestContext, earlier: { endpoint_id: string; request_hash: string }) {
+    if (earlier.request_hash !== ctx.idempotency?.request_hash) {
+      throw DomainError.conflict('This Idempotency-Key was already used with a different request', 'Idempotency-Key');
+    }
+    const row: EndpointRow | undefined = await this.endpoints.findById(tx, ctx.workspace_id, earlier.endpoint_id);
+    if (!row) throw DomainError.conflict(`This Idempotency-Key already created ${earlier.endpoint_id}, which has since been deleted`, 'Idempotency-Key');
+    return { ...renderEndpoint(row), secret: decryptSecret(row.secret_enc, this.config.secretKey) };
+  }
+
+  /** Removes the endpoint with its pending retries and aborts attempts in flight on every replica. */
+  async delete(ctx: RequestContext, id: string): Promise<DeletedEnvelope> {
+    if (!(await this.endpoints.delete(ctx.workspace_id, id))) throw DomainError.notFound('webhook endpoint', id, 'id');
+    this.nc.publish(ENDPOINT_DELETED_SUBJECT, id);
+    return { id, object: 'webhook_endpoint', deleted: true };
+  }
+
+  async enable(id: string): Promise<WebhookEndpoint> {
+    const row = await this.endpoints.enable(id);
+    if (!row) throw DomainError.notFound('webhook endpoint', id, 'endpoint');
+    return renderEndpoint(row);
+  }
+
+  async attempts(endpointId: string, limit = 50): Promise<{ endpoint: WebhookEndpoint & { consecutive_failures: number }; attempts: WebhookAttempt[] }> {
+    const row = await this.endpoints.findById(this.endpoints.pool, null, endpointId);
+    if (!row) throw DomainError.notFound('webhook endpoint', endpointId, 'endpoint');
+    const { rows } = await this.endpoints.pool.query(
+      `SELECT a.delivery_id, d.event_id, d.event_type, a.attempt, a.attempted_at, a.status_code, a.outcome, a.error, a.latency_ms,
+              d.status AS delivery_status, CASE WHEN d.status = 'pending' THEN d.next_attempt_at END AS next_attempt_at
+       FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+       WHERE a.endpoint_id = $1 ORDER BY a.attempted_at DESC, a.attempt DESC LIMIT $2`,
+      [endpointId, Math.min(Math.max(Number(limit) || 50, 1), 1000)],
+    );
+    return {
+      endpoint: { ...renderEndpoint(row), consecutive_failures: row.consecutive_failures },
+      attempts: rows.map((r) => ({
+        ...r,
+        attempted_at: (r.attempted_at as Date).toISOString(),
+        next_attempt_at: r.next_attempt_at ? (r.next_attempt_at as Date).toISOString() : null,
+      })),
+    };
+  }
+}

@@ -1,0 +1,8 @@
+import { loadServiceConfig, runMain, startService } from '@app/platform';
+import { MIGRATIONS } from './migrations';
+import { WebhooksModule } from './webhooks.module';
+
+runMain(() => {
+  const config = loadServiceConfig('webhooks');
+  return startService({ config, module: WebhooksModule.register(config), migrations: MIGRATIONS, microservice: true });
+});

@@ -1,0 +1,47 @@
+import { ApiVersion } from './versions';
+import { KeyMode, Lens, MemberRole, Plan } from './enums';
+
+/** Who is asking: travels with every NATS request from the gateway to a service. */
+export interface RequestContext {
+  request_id: string;
+  workspace_id: string;
+  key_id: string;
+  member_id: string;
+  member_role: MemberRole;
+  owner_id: string;
+  mode: KeyMode;
+  livemode: boolean;
+  api_version: ApiVersion;
+  plan: Plan;
+  lenses: Lens[];
+  /**
+   * Set on a POST sent with an Idempotency-Key that the gateway claimed. When the gateway gives
+   * up waiting (timeout), it cannot know whether the service executed the request; the service
+   * records the key with what it created, so a retry returns that instead of executing again.
+   */
+  idempotency?: { key: string; request_hash: string };
+}
+
+/** Envelope of every request-reply message. */
+export interface RpcRequest<T = unknown> {
+  ctx: RequestContext;
+  body: T;
+}
+
+export interface PageQuery {
+  limit: number;
+  starting_after?: string;
+}
+
+export interface ListEnvelope<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface DeletedEnvelope {
+  id: string;
+  object: string;
+  deleted: true;
+}

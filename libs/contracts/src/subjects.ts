@@ -1,0 +1,92 @@
+/**
+ * NATS request-reply subjects, `<service>.<resource>.<verb>`. Each service subscribes in a
+ * queue group named after itself (SERVICE_QUEUE).
+ */
+export const SUBJECTS = {
+  crm: {
+    leadsList: 'crm.leads.list',
+    leadsCreate: 'crm.leads.create',
+    leadsGet: 'crm.leads.get',
+    leadsUpdate: 'crm.leads.update',
+    leadsDelete: 'crm.leads.delete',
+    leadsMoveStage: 'crm.leads.moveStage',
+    companiesList: 'crm.companies.list',
+    companiesGet: 'crm.companies.get',
+    pipelinesList: 'crm.pipelines.list',
+    tasksList: 'crm.tasks.list',
+    tasksCreate: 'crm.tasks.create',
+    tasksUpdate: 'crm.tasks.update',
+    notesCreate: 'crm.notes.create',
+    exportsCreate: 'crm.exports.create',
+    exportsGet: 'crm.exports.get',
+    /** Internal: the file of a completed export, asked by the gateway for a signed download link. */
+    exportsFile: 'crm.exports.file',
+    /** Internal (search's reveal saga): creates or updates the lead of a revealed entity. */
+    leadsUpsertFromReveal: 'crm.leads.upsertFromReveal',
+    /** Internal: contact fields of many leads in one request (sequences enrolling a batch). */
+    leadsGetMany: 'crm.leads.getMany',
+    /** Internal: a hard bounce makes the lead's email `invalid` (sequences). */
+    leadsMarkEmailInvalid: 'crm.leads.markEmailInvalid',
+  },
+  sequences: {
+    list: 'sequences.sequences.list',
+    get: 'sequences.sequences.get',
+    create: 'sequences.sequences.create',
+    launch: 'sequences.sequences.launch',
+    pause: 'sequences.sequences.pause',
+    resume: 'sequences.sequences.resume',
+    enrollmentsCreate: 'sequences.enrollments.create',
+    enrollmentsDelete: 'sequences.enrollments.delete',
+    suppressionsList: 'sequences.suppressions.list',
+    suppressionsCreate: 'sequences.suppressions.create',
+    mailboxesCreate: 'sequences.mailboxes.create',
+    countriesSet: 'sequences.countries.set',
+    inboundRaw: 'sequences.inbound.raw',
+    /** Internal: one-click unsubscribe by a signed token (the gateway's public endpoint). */
+    unsubscribe: 'sequences.unsubscribe.token',
+    /** Internal (admin CLI): the workspace a sequence belongs to. */
+    owner: 'sequences.sequences.owner',
+    /** Internal: the public opt-out portal (gateway): mail a confirmation link, then confirm it. */
+    optoutRequest: 'sequences.optout.request',
+    optoutConfirm: 'sequences.optout.confirm',
+  },
+  billing: {
+    creditsConsume: 'billing.credits.consume',
+    creditsRefund: 'billing.credits.refund',
+    creditsBalance: 'billing.credits.balance',
+    creditsGrant: 'billing.credits.grant',
+    creditsRenew: 'billing.credits.renew',
+  },
+  search: {
+    query: 'search.entities.search',
+    revealsCreate: 'search.reveals.create',
+    profileSet: 'search.profile.set',
+    seed: 'search.entities.seed',
+    ingest: 'search.entities.ingest',
+  },
+  webhooks: {
+    endpointsList: 'webhooks.endpoints.list',
+    endpointsCreate: 'webhooks.endpoints.create',
+    endpointsDelete: 'webhooks.endpoints.delete',
+    /** Operator (admin CLI): switch a disabled endpoint back on; the failure count restarts. */
+    endpointsEnable: 'webhooks.endpoints.enable',
+    /** Operator (admin CLI): recent attempts of an endpoint with status and latency. */
+    deliveriesList: 'webhooks.deliveries.list',
+    /** Tests only: moves the dispatcher's retry clock; answered only with WEBHOOK_TEST_CLOCK=1. */
+    testClockAdvance: 'webhooks.test.clockAdvance',
+  },
+} as const;
+
+/** Broadcast (no queue group) to every gateway replica when keys or workspaces change. */
+export const KEYS_CHANGED_SUBJECT = 'gateway.keys.changed';
+
+/** Liveness over the bus: answered when a service's queue group has a responder. */
+export const pingSubject = (service: string): string => `${service}.ping`;
+
+export const SERVICE_NAMES = ['gateway', 'search', 'crm', 'sequences', 'billing', 'webhooks'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** JetStream stream that carries every domain event, subjects `events.<type>`. */
+export const EVENTS_STREAM = 'EVENTS';
+export const EVENTS_SUBJECT_PREFIX = 'events.';
+export const eventSubject = (type: string): string => `${EVENTS_SUBJECT_PREFIX}${type}`;

@@ -1,0 +1,106 @@
+import { Client, Pool, PoolClient } from 'pg';
+
+export interface Migration {
+  id: string;
+  up: string;
+}
+
+export function createPool(databaseUrl: string, max = Number(process.env.PG_POOL_MAX || 10)): Pool {
+  const pool = new Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 30_000 });
+  pool.on('error', () => undefined); // an idle client's broken connection is replaced on next use
+  return pool;
+}
+
+/** Creates the database named in the URL when it does not exist yet. */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const target = new URL(databaseUrl);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) {
+      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
+        if (err.code !== '42P04' && err.code !== '23505') throw err; // created meanwhile by another process
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+const MIGRATION_LOCK = 72_201_447;
+
+/**
+ * Applies the migrations not yet recorded, in order, each in its own transaction, under a
+ * session advisory lock so that replicas starting together migrate once.
+ */
+export async function migrate(databaseUrl: string, migrations: Migration[]): Promise<string[]> {
+  const ids = migrations.map((m) => m.id);
+  const doubled = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (doubled) throw new Error(`migration ${doubled} is listed twice`);
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  const applied: string[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const done = new Set((await client.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id));
+    for (const migration of migrations) {
+      if (done.has(migration.id)) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(migration.up);
+        await client.query('INSERT INTO schema_migrations (id) VALUES ($1)', [migration.id]);
+        await client.query('COMMIT');
+        applied.push(migration.id);
+      } catch (err) {
+        await client.query('ROLLBACK');
+        throw new Error(`migration ${migration.id} failed: ${(err as Error).message}`);
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await client.end();
+  }
+  return applied;
+}
+
+export async function prepareDatabase(databaseUrl: string, migrations: Migration[]): Promise<string[]> {
+  await ensureDatabase(databaseUrl);
+  return migrate(databaseUrl, migrations);
+}
+
+export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+export type Queryable = Pick<PoolClient, 'query'>;

@@ -1,0 +1,64 @@
+import { ApiVersion, EventEnvelope, EventType, ID_PREFIX } from '@app/contracts';
+import { Queryable } from './db';
+import { newId } from './ids';
+
+export interface NewEvent<T> {
+  type: EventType;
+  workspace_id: string;
+  livemode: boolean;
+  api_version: ApiVersion;
+  object: T;
+  previous_attributes?: Record<string, unknown>;
+}
+
+export function buildEnvelope<T>(event: NewEvent<T>, now = new Date()): EventEnvelope<T> {
+  return {
+    id: newId(ID_PREFIX.event, now.getTime()),
+    object: 'event',
+    type: event.type,
+    api_version: event.api_version,
+    created: now.toISOString(),
+    workspace_id: event.workspace_id,
+    livemode: event.livemode,
+    data: event.previous_attributes
+      ? { object: event.object, previous_attributes: event.previous_attributes }
+      : { object: event.object },
+  };
+}
+
+/**
+ * Records an event in the outbox. Call it with the client of the transaction that makes the
+ * change, so the event exists if and only if the change does; the relay publishes it.
+ */
+export async function recordEvent<T>(tx: Queryable, event: NewEvent<T>): Promise<EventEnvelope<T>> {
+  const envelope = buildEnvelope(event);
+  await tx.query('INSERT INTO outbox (id, type, envelope) VALUES ($1, $2, $3)', [
+    envelope.id,
+    envelope.type,
+    JSON.stringify(envelope),
+  ]);
+  await tx.query('NOTIFY outbox');
+  return envelope;
+}
+
+/** Tables every service needs for the event bus: its outbox and the ids its consumers processed. */
+export const EVENT_BUS_MIGRATION = {
+  id: '0000_event_bus',
+  up: `
+    CREATE TABLE outbox (
+      seq bigserial PRIMARY KEY,
+      id text COLLATE "C" NOT NULL UNIQUE,
+      type text NOT NULL,
+      envelope json NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      published_at timestamptz
+    );
+    CREATE INDEX outbox_unpublished ON outbox (seq) WHERE published_at IS NULL;
+    CREATE TABLE processed_events (
+      consumer text NOT NULL,
+      event_id text COLLATE "C" NOT NULL,
+      processed_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (consumer, event_id)
+    );
+  `,
+};

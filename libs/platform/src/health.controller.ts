@@ -1,0 +1,65 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
+import { NatsConnection } from '@nats-io/transport-node';
+import { Pool } from 'pg';
+import { NATS_CONNECTION, PG_POOL } from './tokens';
+
+/** Liveness: the process answers. Readiness: its database and NATS answer too. */
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly indicators: HealthIndicatorService,
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+  ) {}
+
+  @Get('live')
+  @HealthCheck()
+  live() {
+    return this.health.check([]);
+  }
+
+  @Get('ready')
+  @HealthCheck()
+  ready() {
+    return this.health.check([() => this.database(), () => this.nats()]);
+  }
+
+  private async database() {
+    const check = this.indicators.check('database');
+    try {
+      await withDeadline(this.pool.query('SELECT 1'), 1500);
+      return check.up();
+    } catch (err) {
+      return check.down({ message: (err as Error).message });
+    }
+  }
+
+  private async nats() {
+    const check = this.indicators.check('nats');
+    try {
+      if (this.nc.isClosed()) throw new Error('connection closed');
+      await withDeadline(this.nc.flush(), 1500);
+      return check.up();
+    } catch (err) {
+      return check.down({ message: (err as Error).message });
+    }
+  }
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}

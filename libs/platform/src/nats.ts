@@ -1,0 +1,11 @@
+import { connect, NatsConnection } from '@nats-io/transport-node';
+
+export async function connectNats(url: string, name: string): Promise<NatsConnection> {
+  return connect({
+    servers: url,
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    waitOnFirstConnect: false,
+  });
+}

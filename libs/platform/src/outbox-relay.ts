@@ -1,0 +1,121 @@
+import { jetstream, JetStreamClient } from '@nats-io/jetstream';
+import { NatsConnection } from '@nats-io/transport-node';
+import { Client, Pool } from 'pg';
+import { Logger } from 'pino';
+import { eventSubject } from '@app/contracts';
+import { ensureEventsStream } from './jetstream';
+
+export interface RelayOptions {
+  batchSize?: number;
+  idlePollMs?: number;
+}
+
+/**
+ * Publishes outbox rows to JetStream in order of writing. A row is marked published only after
+ * JetStream acknowledged it, and every message carries `Nats-Msg-Id` = event id, so a relay
+ * killed between the two steps republishes rows that the stream then drops as duplicates.
+ * Replicas share the work with `FOR UPDATE SKIP LOCKED`.
+ */
+export class OutboxRelay {
+  private js?: JetStreamClient;
+  private running = false;
+  private loop?: Promise<void>;
+  private listener?: Client;
+  private wake?: () => void;
+  private readonly batchSize: number;
+  private readonly idlePollMs: number;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly nc: NatsConnection,
+    private readonly databaseUrl: string,
+    private readonly log: Logger,
+    options: RelayOptions = {},
+  ) {
+    this.batchSize = options.batchSize ?? 200;
+    this.idlePollMs = options.idlePollMs ?? 1000;
+  }
+
+  async start(): Promise<void> {
+    await ensureEventsStream(this.nc);
+    this.js = jetstream(this.nc);
+    this.running = true;
+    await this.listen();
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  /** Publishes one batch; returns how many events it published. */
+  async publishBatch(): Promise<number> {
+    if (!this.js) this.js = jetstream(this.nc);
+    const js = this.js;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ seq: string; id: string; type: string; envelope: string }>(
+        `SELECT seq, id, type, envelope::text AS envelope FROM outbox
+          WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.batchSize],
+      );
+      if (rows.length > 0) {
+        await Promise.all(rows.map((row) => js.publish(eventSubject(row.type), row.envelope, { msgID: row.id })));
+        await client.query('UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])', [rows.map((r) => r.seq)]);
+      }
+      await client.query('COMMIT');
+      return rows.length;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async listen(): Promise<void> {
+    const listener = new Client({ connectionString: this.databaseUrl });
+    listener.on('error', () => undefined);
+    listener.on('notification', () => this.wake?.());
+    try {
+      await listener.connect();
+      await listener.query('LISTEN outbox');
+      this.listener = listener;
+    } catch (err) {
+      this.log.warn({ err }, 'outbox relay: LISTEN failed, falling back to polling');
+    }
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    let lastCleanup = 0;
+    while (this.running) {
+      let published = 0;
+      try {
+        published = await this.publishBatch();
+        failures = 0;
+        if (Date.now() - lastCleanup > 10 * 60 * 1000) {
+          lastCleanup = Date.now();
+          await this.pool.query(`DELETE FROM outbox WHERE published_at < now() - interval '3 days'`);
+        }
+      } catch (err) {
+        failures++;
+        this.log.warn({ err: (err as Error).message, failures }, 'outbox relay: publish failed, will retry');
+      }
+      if (published >= this.batchSize) continue;
+      const wait = failures > 0 ? Math.min(200 * 2 ** failures, 5000) : this.idlePollMs;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+  }
+}

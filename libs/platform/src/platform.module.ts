@@ -1,0 +1,104 @@
+import {
+  BeforeApplicationShutdown, DynamicModule, Global, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown, Provider,
+} from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
+import { NatsConnection } from '@nats-io/transport-node';
+import { Pool } from 'pg';
+import { ServiceConfig } from './config';
+import { createPool } from './db';
+import { ConsumerSpec, EventConsumer } from './event-consumer';
+import { HealthController } from './health.controller';
+import { collectProcessMetrics, gauge } from './metrics';
+import { MetricsController } from './metrics.controller';
+import { pingControllerFor } from './ping.controller';
+import { rootLogger } from './logger';
+import { connectNats } from './nats';
+import { OutboxRelay } from './outbox-relay';
+import { RpcObserverInterceptor } from './rpc-observer.interceptor';
+import { shutdownTracing } from './tracing';
+import { EVENT_CONSUMERS, NATS_CONNECTION, PG_POOL, SERVICE_CONFIG } from './tokens';
+
+export interface PlatformOptions {
+  /** Run the outbox relay in this process (default true). */
+  relay?: boolean;
+  consumers?: ConsumerSpec[];
+}
+
+/**
+ * Runtime plumbing every service shares: its PostgreSQL pool, a NATS connection, the outbox
+ * relay, durable event consumers, and the health endpoints.
+ */
+@Global()
+@Module({})
+export class PlatformModule implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  private relay?: OutboxRelay;
+  private readonly consumers: EventConsumer[] = [];
+
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig & PlatformOptions,
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(EVENT_CONSUMERS) private readonly consumerSpecs: ConsumerSpec[],
+  ) {}
+
+  static forService(config: ServiceConfig, options: PlatformOptions = {}): DynamicModule {
+    const providers: Provider[] = [
+      { provide: SERVICE_CONFIG, useValue: { ...config, ...options } },
+      { provide: PG_POOL, useFactory: () => createPool(config.databaseUrl) },
+      { provide: NATS_CONNECTION, useFactory: () => connectNats(config.natsUrl, config.service) },
+      { provide: EVENT_CONSUMERS, useValue: options.consumers ?? [] },
+      { provide: APP_INTERCEPTOR, useClass: RpcObserverInterceptor },
+    ];
+    collectProcessMetrics(config.service);
+    return {
+      module: PlatformModule,
+      imports: [TerminusModule.forRoot({ gracefulShutdownTimeoutMs: 0 })],
+      controllers: [HealthController, MetricsController, ...(config.service === 'gateway' ? [] : [pingControllerFor(config.service)])],
+      providers,
+      exports: [PG_POOL, NATS_CONNECTION, SERVICE_CONFIG],
+    };
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const log = rootLogger(this.config.service);
+    this.observeOutbox();
+    if (this.config.relay !== false) {
+      this.relay = new OutboxRelay(this.pool, this.nc, this.config.databaseUrl, log);
+      await this.relay.start();
+    }
+    for (const spec of this.consumerSpecs) {
+      const consumer = new EventConsumer(this.nc, this.pool, spec, log);
+      await consumer.start();
+      this.consumers.push(consumer);
+    }
+  }
+
+  /** Outbox lag, read from the database when Prometheus scrapes. */
+  private observeOutbox(): void {
+    const pool = this.pool;
+    gauge('outbox_pending_events', 'Events written to the outbox and not yet published to JetStream', [], async function collect() {
+      try {
+        const { rows } = await pool.query<{ n: string; age: number | null }>(
+          'SELECT count(*) AS n, extract(epoch FROM now() - min(created_at))::float8 AS age FROM outbox WHERE published_at IS NULL',
+        );
+        this.set(Number(rows[0].n));
+        oldest.set(rows[0].age ?? 0);
+      } catch {
+        // the database is down: readiness says so; the last values stand
+      }
+    });
+    const oldest = gauge('outbox_oldest_pending_seconds', 'Age of the oldest unpublished outbox event', []);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.consumers.map((c) => c.stop()));
+    await this.relay?.stop();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await shutdownTracing();
+    await this.nc.drain().catch(() => undefined);
+    await this.pool.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,86 @@
+import { TestMesh } from '../harness';
+import { createLead } from '../support/leads';
+import { expectApiError } from './gateway-assertions';
+
+describe('companies', () => {
+  let mesh: TestMesh;
+  let key: string;
+  let otherKey: string;
+  let workspaceId: string;
+
+  beforeAll(async () => {
+    mesh = await TestMesh.start(['gateway', 'crm']);
+    const [mine, other] = await Promise.all([mesh.workspace(), mesh.workspace()]);
+    key = mine.key;
+    workspaceId = mine.workspace.id;
+    otherKey = other.key;
+  });
+  afterAll(() => mesh?.close());
+
+  const company = async (id: string, k = key) => mesh.request('GET', `/companies/${id}`, { key: k });
+
+  it('matches leads to one company by normalised domain, with an exact lead_count', async () => {
+    const a = await createLead(mesh, key, { full_name: 'A One', company_name: 'Acme Corp', company_domain: 'https://www.Acme.com/about', source_url: 'https://acme.com/team' });
+    const b = await createLead(mesh, key, { full_name: 'B Two', company_domain: 'ACME.COM.' });
+    const c = await createLead(mesh, key, { full_name: 'C Three', company_domain: 'http://acme.com:8080' });
+    expect(a.company_id).toMatch(/^co_/);
+    expect(b.company_id).toBe(a.company_id);
+    expect(c.company_id).toBe(a.company_id);
+    expect(b.company_name).toBe('Acme Corp');
+
+    const res = await company(a.company_id);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: a.company_id, object: 'company', name: 'Acme Corp', domain: 'acme.com', lead_count: 3 });
+    for (const field of ['industry', 'size', 'country', 'city', 'description']) expect(res.body).toHaveProperty(field, null);
+    expect(res.body.sources).toEqual([expect.objectContaining({ field: 'company_name', value: 'Acme Corp', provider: 'api', source_url: 'https://acme.com/team' })]);
+
+    expect((await mesh.request('DELETE', `/leads/${b.id}`, { key })).status).toBe(200);
+    expect((await company(a.company_id)).body.lead_count).toBe(2);
+  });
+
+  it('matches by name, case-insensitively, when no domain is given', async () => {
+    const a = await createLead(mesh, key, { full_name: 'N One', company_name: 'Initech' });
+    const b = await createLead(mesh, key, { full_name: 'N Two', company_name: 'INITECH' });
+    expect(b.company_id).toBe(a.company_id);
+    expect((await company(a.company_id)).body).toMatchObject({ name: 'Initech', domain: null, lead_count: 2 });
+  });
+
+  it('keeps lead_count exact under concurrent creates', async () => {
+    const leads = await Promise.all(Array.from({ length: 15 }, (_, i) => createLead(mesh, key, { full_name: `Busy ${i}`, company_domain: 'busy.example' })));
+    expect(new Set(leads.map((l) => l.company_id)).size).toBe(1);
+    expect((await company(leads[0].company_id)).body.lead_count).toBe(15);
+  });
+
+  it('lists newest first with q on name or domain, country, and pagination', async () => {
+    const globex = await createLead(mesh, key, { full_name: 'G', company_name: 'Globex', company_domain: 'globex.example' });
+    await mesh.query('crm', `UPDATE companies SET country = 'DE' WHERE id = $1`, [globex.company_id]);
+    const all = await mesh.request('GET', '/companies', { key });
+    expect(all.status).toBe(200);
+    expect(all.body.object).toBe('list');
+    const ids = all.body.data.map((c: any) => c.id);
+    expect([...ids].sort().reverse()).toEqual(ids);
+    expect(ids[0]).toBe(globex.company_id);
+
+    expect((await mesh.request('GET', '/companies?q=GLOBEX', { key })).body.data.map((c: any) => c.id)).toEqual([globex.company_id]);
+    expect((await mesh.request('GET', '/companies?q=globex.exa', { key })).body.data.map((c: any) => c.id)).toEqual([globex.company_id]);
+    expect((await mesh.request('GET', '/companies?q=%25', { key })).body.data).toEqual([]);
+    expect((await mesh.request('GET', '/companies?country=de', { key })).body.data.map((c: any) => c.id)).toEqual([globex.company_id]);
+
+    const first = await mesh.request('GET', '/companies?limit=1', { key });
+    expect(first.body).toMatchObject({ has_more: true });
+    const second = await mesh.request('GET', `/companies?limit=1&starting_after=${first.body.next_cursor}`, { key });
+    expect(second.body.data[0].id).toBe(ids[1]);
+  });
+
+  it('rejects bad filters with 400 naming them, and unknown or foreign ids with 404', async () => {
+    expectApiError(await mesh.request('GET', '/companies?country=XYZ', { key }), 400, 'invalid_request', 'country');
+    expectApiError(await mesh.request('GET', '/companies?limit=101', { key }), 400, 'invalid_request', 'limit');
+    expectApiError(await mesh.request('GET', '/companies?starting_after=garbage', { key }), 400, 'invalid_request', 'starting_after');
+    expectApiError(await mesh.request('GET', '/companies?industry=x', { key }), 400, 'invalid_request', 'industry');
+    expectApiError(await company('co_unknown'), 404, 'not_found', 'id');
+    const mine = await createLead(mesh, key, { full_name: 'Mine', company_domain: 'mine.example' });
+    expectApiError(await company(mine.company_id, otherKey), 404, 'not_found', 'id');
+    const [{ n }] = await mesh.query('crm', 'SELECT count(*)::int AS n FROM companies WHERE workspace_id = $1', [workspaceId]);
+    expect(n).toBeGreaterThan(0);
+  });
+});

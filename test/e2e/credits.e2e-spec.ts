@@ -1,0 +1,109 @@
+import { SUBJECTS } from '@app/contracts';
+import { TestMesh } from '../harness';
+import { waitFor } from '../../tools/mesh/processes';
+import { expectApiError } from './gateway-assertions';
+
+describe('credits', () => {
+  let mesh: TestMesh;
+
+  beforeAll(async () => {
+    mesh = await TestMesh.start(['gateway', 'billing'], { BILLING_PLAN_CREDITS: 'agency=100' });
+  });
+  afterAll(() => mesh?.close());
+
+  async function account(plan: number, pack: number) {
+    const workspace = await mesh.admin('workspace:create', '--name', 'credits', '--plan-credits', String(plan), '--pack-credits', String(pack));
+    const { key } = await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live');
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
+    return { ws: workspace.id as string, key: key as string };
+  }
+  const consume = (ws: string, ref: string, reason = 'search_page') => mesh.rpc(SUBJECTS.billing.creditsConsume, { workspace_id: ws }, { ref, reason });
+  const refund = (ws: string, ref: string) => mesh.rpc(SUBJECTS.billing.creditsRefund, { workspace_id: ws }, { ref, reason: 'reveal_failed' });
+  const ledgerSum = async (ws: string) =>
+    Number((await mesh.query('billing', 'SELECT coalesce(sum(amount), 0) AS s FROM ledger_entries WHERE workspace_id = $1', [ws]))[0].s);
+
+  it('GET /credits returns the balance with the newest ledger entries first', async () => {
+    const { ws, key } = await account(30, 5);
+    const res = await mesh.request('GET', '/credits', { key });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ object: 'credit_balance', plan: 'agency', balance: { plan: 30, pack: 5, total: 35 }, period_ends_at: expect.any(String) });
+    expect(res.body.ledger).toHaveLength(2);
+    for (const e of res.body.ledger) expect(Object.keys(e).sort()).toEqual(['amount', 'created_at', 'id', 'pool', 'reason', 'ref', 'type']);
+    for (let i = 0; i < 25; i++) expect((await consume(ws, `r${i}`)).err).toBeUndefined();
+    const after = await mesh.request('GET', '/credits', { key });
+    expect(after.body.ledger).toHaveLength(20);
+    expect(after.body.ledger[0]).toMatchObject({ type: 'consume', ref: 'r24', amount: -1, pool: 'plan', reason: 'search_page' });
+  });
+
+  it('spends plan credits before pack credits, applies a ref once and never goes negative', async () => {
+    const { ws, key } = await account(2, 1);
+    expect((await consume(ws, 'a')).response).toMatchObject({ applied: true, charged: 1, balance: { plan: 1, pack: 1, total: 2 } });
+    expect((await consume(ws, 'a')).response).toMatchObject({ applied: false, balance: { total: 2 } });
+    expect((await consume(ws, 'b')).response.balance).toEqual({ plan: 0, pack: 1, total: 1 });
+    expect((await consume(ws, 'c')).response.balance).toEqual({ plan: 0, pack: 0, total: 0 });
+    const rows = await mesh.query('billing', `SELECT ref, pool FROM ledger_entries WHERE workspace_id = $1 AND type = 'consume' ORDER BY ref`, [ws]);
+    expect(rows).toEqual([{ ref: 'a', pool: 'plan' }, { ref: 'b', pool: 'plan' }, { ref: 'c', pool: 'pack' }]);
+    expect((await consume(ws, 'd')).err).toMatchObject({ code: 'insufficient_credits' });
+    expect((await mesh.request('GET', '/credits', { key })).body.balance.total).toBe(0);
+    expect(await ledgerSum(ws)).toBe(0);
+  });
+
+  it('charges exactly the balance under concurrent consumes', async () => {
+    const { ws } = await account(7, 3);
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => consume(ws, `c${i}`)));
+    expect(results.filter((r) => r.response?.applied)).toHaveLength(10);
+    expect(results.filter((r) => r.err?.code === 'insufficient_credits')).toHaveLength(30);
+    expect(await ledgerSum(ws)).toBe(0);
+  });
+
+  it('refunds a consume once, into the pool it came from', async () => {
+    const { ws } = await account(1, 1);
+    await consume(ws, 'x');
+    await consume(ws, 'y');
+    expect((await refund(ws, 'y')).response).toEqual({ applied: true, refunded: 1 });
+    expect((await refund(ws, 'y')).response).toEqual({ applied: false, refunded: 0 });
+    expect((await refund(ws, 'never')).response).toEqual({ applied: false, refunded: 0 });
+    const [acc] = await mesh.query('billing', 'SELECT plan_balance, pack_balance FROM credit_accounts WHERE workspace_id = $1', [ws]);
+    expect(acc).toEqual({ plan_balance: 0, pack_balance: 1 });
+    expect(await ledgerSum(ws)).toBe(1);
+  });
+
+  it('credits:grant adds to a pool; credits:renew expires the plan pool and grants the monthly credits', async () => {
+    const { ws, key } = await account(30, 0);
+    const granted = await mesh.admin('credits:grant', '--workspace', ws, '--pool', 'pack', '--amount', '2000');
+    expect(granted.balance).toEqual({ plan: 30, pack: 2000, total: 2030 });
+    expect(granted.ledger[0]).toMatchObject({ type: 'purchase', amount: 2000, reason: 'pack_2000', pool: 'pack' });
+    await mesh.admin('credits:grant', '--workspace', ws, '--pool', 'plan', '--amount', '5', '--reason', 'goodwill');
+    const before = (await mesh.request('GET', '/credits', { key })).body;
+    const renewed = await mesh.admin('credits:renew', '--workspace', ws);
+    expect(renewed.balance).toEqual({ plan: 100, pack: 2000, total: 2100 });
+    expect(renewed.ledger.slice(0, 2)).toEqual([
+      expect.objectContaining({ type: 'grant', amount: 100, reason: 'plan_renewal', pool: 'plan' }),
+      expect.objectContaining({ type: 'expire', amount: -35, reason: 'plan_renewal', pool: 'plan' }),
+    ]);
+    expect(new Date(renewed.period_ends_at).getTime()).toBeGreaterThan(new Date(before.period_ends_at).getTime());
+    expect(await ledgerSum(ws)).toBe(2100);
+    const bad = await mesh.adminRaw(['credits:grant', '--workspace', ws, '--pool', 'gold', '--amount', '1']);
+    expect(bad.code).not.toBe(0);
+  });
+
+  it('emits credits.low once per period when the total drops below 10% of the monthly credits', async () => {
+    const { ws } = await account(12, 0);
+    const lows = async () => mesh.query('billing', `SELECT envelope FROM outbox WHERE type = 'credits.low' AND envelope->>'workspace_id' = $1`, [ws]);
+    await consume(ws, 'l1');
+    await consume(ws, 'l2');
+    expect(await lows()).toHaveLength(0); // 10 left: not below 10
+    await consume(ws, 'l3');
+    await consume(ws, 'l4');
+    const sent = await lows();
+    expect(sent).toHaveLength(1);
+    expect(sent[0].envelope.data.object).toMatchObject({ object: 'credit_balance', balance: { total: 9 } });
+    await mesh.admin('credits:renew', '--workspace', ws);
+    for (let i = 0; i < 95; i++) await consume(ws, `m${i}`);
+    expect(await lows()).toHaveLength(2);
+  });
+
+  it('GET /credits needs a key', async () => {
+    expectApiError(await mesh.request('GET', '/credits'), 401, 'authentication_failed');
+  });
+});

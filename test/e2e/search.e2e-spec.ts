@@ -1,0 +1,175 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TestMesh } from '../harness';
+import { waitFor } from '../../tools/mesh/processes';
+import { expectApiError } from './gateway-assertions';
+
+describe('search', () => {
+  let mesh: TestMesh;
+  let live: { ws: string; key: string };
+  let test: string;
+
+  async function account(plan: number, lenses?: string) {
+    const args = ['workspace:create', '--name', 'search', '--plan-credits', String(plan)];
+    if (lenses) args.push('--lenses', lenses);
+    const workspace = await mesh.admin(...args);
+    const { key } = await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live');
+    const { key: testKey } = await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'test');
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
+    return { ws: workspace.id as string, key: key as string, testKey: testKey as string };
+  }
+  const total = async (key: string) => (await mesh.request('GET', '/credits', { key })).body.balance.total as number;
+  const search = (key: string, qs: string) => mesh.request('GET', `/search?${qs}`, { key });
+
+  beforeAll(async () => {
+    mesh = await TestMesh.start(['gateway', 'billing', 'search'], { SEARCH_REFUND_RETRY_MS: '500' });
+    const seeded = await mesh.admin('search:seed', '--count', '4000');
+    expect(seeded).toMatchObject({ inserted: 4000, total: 4000 });
+    const a = await account(1000);
+    live = { ws: a.ws, key: a.key };
+    test = a.testKey;
+  });
+  afterAll(() => mesh?.close());
+
+  it('returns 25 masked hits a page, has_more, and charges 1 credit on a live key', async () => {
+    const before = await total(live.key);
+    const res = await search(live.key, 'lens=investors');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ object: 'search_results', lens: 'investors', query: '', page: 1, per_page: 25, has_more: true, credits_charged: 1, livemode: true });
+    expect(res.body.data).toHaveLength(25);
+    for (const hit of res.body.data) {
+      expect(hit.entity_id).toMatch(/^ent_/);
+      expect(hit).not.toHaveProperty('email');
+      expect(hit).not.toHaveProperty('phone');
+      if (hit.email_masked) expect(hit.email_masked).toMatch(/^[a-z]\*\*\*@[a-z0-9.]+$/);
+      expect(hit.revealed).toBe(false);
+      expect(hit.match_score).toBeNull();
+      expect(hit.details).toEqual(expect.objectContaining({ stages: expect.any(Array), sectors: expect.any(Array), check_size_usd: { min: expect.any(Number), max: expect.any(Number) }, last_filing_at: expect.any(String) }));
+      expect(hit.sources[0]).toEqual(expect.objectContaining({ provider: 'sec_edgar', source_url: expect.stringMatching(/^https:/), fetched_at: expect.any(String) }));
+    }
+    expect(res.body.data.some((h: any) => h.email_masked)).toBe(true);
+    expect(await total(live.key)).toBe(before - 1);
+    const ledger = (await mesh.request('GET', '/credits', { key: live.key })).body.ledger;
+    expect(ledger[0]).toMatchObject({ type: 'consume', amount: -1, reason: 'search_page', ref: expect.stringMatching(/^search:req_/) });
+  });
+
+  it('details per lens', async () => {
+    const r = (await search(live.key, 'lens=researchers')).body.data[0];
+    expect(r.details).toEqual(expect.objectContaining({ topics: expect.any(Array), works_count: expect.any(Number), orcid: expect.any(String) }));
+    const g = (await search(live.key, 'lens=grants')).body.data[0];
+    expect(g.details).toEqual(expect.objectContaining({ agency: expect.any(String), amount: expect.any(Number), deadline: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) }));
+    expect(g.match_score).toBeNull();
+  });
+
+  it('applies free text and filters of the lens', async () => {
+    const res = await search(live.key, 'lens=investors&q=fintech&filters[stage]=seed&filters[check_min]=500000');
+    expect(res.status).toBe(200);
+    expect(res.body.data.length).toBeGreaterThan(0);
+    for (const hit of res.body.data) {
+      expect(hit.details.stages).toContain('seed');
+      expect(hit.details.check_size_usd.max).toBeGreaterThanOrEqual(500000);
+    }
+    const two = await search(live.key, 'lens=leads&filters[country]=DE&filters[country]=FR');
+    expect(two.body.data.length).toBeGreaterThan(0);
+    for (const hit of two.body.data) expect(hit.location).toMatch(/, (DE|FR)$/);
+    const name = two.body.data[0].name;
+    const byName = await search(live.key, `lens=leads&q=${encodeURIComponent(name)}`);
+    expect(byName.body.data.map((h: any) => h.name)).toContain(name);
+    const grants = await search(live.key, 'lens=grants&filters[agency]=NIH&filters[deadline_before]=2026-06-01');
+    for (const hit of grants.body.data) {
+      expect(hit.details.agency).toBe('NIH');
+      expect(hit.details.deadline < '2026-06-01').toBe(true);
+    }
+    const works = await search(live.key, 'lens=researchers&filters[min_works]=300&filters[region]=europe');
+    for (const hit of works.body.data) expect(hit.details.works_count).toBeGreaterThanOrEqual(300);
+  });
+
+  it('pages 1..40 without overlap; page 41 and other bad input are 400 naming the parameter', async () => {
+    const p1 = await search(live.key, 'lens=leads&page=1');
+    const p2 = await search(live.key, 'lens=leads&page=2');
+    const ids1 = new Set(p1.body.data.map((h: any) => h.entity_id));
+    expect(p2.body.data.some((h: any) => ids1.has(h.entity_id))).toBe(false);
+    const p40 = await search(live.key, 'lens=leads&page=40');
+    expect(p40.status).toBe(200);
+    expect(p40.body.data).toHaveLength(25);
+    const before = await total(live.key);
+    expectApiError(await search(live.key, 'lens=leads&page=41'), 400, 'invalid_request', 'page');
+    expectApiError(await search(live.key, 'lens=leads&page=0'), 400, 'invalid_request', 'page');
+    expectApiError(await search(live.key, 'q=x'), 400, 'invalid_request', 'lens');
+    expectApiError(await search(live.key, 'lens=planets'), 400, 'invalid_request', 'lens');
+    expectApiError(await search(live.key, `lens=leads&q=${'a'.repeat(201)}`), 400, 'invalid_request', 'q');
+    expectApiError(await search(live.key, 'lens=leads&filters[stage]=seed'), 400, 'invalid_request', 'filters[stage]');
+    expectApiError(await search(live.key, 'lens=investors&filters[stage]=series_z'), 400, 'invalid_request', 'filters[stage]');
+    expectApiError(await search(live.key, 'lens=investors&filters[check_min]=-5'), 400, 'invalid_request', 'filters[check_min]');
+    expectApiError(await search(live.key, 'lens=grants&filters[deadline_before]=2026-02-30'), 400, 'invalid_request', 'filters[deadline_before]');
+    expectApiError(await search(live.key, 'lens=leads&sort=name'), 400, 'invalid_request', 'sort');
+    expect(await total(live.key)).toBe(before);
+  });
+
+  it('test keys: page 1 free with livemode false, later pages 400', async () => {
+    const before = await total(live.key);
+    const res = await search(test, 'lens=grants');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ credits_charged: 0, livemode: false, page: 1 });
+    expectApiError(await search(test, 'lens=grants&page=2'), 400, 'invalid_request', 'page');
+    expect(await total(live.key)).toBe(before);
+  });
+
+  it('402 insufficient_credits charges nothing; a lens off the plan is 403', async () => {
+    const poor = await account(0, 'leads,grants');
+    expectApiError(await search(poor.key, 'lens=leads'), 402, 'insufficient_credits');
+    expect(await mesh.query('billing', 'SELECT 1 FROM ledger_entries WHERE workspace_id = $1', [poor.ws])).toEqual([]);
+    expectApiError(await search(poor.key, 'lens=investors'), 403, 'permission_denied', 'lens');
+  });
+
+  it('investors carry match_score 0..100 against the opportunity profile', async () => {
+    const file = join(tmpdir(), `profile-${Date.now()}.json`);
+    writeFileSync(file, JSON.stringify({ sectors: ['fintech'], stage: 'seed', amount_usd: 1_000_000, location: 'San Francisco' }));
+    expect(await mesh.admin('profile:set', '--workspace', live.ws, '--file', file)).toMatchObject({ stage: 'seed' });
+    const res = await search(live.key, 'lens=investors&filters[sector]=fintech&filters[stage]=seed');
+    for (const hit of res.body.data) {
+      expect(hit.match_score).toBeGreaterThanOrEqual(65);
+      expect(hit.match_score).toBeLessThanOrEqual(100);
+    }
+    const leads = await search(live.key, 'lens=leads');
+    expect(leads.body.data[0].match_score).toBeNull();
+  });
+
+  it('ingest reads each provider file and re-runs update the same entities; search:seed --if-empty skips a filled index', async () => {
+    const files: [string, string][] = [
+      ['openalex', 'openalex-authors.json'], ['openalex', 'openalex-institutions.json'], ['orcid', 'orcid-record.json'],
+      ['sec_edgar', 'sec-edgar-form-d-primary_doc.xml'], ['nih_reporter', 'nih-reporter-projects.json'], ['nsf_awards', 'nsf-awards.json'],
+      ['grants_gov', 'grants-gov-extract.xml'], ['opencorporates', 'opencorporates-companies.json'],
+    ];
+    for (const [provider, file] of files) {
+      const first = await mesh.admin('ingest', '--provider', provider, '--file', join(__dirname, '../../apps/search/samples', file));
+      expect(first.inserted).toBe(first.records);
+      if (provider !== 'sec_edgar' && provider !== 'grants_gov') continue; // a re-run of two formats is enough to prove idempotency
+      const again = await mesh.admin('ingest', '--provider', provider, '--file', join(__dirname, '../../apps/search/samples', file));
+      expect(again).toMatchObject({ inserted: 0, updated: first.records });
+    }
+    const fund = await search(live.key, 'lens=investors&q=Harbor%20Peak&filters[type]=vc');
+    expect(fund.body.data[0]).toMatchObject({ name: 'Harbor Peak Ventures Fund II, L.P.', person_name: 'Maria Alvarez', phone_masked: '+1415***0142' });
+    expect(fund.body.data[0].sources[0]).toMatchObject({ provider: 'sec_edgar', source_url: expect.stringContaining('sec.gov') });
+    const grants = await search(live.key, 'lens=grants&filters[agency]=DOE&filters[mechanism]=cooperative_agreement&q=manufacturing');
+    expect(grants.body.data.map((h: any) => h.name)).toContain('Advanced Manufacturing Research Program');
+    expect(await mesh.admin('search:seed', '--count', '10', '--if-empty', 'true')).toMatchObject({ skipped: true });
+    const bad = await mesh.adminRaw(['ingest', '--provider', 'myspace', '--file', 'x']);
+    expect(bad.code).toBe(2);
+  });
+
+  it('saga: with billing stopped no page is returned and no credit is taken', async () => {
+    const before = Number((await mesh.query('billing', 'SELECT count(*) AS n FROM ledger_entries WHERE workspace_id = $1', [live.ws]))[0].n);
+    await mesh.stopApp('billing');
+    const res = await search(live.key, 'lens=leads');
+    expect(res.status).toBe(500);
+    expect(res.body.data).toBeUndefined();
+    expect(await mesh.query('search', 'SELECT ref FROM pending_refunds')).toHaveLength(1);
+    await mesh.startApp('billing');
+    await waitFor('queued refund retried', async () => (await mesh.query('search', 'SELECT ref FROM pending_refunds')).length === 0, 15_000);
+    const after = await mesh.query('billing', `SELECT type FROM ledger_entries WHERE workspace_id = $1 ORDER BY id`, [live.ws]);
+    expect(after).toHaveLength(before);
+    expect((await search(live.key, 'lens=leads')).status).toBe(200);
+  });
+});

@@ -1,0 +1,217 @@
+import { ChildProcess, execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, NatsConnection } from '@nats-io/transport-node';
+import { Client } from 'pg';
+import { RequestContext, ServiceName } from '@app/contracts';
+import { randomToken } from '@app/platform';
+import {
+  freePort, httpReady, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
+} from '../tools/mesh/processes';
+
+export const PG_SERVER_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: T;
+}
+
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A real mesh for one test file: its own nats-server (JetStream in a temp dir), databases
+ * under a unique prefix on the local PostgreSQL, and the chosen apps as child processes
+ * built from dist/. Nothing is mocked.
+ */
+export class TestMesh {
+  readonly apps = new Map<ServiceName, RunningApp>();
+  readonly logs = new Map<ServiceName, string[]>();
+  private nats?: ChildProcess;
+  private natsDir = '';
+  private clients: NatsConnection[] = [];
+
+  private constructor(
+    readonly env: NodeJS.ProcessEnv,
+    readonly natsPort: number,
+    readonly dbPrefix: string,
+  ) {}
+
+  static async start(apps: ServiceName[], extraEnv: Record<string, string> = {}): Promise<TestMesh> {
+    const natsPort = await freePort();
+    const dbPrefix = `t_${randomToken(8).toLowerCase()}_`;
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATABASE_URL: PG_SERVER_URL,
+      DB_PREFIX: dbPrefix,
+      NATS_URL: `nats://127.0.0.1:${natsPort}`,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL || 'warn',
+      ...extraEnv,
+    };
+    const mesh = new TestMesh(env, natsPort, dbPrefix);
+    mesh.natsDir = mkdtempSync(join(tmpdir(), 'mesh-nats-'));
+    mesh.nats = await startNatsServer(natsPort, mesh.natsDir);
+    try {
+      await Promise.all(apps.map((name) => mesh.startApp(name)));
+    } catch (err) {
+      await mesh.close();
+      throw err;
+    }
+    return mesh;
+  }
+
+  get natsUrl(): string {
+    return this.env.NATS_URL as string;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.apps.get('gateway')?.port}/api/v1`;
+  }
+
+  databaseUrl(service: ServiceName): string {
+    const url = new URL(PG_SERVER_URL);
+    url.pathname = `/${this.dbPrefix}${service}`;
+    return url.toString();
+  }
+
+  async startApp(name: ServiceName, port?: number): Promise<RunningApp> {
+    const log = this.logs.get(name) ?? [];
+    this.logs.set(name, log);
+    const app = spawnApp(name, this.env, port ?? this.apps.get(name)?.port ?? (await freePort()), (line) => {
+      log.push(line);
+      if (process.env.TEST_SHOW_LOGS) process.stderr.write(`[${name}] ${line}\n`);
+    });
+    this.apps.set(name, app);
+    const exitedEarly = app.exited.then((code) => {
+      throw new Error(`${name} exited with ${code} during start-up:\n${log.slice(-20).join('\n')}`);
+    });
+    await Promise.race([waitFor(`${name} readiness`, () => httpReady(app.port), 30_000), exitedEarly]);
+    exitedEarly.catch(() => undefined);
+    return app;
+  }
+
+  /** Graceful stop (SIGTERM); resolves with the exit code. */
+  async stopApp(name: ServiceName): Promise<number | null> {
+    const app = this.apps.get(name);
+    return app ? stopApp(app) : null;
+  }
+
+  /** SIGKILL: the process dies mid-work with no chance to clean up. */
+  async killApp(name: ServiceName): Promise<void> {
+    const app = this.apps.get(name);
+    if (!app || app.child.exitCode !== null) return;
+    app.child.kill('SIGKILL');
+    await app.exited;
+  }
+
+  /** Runs the admin CLI against this mesh; resolves with its JSON output. */
+  async admin(...args: string[]): Promise<any> {
+    const { code, stdout, stderr } = await this.adminRaw(args);
+    if (code !== 0) throw new Error(`admin ${args[0]} exited ${code}: ${stderr}`);
+    return JSON.parse(stdout);
+  }
+
+  adminRaw(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      execFile(process.execPath, [join(ROOT, 'dist/apps/admin/src/main.js'), ...args], { env: this.env, cwd: ROOT }, (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+      });
+    });
+  }
+
+  /** A fresh agency workspace with one live key (or whatever the options say). */
+  async workspace(options: { plan?: string; lenses?: string; mode?: 'live' | 'test' } = {}) {
+    const args = ['workspace:create', '--name', `ws-${randomToken(6)}`];
+    if (options.plan) args.push('--plan', options.plan);
+    if (options.lenses) args.push('--lenses', options.lenses);
+    const workspace = await this.admin(...args);
+    const key = await this.admin('key:create', '--workspace', workspace.id, '--mode', options.mode ?? 'live');
+    return { workspace, key: key.key as string, keyId: key.id as string };
+  }
+
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (options.key) headers.authorization = `Bearer ${options.key}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, body: parsed as T };
+  }
+
+  /** A NATS client on this mesh's server, closed with the mesh. */
+  async natsClient(): Promise<NatsConnection> {
+    const nc = await connect({ servers: this.natsUrl });
+    this.clients.push(nc);
+    return nc;
+  }
+
+  /** A request-reply call to a service, as the gateway makes it. */
+  async rpc<T = any>(subject: string, ctx: Partial<RequestContext>, body: unknown): Promise<{ response?: T; err?: any }> {
+    const nc = this.clients[0] ?? (await this.natsClient());
+    const reply = await nc.request(subject, JSON.stringify({ pattern: subject, data: { ctx: testContext(ctx), body }, id: randomToken(8) }), {
+      timeout: 5000,
+    });
+    const packet = reply.json<{ response?: T; err?: any }>();
+    return { response: packet.response, err: packet.err };
+  }
+
+  async query<R = any>(service: ServiceName, sql: string, params: unknown[] = []): Promise<R[]> {
+    const client = new Client({ connectionString: this.databaseUrl(service) });
+    await client.connect();
+    try {
+      return (await client.query(sql, params)).rows as R[];
+    } finally {
+      await client.end();
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.apps.values()].map((app) => stopApp(app, 3000)));
+    await Promise.all(this.clients.map((nc) => nc.close().catch(() => undefined)));
+    this.nats?.kill('SIGKILL');
+    rmSync(this.natsDir, { recursive: true, force: true });
+    const admin = new Client({ connectionString: PG_SERVER_URL });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${this.dbPrefix}%`]);
+      for (const row of rows) await admin.query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`);
+    } finally {
+      await admin.end();
+    }
+  }
+}
+
+export function testContext(overrides: Partial<RequestContext> = {}): RequestContext {
+  return {
+    request_id: `req_test${randomToken(8)}`,
+    workspace_id: 'ws_test',
+    key_id: 'key_test',
+    member_id: 'usr_test',
+    member_role: 'owner',
+    owner_id: 'usr_test',
+    mode: 'live',
+    livemode: true,
+    api_version: '2026-09-28',
+    plan: 'agency',
+    lenses: ['leads', 'investors', 'researchers', 'grants'],
+    ...overrides,
+  };
+}

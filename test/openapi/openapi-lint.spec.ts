@@ -1,0 +1,232 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { runInNewContext } from 'node:vm';
+import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
+import { CreateLeadDto, CreateTaskDto, ERROR_STATUS, ListLeadsQueryDto } from '@app/contracts';
+import { validateInput } from '../../apps/gateway/src/http/validation';
+import { docsPage } from '../../apps/gateway/src/openapi/docs-page';
+import { dtoToJsonSchema } from '../../apps/gateway/src/openapi/dto-schema';
+import { buildOpenApiDocument, discoverRoutes, toOpenApiPath } from '../../apps/gateway/src/openapi/generator';
+import { OPERATIONS } from '../../apps/gateway/src/openapi/operations';
+import { isPublicDocsUrl } from '../../apps/gateway/src/openapi/public-routes';
+import { gatewayControllers, gatewayDocument } from './openapi-document';
+
+const run = promisify(execFile);
+const ROOT = join(__dirname, '..', '..');
+const REDOCLY = join(ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
+
+interface LintReport {
+  totals: { errors: number; warnings: number };
+  problems: { ruleId: string; severity: string; message: string; location: { pointer?: string }[] }[];
+}
+
+/** Redocly CLI from node_modules, offline: no telemetry, no update check. */
+async function lint(document: unknown): Promise<LintReport> {
+  const dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
+  try {
+    const file = join(dir, 'openapi.json');
+    writeFileSync(file, JSON.stringify(document, null, 2));
+    const result = await run(process.execPath, [REDOCLY, 'lint', file, '--format=json', `--config=${join(__dirname, 'redocly.yaml')}`], {
+      cwd: dir,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', CI: 'true', NO_COLOR: '1' },
+      maxBuffer: 64 * 1024 * 1024,
+    }).catch((err: { stdout?: string; stderr?: string }) => ({ stdout: err.stdout ?? '', stderr: err.stderr ?? '' }));
+    const start = result.stdout.indexOf('{');
+    if (start < 0) throw new Error(`redocly printed no report:\n${result.stdout}\n${result.stderr}`);
+    return JSON.parse(result.stdout.slice(start, result.stdout.lastIndexOf('}') + 1)) as LintReport;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('OpenAPI document', () => {
+  const doc = gatewayDocument();
+
+  it('lints clean with Redocly CLI (recommended-strict: any problem fails)', async () => {
+    const report = await lint(doc);
+    const problems = report.problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location.map((l) => l.pointer).join(', ')}`);
+    expect(problems).toEqual([]);
+    expect(report.totals.errors).toBe(0);
+  }, 120_000);
+
+  it('a broken document does fail the lint (the check is live)', async () => {
+    const broken = JSON.parse(JSON.stringify(doc));
+    broken.paths['/leads'].get.responses['200'].content['application/json'].schema = { $ref: '#/components/schemas/Nope' };
+    delete broken.info.version;
+    const report = await lint(broken);
+    expect(report.totals.errors).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('is OpenAPI 3.1 served under /api/v1 with the Bearer scheme and the version of the spec', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/api/v1' })]);
+    expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([{ ApiKey: [] }]);
+    expect(doc.info.version).toBe('2026-09-28');
+    expect(doc.components.parameters.ServiceVersion).toMatchObject({ name: 'Service-Version', in: 'header' });
+    expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header', schema: { maxLength: 255 } });
+    expect(Object.keys(doc.components.headers).sort()).toEqual(
+      ['IdempotentReplayed', 'RateLimitLimit', 'RateLimitRemaining', 'RateLimitReset', 'RequestId', 'RetryAfter'].sort(),
+    );
+  });
+
+  it('documents every route of every gateway controller with its method (static check)', () => {
+    const routes = discoverRoutes(gatewayControllers()).filter((r) => r.path.startsWith('/api/v1/'));
+    expect(routes.length).toBeGreaterThan(15);
+    for (const route of routes) {
+      expect(doc.paths[toOpenApiPath(route.path)]?.[route.method.toLowerCase()]).toBeDefined();
+    }
+  });
+
+  it("every operation: summary, the spec's error statuses with the error object, Request-Id and RateLimit-* headers", () => {
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        const key = `${method.toUpperCase()} ${path}`;
+        expect(op.summary).toBeTruthy();
+        const statuses = Object.keys(op.responses).map(Number);
+        const spec = OPERATIONS[key];
+        if (spec) for (const status of spec.errors) expect({ key, status, has: statuses.includes(status) }).toEqual({ key, status, has: true });
+        const success = statuses.filter((s) => s < 300);
+        expect(success.length).toBeGreaterThan(0);
+        for (const status of success) {
+          expect(Object.keys(op.responses[status].headers)).toEqual(expect.arrayContaining(['Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
+        }
+        for (const status of statuses.filter((s) => s >= 400 && op.responses[s].$ref)) {
+          const name = op.responses[status].$ref.split('/').pop();
+          const response = doc.components.responses[name];
+          expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+          expect(response.content['application/json'].example.error.code).toBe(Object.entries(ERROR_STATUS).find(([, s]) => s === status)?.[0]);
+        }
+        if (op.security?.length === 0) continue;
+        expect(statuses).toEqual(expect.arrayContaining([401, 403, 429, 500]));
+        if (method === 'post') {
+          expect(op.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+          expect(Object.keys(op.responses[success[0]].headers)).toContain('Idempotent-Replayed');
+        }
+      }
+    }
+    expect(Object.keys(doc.components.responses.RateLimited.headers)).toContain('Retry-After');
+  });
+
+  it('request schemas come from the contracts DTOs the handlers validate with', () => {
+    expect(doc.paths['/leads'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateLeadDto' });
+    expect(doc.paths['/leads/{id}'].patch.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/UpdateLeadDto' });
+    expect(doc.paths['/tasks'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateTaskDto' });
+    const create = doc.components.schemas.CreateLeadDto;
+    expect(create.additionalProperties).toBe(false);
+    expect(create.properties.first_name).toMatchObject({ maxLength: 120 });
+    expect(create.properties.full_name).toMatchObject({ type: 'string' });
+    expect(create.properties.lens).toMatchObject({ enum: expect.arrayContaining(['leads', 'investors', 'researchers', 'grants']) });
+    expect(create.properties.tags).toMatchObject({ maxItems: 20, items: { type: 'string', maxLength: 100 } });
+    expect(create.properties.email).toMatchObject({ format: 'email' });
+    expect(create.required ?? []).not.toContain('full_name');
+    expect(doc.components.schemas.CreateExportDto).toMatchObject({
+      required: ['format'],
+      properties: { format: { enum: ['csv', 'json'] }, filter: { $ref: '#/components/schemas/ExportFilterDto' } },
+    });
+    expect(doc.components.schemas.CreateTaskDto.required).toContain('title');
+    expect(doc.paths['/suppressions'].post.requestBody.content['application/json'].schema).toMatchObject({
+      allOf: [{ $ref: '#/components/schemas/CreateSuppressionDto' }, { oneOf: [{ required: ['email'] }, { required: ['domain'] }] }],
+    });
+    // the query parameters of a list, with the common pagination
+    const names = doc.paths['/leads'].get.parameters.map((p: any) => p.name).filter(Boolean);
+    expect(names).toEqual(expect.arrayContaining(['limit', 'starting_after', 'lens', 'tag', 'stage_id', 'q', 'updated_since']));
+    expect(doc.paths['/leads'].get.parameters.find((p: any) => p.name === 'limit').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 25 });
+    expect(doc.paths['/leads/{id}'].get.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true });
+  });
+
+  it('the converter reads class-validator 0.15 metadata: optional, nullable and required fields', () => {
+    const schema = dtoToJsonSchema(CreateLeadDto, { register: () => ({}) }) as any;
+    expect(schema.properties.country).toMatchObject({ minLength: 2, maxLength: 2 });
+    expect(schema.properties.website.format).toBe('uri');
+  });
+
+  it('response schemas: every resource of the spec, list envelopes and the deletion envelope', () => {
+    for (const name of [
+      'Source', 'SearchResults', 'SearchHit', 'Reveal', 'Lead', 'StageRef', 'Company', 'Pipeline', 'Stage', 'Task', 'CreditBalance',
+      'LedgerEntry', 'WebhookEndpoint', 'Export', 'ExportFilter', 'DeletedObject', 'Error', 'Event',
+    ]) expect(doc.components.schemas[name]).toBeDefined();
+    expect(doc.paths['/leads'].get.responses['200'].content['application/json'].schema).toMatchObject({
+      properties: { object: { const: 'list' }, data: { items: { $ref: '#/components/schemas/Lead' } }, has_more: { type: 'boolean' } },
+      required: ['object', 'data', 'has_more', 'next_cursor'],
+    });
+    expect(doc.paths['/leads/{id}'].delete.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/DeletedObject' });
+    expect(doc.paths['/exports'].post.responses['202']).toBeDefined();
+    expect(doc.webhooks.event.post.parameters[0].name).toBe('Service-Signature');
+  });
+
+  it("the reference page's script renders every operation and schema of the document (stub DOM)", async () => {
+    const html = docsPage('openapi.json');
+    const script = html.split('<script>')[1].split('</script>')[0];
+    const elements = new Map<string, any>();
+    const element = (id: string) => {
+      if (!elements.has(id)) {
+        elements.set(id, { id, value: '', innerHTML: '', style: {}, addEventListener: () => undefined, querySelectorAll: () => [], scrollIntoView: () => undefined });
+      }
+      return elements.get(id);
+    };
+    let fetched = '';
+    const context = {
+      document: { getElementById: element },
+      sessionStorage: { getItem: () => null, setItem: () => undefined },
+      location: { hash: '' },
+      fetch: (url: string) => { fetched = url; return Promise.resolve({ json: () => Promise.resolve(doc) }); },
+    };
+    runInNewContext(script, context);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(fetched).toBe('openapi.json');
+    const main = element('main').innerHTML as string;
+    const toc = element('toc').innerHTML as string;
+    expect(main).not.toContain('Could not load');
+    for (const ops of Object.values<any>(doc.paths)) {
+      for (const op of Object.values<any>(ops)) {
+        expect(main).toContain(`id="${op.operationId}"`);
+        expect(toc).toContain(`href="#${op.operationId}"`);
+      }
+    }
+    for (const name of Object.keys(doc.components.schemas)) expect(main).toContain(`id="schema-${name}"`);
+    expect(main).toContain('<code>entity_id</code>');
+  });
+
+  it('a new controller is documented with no edit: its routes, its DTOs, generic responses where no resource schema is known', async () => {
+    @Controller('api/v1/widgets')
+    class WidgetsController {
+      @Get()
+      list(@Query() query: unknown) { return validateInput(ListLeadsQueryDto, query, 'query'); }
+
+      @Post()
+      create(@Body() body: unknown) { return validateInput(CreateTaskDto, body, 'body'); }
+
+      @Get(':id/parts/:part_id')
+      part(@Param('id') id: string) { return id; }
+
+      @Delete(':id')
+      remove(@Param('id') id: string) { return id; }
+    }
+    const widgets = buildOpenApiDocument([WidgetsController]) as any;
+    expect(Object.keys(widgets.paths).sort()).toEqual(['/widgets', '/widgets/{id}', '/widgets/{id}/parts/{part_id}']);
+    expect(widgets.paths['/widgets'].get.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['limit', 'lens', 'updated_since']));
+    expect(widgets.paths['/widgets'].get.responses['200'].content['application/json'].schema.properties.data.items).toEqual({ $ref: '#/components/schemas/GenericObject' });
+    expect(widgets.paths['/widgets'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateTaskDto' });
+    expect(Object.keys(widgets.paths['/widgets'].post.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '409', '429', '500']));
+    expect(widgets.paths['/widgets'].post.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+    expect(widgets.paths['/widgets/{id}/parts/{part_id}'].get.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name)).toEqual(['id', 'part_id']);
+    expect(widgets.paths['/widgets/{id}/parts/{part_id}'].get.responses['404']).toBeDefined();
+    expect(widgets.paths['/widgets/{id}'].delete.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/DeletedObject' });
+    const report = await lint(widgets);
+    expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
+  }, 120_000);
+
+  it('the documentation routes are public, and nothing else is', () => {
+    expect(doc.paths['/openapi.json'].get.security).toEqual([]);
+    expect(doc.paths['/docs'].get.security).toEqual([]);
+    expect(isPublicDocsUrl('/api/v1/openapi.json')).toBe(true);
+    expect(isPublicDocsUrl('/api/v1/docs?x=1')).toBe(true);
+    for (const url of ['/api/v1/docs/x', '/api/v1/openapi.jsonx', '/api/v1/leads', '/api/v1/docs/../leads', '/api/v1//docs']) {
+      expect(isPublicDocsUrl(url)).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,99 @@
+import { Pool } from 'pg';
+import pino from 'pino';
+import { EVENT_BUS_MIGRATION, EventConsumer, OutboxRelay, prepareDatabase, recordEvent, withTransaction, createPool } from '@app/platform';
+import { PG_SERVER_URL, TestMesh } from '../harness';
+
+const log = pino({ level: 'silent' });
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * The event bus end to end inside one process: outbox written in the change's transaction,
+ * relay to JetStream, a durable pull consumer with explicit ack recording processed ids.
+ */
+describe('outbox, relay and durable consumer', () => {
+  let mesh: TestMesh;
+  let pool: Pool;
+  let databaseUrl: string;
+
+  beforeAll(async () => {
+    mesh = await TestMesh.start([]);
+    const url = new URL(PG_SERVER_URL);
+    url.pathname = `/${mesh.dbPrefix}bus`;
+    databaseUrl = url.toString();
+    await prepareDatabase(databaseUrl, [
+      EVENT_BUS_MIGRATION,
+      { id: '0001_test', up: 'CREATE TABLE things (id text PRIMARY KEY); CREATE TABLE handled (event_id text, attempt int);' },
+    ]);
+    pool = createPool(databaseUrl, 4);
+  });
+  afterAll(async () => {
+    await pool?.end();
+    await mesh?.close();
+  });
+
+  async function change(id: string, fail = false) {
+    await withTransaction(pool, async (tx) => {
+      await tx.query('INSERT INTO things (id) VALUES ($1)', [id]);
+      await recordEvent(tx, { type: 'lead.created', workspace_id: 'ws_1', livemode: true, api_version: '2026-09-28', object: { id } });
+      if (fail) throw new Error('rolled back');
+    });
+  }
+
+  it('records the event only when the change commits, and delivers each event to the handler once', async () => {
+    const nc = await mesh.natsClient();
+    await change('a');
+    await expect(change('b', true)).rejects.toThrow('rolled back');
+    expect((await pool.query('SELECT id FROM things')).rows).toEqual([{ id: 'a' }]);
+    expect((await pool.query('SELECT count(*)::int AS n FROM outbox')).rows[0].n).toBe(1);
+
+    const relay = new OutboxRelay(pool, nc, databaseUrl, log);
+    await relay.start();
+    let failOnce = true;
+    const consumer = new EventConsumer(nc, pool, {
+      durable: 'test-consumer',
+      types: ['lead.created'],
+      handle: async (event, tx) => {
+        await tx.query('INSERT INTO handled (event_id, attempt) VALUES ($1, 1)', [event.id]);
+        if ((event.data.object as { id: string }).id === 'c' && failOnce) {
+          failOnce = false;
+          throw new Error('transient failure');
+        }
+      },
+    }, log);
+    await consumer.start();
+
+    await change('c');
+    for (let i = 0; i < 20; i++) await change(`bulk${i}`);
+    await waitUntil(async () => (await pool.query('SELECT count(*)::int AS n FROM handled')).rows[0].n === 22);
+
+    const rows = (await pool.query('SELECT event_id, count(*)::int AS n FROM handled GROUP BY event_id')).rows;
+    expect(rows).toHaveLength(22);
+    expect(rows.every((r) => r.n === 1)).toBe(true);
+    const envelope = (await pool.query(`SELECT envelope FROM outbox ORDER BY seq LIMIT 1`)).rows[0].envelope;
+    expect(envelope).toMatchObject({ object: 'event', type: 'lead.created', api_version: '2026-09-28', workspace_id: 'ws_1', livemode: true, data: { object: { id: 'a' } } });
+    expect(envelope.id).toMatch(/^evt_/);
+
+    // A second publication of an already processed event (e.g. after the dedupe window) is acked, not handled again.
+    await consumer.stop();
+    await pool.query('UPDATE outbox SET published_at = NULL WHERE seq = (SELECT min(seq) FROM outbox)');
+    const again = new EventConsumer(nc, pool, { durable: 'test-consumer', types: ['lead.created'], handle: async (event, tx) => {
+      await tx.query('INSERT INTO handled (event_id, attempt) VALUES ($1, 2)', [event.id]);
+    } }, log);
+    await again.start();
+    await relay.publishBatch();
+    await change('after-restart');
+    await waitUntil(async () => (await pool.query('SELECT count(*)::int AS n FROM handled WHERE attempt = 2')).rows[0].n === 1);
+    const second = (await pool.query('SELECT event_id FROM handled WHERE attempt = 2')).rows;
+    const afterId = (await pool.query(`SELECT id FROM outbox ORDER BY seq DESC LIMIT 1`)).rows[0].id;
+    expect(second).toEqual([{ event_id: afterId }]);
+    await again.stop();
+    await relay.stop();
+  });
+});

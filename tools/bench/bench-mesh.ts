@@ -1,0 +1,77 @@
+import { ChildProcess, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { ServiceName } from '@app/contracts';
+import { randomToken } from '@app/platform';
+import { findNatsServer, freePort, httpReady, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor } from '../mesh/processes';
+
+export const BENCH_PG = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A mesh of its own for a benchmark: nats-server, prefixed databases, the chosen apps. */
+export interface BenchMesh {
+  env: NodeJS.ProcessEnv;
+  apps: Map<ServiceName, RunningApp>;
+  apiBase: string;
+  databaseUrl(service: ServiceName): string;
+  admin(...args: string[]): any;
+  close(): Promise<void>;
+}
+
+export async function startBenchMesh(apps: ServiceName[], extraEnv: Record<string, string> = {}): Promise<BenchMesh> {
+  if (!findNatsServer()) throw new Error('nats-server is needed for the benchmark');
+  const natsPort = await freePort();
+  const natsDir = mkdtempSync(join(tmpdir(), 'bench-nats-'));
+  const nats: ChildProcess = await startNatsServer(natsPort, natsDir);
+  const prefix = `bench_${randomToken(6).toLowerCase()}_`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: BENCH_PG,
+    DB_PREFIX: prefix,
+    NATS_URL: `nats://127.0.0.1:${natsPort}`,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    ...extraEnv,
+  };
+  const running = new Map<ServiceName, RunningApp>();
+  const databaseUrl = (service: ServiceName) => {
+    const url = new URL(BENCH_PG);
+    url.pathname = `/${prefix}${service}`;
+    return url.toString();
+  };
+  const close = async () => {
+    await Promise.all([...running.values()].map((app) => stopApp(app, 3000)));
+    nats.kill('SIGKILL');
+    rmSync(natsDir, { recursive: true, force: true });
+    const admin = new Client({ connectionString: BENCH_PG });
+    await admin.connect();
+    const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${prefix}%`]);
+    for (const row of rows) await admin.query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`);
+    await admin.end();
+  };
+  try {
+    for (const name of apps) {
+      const app = spawnApp(name, env, await freePort(), 'ignore');
+      running.set(name, app);
+      await waitFor(name, () => httpReady(app.port), 30_000);
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return {
+    env,
+    apps: running,
+    apiBase: `http://127.0.0.1:${running.get('gateway')?.port}/api/v1`,
+    databaseUrl,
+    admin: (...args: string[]) =>
+      JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist/apps/admin/src/main.js'), ...args], { env, encoding: 'utf8' })),
+    close,
+  };
+}
+
+export function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}

@@ -1,0 +1,125 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { randomToken } from '@app/platform';
+import { freePort, ROOT, waitFor } from '../mesh/processes';
+import { startBenchMesh } from './bench-mesh';
+
+/**
+ * `npm run bench -- leads`: GET /leads/{id} and POST /leads through the whole mesh (gateway ->
+ * NATS -> crm -> PostgreSQL) and, in the same run, through a minimal Fastify + pg server on the
+ * same database. Prints req/s, p50 and p99 of each and the mesh/baseline ratio.
+ */
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 32);
+const DURATION_S = Number(process.env.BENCH_DURATION || 10);
+const SEED = 2000;
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+function run(options: autocannon.Options): Promise<Figures> {
+  return new Promise((resolve, reject) => {
+    autocannon(options, (err, result) => {
+      if (err) return reject(err);
+      resolve({
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        errors: result.errors + result.timeouts,
+        non2xx: result.non2xx,
+      });
+    });
+  });
+}
+
+export async function runLeadsBench(): Promise<void> {
+  const mesh = await startBenchMesh(['crm', 'gateway']);
+  let baseline: ChildProcess | undefined;
+  try {
+    const workspace = mesh.admin('workspace:create', '--name', 'bench');
+    const key = mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live').key as string;
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+
+    const ids: string[] = [];
+    for (let i = 0; i < SEED; i += 50) {
+      const batch = await Promise.all(
+        Array.from({ length: 50 }, (_, j) =>
+          fetch(`${mesh.apiBase}/leads`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ full_name: `Seed ${i + j}`, email: `seed${i + j}@bench.example`, company_domain: 'bench.example' }),
+          }).then((r) => r.json() as Promise<{ id: string }>),
+        ),
+      );
+      ids.push(...batch.map((lead) => lead.id));
+    }
+
+    const basePort = await freePort();
+    baseline = spawn(process.execPath, [join(ROOT, 'dist/tools/bench/baseline.js')], {
+      env: { ...mesh.env, PORT: String(basePort), BASELINE_DATABASE_URL: mesh.databaseUrl('crm'), BASELINE_WORKSPACE_ID: workspace.id },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await waitFor('baseline', async () => (await fetch(`http://127.0.0.1:${basePort}/leads/${ids[0]}`)).status === 200, 10_000);
+
+    const randomId = () => ids[Math.floor(Math.random() * ids.length)];
+    const read = (base: string): autocannon.Options => ({
+      url: base,
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+      headers,
+      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `${new URL(base).pathname}/leads/${randomId()}` }) }],
+    });
+    const write = (base: string, tag: string): autocannon.Options => ({
+      url: base,
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+      headers,
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (req) => ({
+            ...req,
+            path: `${new URL(base).pathname}/leads`,
+            body: JSON.stringify({ full_name: 'Bench Lead', email: `${tag}${randomToken(12)}@bench.example` }),
+          }),
+        },
+      ],
+    });
+
+    const meshBase = mesh.apiBase;
+    const baseBase = `http://127.0.0.1:${basePort}`;
+    // Warm both (JIT, pools, caches) before measuring.
+    await run({ ...read(meshBase), duration: 2 });
+    await run({ ...read(baseBase), duration: 2 });
+    const rows: [string, Figures, Figures][] = [
+      ['GET /leads/{id}', await run(read(meshBase)), await run(read(baseBase))],
+      ['POST /leads', await run(write(meshBase, 'm')), await run(write(baseBase, 'b'))],
+    ];
+
+    const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+    const out = [
+      `leads benchmark: ${CONNECTIONS} connections, ${DURATION_S} s per run, node ${process.version}, ${new Date().toISOString()}`,
+      line(['route', 'mesh req/s', 'mesh p50 ms', 'mesh p99 ms', 'baseline req/s', 'baseline p50 ms', 'baseline p99 ms', 'ratio (mesh/baseline)', 'mesh errors+non-2xx']),
+      line(['---', '---', '---', '---', '---', '---', '---', '---', '---']),
+      ...rows.map(([route, mesh, base]) =>
+        line([route, mesh.rps.toFixed(0), String(mesh.p50), String(mesh.p99), base.rps.toFixed(0), String(base.p50), String(base.p99),
+          (mesh.rps / base.rps).toFixed(2), String(mesh.errors + mesh.non2xx)]),
+      ),
+    ];
+    process.stdout.write(`${out.join('\n')}\n`);
+    const [, meshRead, baseRead] = rows[0];
+    process.stdout.write(
+      `goal: reads >= 0.5x baseline -> ${(meshRead.rps / baseRead.rps).toFixed(2)}x ${meshRead.rps / baseRead.rps >= 0.5 ? 'MET' : 'NOT MET'}; ` +
+        `mesh read p99 < 25 ms -> ${meshRead.p99} ms ${meshRead.p99 < 25 ? 'MET' : 'NOT MET'}\n`,
+    );
+  } finally {
+    baseline?.kill('SIGTERM');
+    await mesh.close();
+  }
+}

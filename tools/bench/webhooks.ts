@@ -1,0 +1,139 @@
+import { jetstream } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { Client } from 'pg';
+import { eventSubject } from '@app/contracts';
+import { newId } from '@app/platform';
+import { HttpsReceiver, ReceivedRequest, testCertificate } from '../webhooks/https-receiver';
+import { percentile, startBenchMesh } from './bench-mesh';
+
+const PACED_RATE = Number(process.env.BENCH_WEBHOOK_RATE || 1000);
+const PACED_SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS || 10);
+const BURST = Number(process.env.BENCH_WEBHOOK_BURST || 20_000);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+/**
+ * `npm run bench -- webhooks`: the gateway and the webhooks service with a local HTTPS receiver
+ * (self-signed certificate trusted through NODE_EXTRA_CA_CERTS). Events go straight into the
+ * JetStream stream as any service's outbox relay publishes them; latency is from the event's
+ * `created` to its arrival at the receiver (same machine, same clock).
+ * 1. paced: PACED_RATE events/s for PACED_SECONDS to one fast endpoint: deliveries/s, p50/p99.
+ * 2. burst: BURST events published at once: deliveries/s until the receiver has them all.
+ * 3. slow and fast: one endpoint answering after 9 s and one answering at once, both subscribed
+ *    to every event, 200 events/s for 10 s: the fast one's p99.
+ */
+export async function runWebhooksBench(): Promise<void> {
+  const cert = await testCertificate();
+  const receiver = await HttpsReceiver.start(cert);
+  const mesh = await startBenchMesh(['gateway', 'webhooks'], {
+    NODE_EXTRA_CA_CERTS: cert.caFile,
+    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
+  });
+  const nc = await connect({ servers: mesh.env.NATS_URL });
+  const js = jetstream(nc);
+  const pg = new Client({ connectionString: mesh.databaseUrl('webhooks') });
+  await pg.connect();
+  try {
+    const endpoint = (key: string, path: string) => {
+      return fetch(`${mesh.apiBase}/webhook_endpoints`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: receiver.url(path), events: ['*'] }),
+      }).then(async (r) => {
+        if (r.status !== 201) throw new Error(`POST /webhook_endpoints: ${r.status} ${await r.text()}`);
+      });
+    };
+    const workspace = (name: string) => {
+      const ws = mesh.admin('workspace:create', '--name', name);
+      return { id: ws.id as string, key: mesh.admin('key:create', '--workspace', ws.id, '--mode', 'live').key as string };
+    };
+    const publish = (workspaceId: string) => {
+      const id = newId('evt_');
+      const envelope = {
+        id, object: 'event', type: 'lead.created', api_version: '2026-09-28', created: new Date().toISOString(), workspace_id: workspaceId,
+        livemode: true, data: { object: { id: newId('lead_'), object: 'lead', full_name: 'Bench Lead', email: 'bench@example.com' } },
+      };
+      return js.publish(eventSubject('lead.created'), JSON.stringify(envelope), { msgID: id }).then(() => id);
+    };
+    const latencies = (path: string, from = 0) =>
+      receiver.at(path).slice(from).map((r: ReceivedRequest) => r.receivedAt - Date.parse(JSON.parse(r.rawBody).created));
+    const distinct = new Map<string, Set<string>>();
+    receiver.on((r) => {
+      const set = distinct.get(r.path) ?? new Set<string>();
+      set.add(JSON.parse(r.rawBody).id);
+      distinct.set(r.path, set);
+    });
+    const reset = () => {
+      receiver.received.length = 0;
+      distinct.clear();
+    };
+    const waitCount = async (path: string, n: number, timeoutMs: number) => {
+      const until = Date.now() + timeoutMs;
+      while ((distinct.get(path)?.size ?? 0) < n && Date.now() < until) await sleep(20);
+      return distinct.get(path)?.size ?? 0;
+    };
+    const paced = async (workspaceId: string, rate: number, seconds: number) => {
+      const total = rate * seconds;
+      const started = Date.now();
+      const pending: Promise<string>[] = [];
+      for (let i = 0; i < total; i++) {
+        const due = started + (i * 1000) / rate;
+        const wait = due - Date.now();
+        if (wait > 1) await sleep(wait);
+        pending.push(publish(workspaceId));
+      }
+      await Promise.all(pending);
+      return total;
+    };
+
+    // warm-up: connections, JIT, consumer
+    const main = workspace('bench-webhooks');
+    await endpoint(main.key, '/fast');
+    for (let i = 0; i < 200; i++) await publish(main.id);
+    await waitCount('/fast', 200, 30_000);
+    reset();
+
+    say(`webhooks: paced ${PACED_RATE} events/s for ${PACED_SECONDS} s to one HTTPS endpoint`);
+    let t0 = Date.now();
+    const sent = await paced(main.id, PACED_RATE, PACED_SECONDS);
+    let got = await waitCount('/fast', sent, 60_000);
+    let elapsed = (Math.max(...receiver.at('/fast').map((r) => r.receivedAt)) - t0) / 1000;
+    let lat = latencies('/fast');
+    say(`  sent ${sent}, received ${got} distinct (${receiver.at('/fast').length} requests), ${(got / elapsed).toFixed(0)} deliveries/s`);
+    say(`  event-to-delivery p50 ${percentile(lat, 50)} ms, p99 ${percentile(lat, 99)} ms, max ${Math.max(...lat)} ms`);
+    reset();
+
+    say(`webhooks: burst of ${BURST} events published at once`);
+    t0 = Date.now();
+    const ids: Promise<string>[] = [];
+    for (let i = 0; i < BURST; i++) ids.push(publish(main.id));
+    await Promise.all(ids);
+    const published = (Date.now() - t0) / 1000;
+    const probe = process.env.BENCH_WEBHOOK_PROBE ? setInterval(() => {
+      void pg.query(`SELECT count(*)::int AS rows, count(*) FILTER (WHERE status = 'succeeded')::int AS done FROM webhook_deliveries`)
+        .then(({ rows: r }) => say(`  +${((Date.now() - t0) / 1000).toFixed(0)} s: ${r[0].rows} delivery rows, ${r[0].done} succeeded, ${distinct.get('/fast')?.size ?? 0} received`));
+    }, 2000) : undefined;
+    got = await waitCount('/fast', BURST, 120_000);
+    clearInterval(probe);
+    elapsed = (Math.max(...receiver.at('/fast').map((r) => r.receivedAt)) - t0) / 1000;
+    say(`  published in ${published.toFixed(1)} s; received ${got} distinct of ${BURST} in ${elapsed.toFixed(1)} s: ${(got / elapsed).toFixed(0)} deliveries/s`);
+    reset();
+
+    say('webhooks: one receiver answering after 9 s, another at once; 200 events/s for 10 s to both');
+    receiver.respond('/slow', () => ({ status: 200, delayMs: 9000 }));
+    const mixed = workspace('bench-webhooks-mixed');
+    await endpoint(mixed.key, '/fast2');
+    await endpoint(mixed.key, '/slow');
+    const sent2 = await paced(mixed.id, 200, 10);
+    got = await waitCount('/fast2', sent2, 30_000);
+    lat = latencies('/fast2');
+    say(`  fast: received ${got} of ${sent2}, p50 ${percentile(lat, 50)} ms, p99 ${percentile(lat, 99)} ms; slow: ${receiver.at('/slow').length} requests answered or in flight so far`);
+  } finally {
+    await nc.close().catch(() => undefined);
+    await pg.end().catch(() => undefined);
+    await mesh.close();
+    await receiver.close();
+    cert.dispose();
+  }
+}

@@ -1,0 +1,124 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, Socket } from 'node:net';
+import { join } from 'node:path';
+import { SERVICE_NAMES, ServiceName } from '@app/contracts';
+import { DEFAULT_HTTP_PORTS } from '@app/platform';
+
+/** The repository root, whether this runs from tools/ (tests) or dist/tools/ (built). */
+function findRoot(dir: string): string {
+  return existsSync(join(dir, 'nest-cli.json')) ? dir : findRoot(join(dir, '..'));
+}
+export const ROOT = findRoot(__dirname);
+export const APPS: readonly ServiceName[] = SERVICE_NAMES;
+
+export function appEntry(name: ServiceName): string {
+  return join(ROOT, 'dist', 'apps', name, 'src', 'main.js');
+}
+
+export function portVariable(name: ServiceName): string {
+  return name === 'gateway' ? 'PORT' : `${name.toUpperCase()}_HTTP_PORT`;
+}
+
+export function defaultPort(name: ServiceName): number {
+  return DEFAULT_HTTP_PORTS[name];
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export function tcpAnswers(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('error', () => done(false));
+    socket.connect(port, host, () => done(true));
+  });
+}
+
+export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 100): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw new Error(`${what} not ready within ${timeoutMs} ms`);
+}
+
+export async function httpReady(port: number): Promise<boolean> {
+  const response = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(1000) });
+  return response.status === 200;
+}
+
+export interface RunningApp {
+  name: ServiceName;
+  port: number;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+export function spawnApp(
+  name: ServiceName,
+  env: NodeJS.ProcessEnv,
+  port: number,
+  output: 'inherit' | 'ignore' | ((line: string) => void) = 'inherit',
+): RunningApp {
+  const child = spawn(process.execPath, ['--enable-source-maps', appEntry(name)], {
+    cwd: ROOT,
+    env: { ...env, [portVariable(name)]: String(port) },
+    stdio: ['ignore', typeof output === 'function' ? 'pipe' : output, typeof output === 'function' ? 'pipe' : output],
+  });
+  if (typeof output === 'function') {
+    for (const stream of [child.stdout, child.stderr]) {
+      let buffer = '';
+      stream?.setEncoding('utf8');
+      stream?.on('data', (chunk: string) => {
+        buffer += chunk;
+        let newline: number;
+        while ((newline = buffer.indexOf('\n')) >= 0) {
+          output(buffer.slice(0, newline));
+          buffer = buffer.slice(newline + 1);
+        }
+      });
+    }
+  }
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { name, port, child, exited };
+}
+
+/** SIGTERM, then SIGKILL if the process has not gone within `graceMs`. */
+export async function stopApp(app: RunningApp, graceMs = 8000): Promise<number | null> {
+  if (app.child.exitCode !== null || app.child.signalCode !== null) return app.child.exitCode;
+  app.child.kill('SIGTERM');
+  const timer = setTimeout(() => app.child.kill('SIGKILL'), graceMs);
+  const code = await app.exited;
+  clearTimeout(timer);
+  return code;
+}
+
+export function findNatsServer(): string | null {
+  const candidates = [process.env.NATS_SERVER_BIN, '/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
+  for (const candidate of candidates) if (candidate && existsSync(candidate)) return candidate;
+  const which = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' });
+  return which.status === 0 && which.stdout.trim() ? which.stdout.trim() : null;
+}
+
+/** A NATS server with JetStream of our own, storing in `storeDir`. */
+export async function startNatsServer(port: number, storeDir: string, binary = findNatsServer()): Promise<ChildProcess> {
+  if (!binary) throw new Error('nats-server not found: install it (Debian: apt-get install nats-server) or set NATS_SERVER_BIN');
+  const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+  await waitFor(`nats-server on ${port}`, () => tcpAnswers('127.0.0.1', port), 10_000, 50);
+  return child;
+}
