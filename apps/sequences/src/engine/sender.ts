@@ -144,12 +144,7 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
         await tx.query(`UPDATE enrollments SET status = 'stopped', stop_reason = 'bounced', stopped_at = date_trunc('milliseconds', now()), next_send_at = NULL WHERE id = $1`, [e.id]);
         continue;
       }
-      const pick = this.pickMailbox(e, mailboxes, sentToday, now);
-      if ('later' in pick) {
-        await tx.query('UPDATE enrollments SET next_send_at = $2 WHERE id = $1', [e.id, pick.later]);
-        continue;
-      }
-      const mailbox = pick.mailbox;
+      // merge tags first: a lead that cannot be rendered is held whatever the mailboxes' caps say
       const url = `${this.config.publicApiUrl}/unsubscribe/${unsubscribeToken(e.id, this.config.secretKey)}`;
       const values = leadValues(e.lead, url);
       const subject = renderTemplate(step.subject ?? '', values);
@@ -161,6 +156,12 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
         ]);
         continue;
       }
+      const pick = this.pickMailbox(e, mailboxes, sentToday, now);
+      if ('later' in pick) {
+        await tx.query('UPDATE enrollments SET next_send_at = $2 WHERE id = $1', [e.id, pick.later]);
+        continue;
+      }
+      const mailbox = pick.mailbox;
       const id = newId(ID_PREFIX.message, now.getTime());
       const domain = mailbox.email.slice(mailbox.email.lastIndexOf('@') + 1);
       const inserted = await tx.query<MessageRow>(
