@@ -67,13 +67,15 @@ export async function runLeadsBench(): Promise<void> {
     });
     await waitFor('baseline', async () => (await fetch(`http://127.0.0.1:${basePort}/leads/${ids[0]}`)).status === 200, 10_000);
 
+    // '/api/v1' for the mesh, '' for the baseline (a bare '/' would make '//leads/…', a 404)
+    const prefixOf = (base: string) => new URL(base).pathname.replace(/\/$/, '');
     const randomId = () => ids[Math.floor(Math.random() * ids.length)];
     const read = (base: string): autocannon.Options => ({
       url: base,
       connections: CONNECTIONS,
       duration: DURATION_S,
       headers,
-      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `${new URL(base).pathname}/leads/${randomId()}` }) }],
+      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `${prefixOf(base)}/leads/${randomId()}` }) }],
     });
     const write = (base: string, tag: string): autocannon.Options => ({
       url: base,
@@ -85,7 +87,7 @@ export async function runLeadsBench(): Promise<void> {
           method: 'POST',
           setupRequest: (req) => ({
             ...req,
-            path: `${new URL(base).pathname}/leads`,
+            path: `${prefixOf(base)}/leads`,
             body: JSON.stringify({ full_name: 'Bench Lead', email: `${tag}${randomToken(12)}@bench.example` }),
           }),
         },
@@ -105,15 +107,17 @@ export async function runLeadsBench(): Promise<void> {
     const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
     const out = [
       `leads benchmark: ${CONNECTIONS} connections, ${DURATION_S} s per run, node ${process.version}, ${new Date().toISOString()}`,
-      line(['route', 'mesh req/s', 'mesh p50 ms', 'mesh p99 ms', 'baseline req/s', 'baseline p50 ms', 'baseline p99 ms', 'ratio (mesh/baseline)', 'mesh errors+non-2xx']),
-      line(['---', '---', '---', '---', '---', '---', '---', '---', '---']),
+      line(['route', 'mesh req/s', 'mesh p50 ms', 'mesh p99 ms', 'baseline req/s', 'baseline p50 ms', 'baseline p99 ms', 'ratio (mesh/baseline)', 'mesh errors+non-2xx', 'baseline errors+non-2xx']),
+      line(['---', '---', '---', '---', '---', '---', '---', '---', '---', '---']),
       ...rows.map(([route, mesh, base]) =>
         line([route, mesh.rps.toFixed(0), String(mesh.p50), String(mesh.p99), base.rps.toFixed(0), String(base.p50), String(base.p99),
-          (mesh.rps / base.rps).toFixed(2), String(mesh.errors + mesh.non2xx)]),
+          (mesh.rps / base.rps).toFixed(2), String(mesh.errors + mesh.non2xx), String(base.errors + base.non2xx)]),
       ),
     ];
     process.stdout.write(`${out.join('\n')}\n`);
     const [, meshRead, baseRead] = rows[0];
+    const refused = rows.filter(([, m, b]) => m.errors + m.non2xx + b.errors + b.non2xx > 0).map(([route]) => route);
+    if (refused.length > 0) process.stdout.write(`WARNING: errors or non-2xx answers in ${refused.join(', ')}: those figures do not measure the route\n`);
     process.stdout.write(
       `goal: reads >= 0.5x baseline -> ${(meshRead.rps / baseRead.rps).toFixed(2)}x ${meshRead.rps / baseRead.rps >= 0.5 ? 'MET' : 'NOT MET'}; ` +
         `mesh read p99 < 25 ms -> ${meshRead.p99} ms ${meshRead.p99 < 25 ? 'MET' : 'NOT MET'}\n`,
