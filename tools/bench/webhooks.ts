@@ -73,6 +73,31 @@ export async function runWebhooksBench(): Promise<void> {
       while ((distinct.get(path)?.size ?? 0) < n && Date.now() < until) await sleep(20);
       return distinct.get(path)?.size ?? 0;
     };
+    /** Where the time of each delivery went: fan-out commit, claim, the request, recording; and p99 per second of the run. */
+    const stages = async (path: string) => {
+      const { rows } = await pg.query<{ event_id: string; created: number; fanned: number; attempted: number; latency_ms: number }>(
+        `SELECT d.event_id, extract(epoch FROM d.event_created) * 1000 AS created, extract(epoch FROM d.created_at) * 1000 AS fanned,
+                extract(epoch FROM a.attempted_at) * 1000 AS attempted, a.latency_ms
+         FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id AND a.attempt = 1`,
+      );
+      const byEvent = new Map(rows.map((r) => [r.event_id, r]));
+      const fan: number[] = [], toReceiver: number[] = [], rtt: number[] = [], recorded: number[] = [];
+      const perSecond = new Map<number, number[]>();
+      for (const r of receiver.at(path)) {
+        const row = byEvent.get(JSON.parse(r.rawBody).id);
+        if (!row) continue;
+        const created = Number(row.created);
+        fan.push(Number(row.fanned) - created);
+        toReceiver.push(r.receivedAt - Number(row.fanned));
+        rtt.push(row.latency_ms);
+        recorded.push(Number(row.attempted) - r.receivedAt);
+        const second = Math.floor((created - Number(rows[0].created)) / 1000);
+        perSecond.set(second, [...(perSecond.get(second) ?? []), r.receivedAt - created]);
+      }
+      const p = (xs: number[]) => `p50 ${Math.round(percentile(xs, 50))} / p99 ${Math.round(percentile(xs, 99))} ms`;
+      say(`  probe: event -> fan-out tx ${p(fan)}; fan-out tx -> receiver ${p(toReceiver)}; request round trip ${p(rtt)}; receiver -> outcome tx ${p(recorded)}`);
+      say(`  probe: p99 per second ${[...perSecond].sort((a, b) => a[0] - b[0]).map(([, xs]) => Math.round(percentile(xs, 99))).join(' ')}`);
+    };
     const paced = async (workspaceId: string, rate: number, seconds: number) => {
       const total = rate * seconds;
       const started = Date.now();
@@ -102,6 +127,7 @@ export async function runWebhooksBench(): Promise<void> {
     let lat = latencies('/fast');
     say(`  sent ${sent}, received ${got} distinct (${receiver.at('/fast').length} requests), ${(got / elapsed).toFixed(0)} deliveries/s`);
     say(`  event-to-delivery p50 ${percentile(lat, 50)} ms, p99 ${percentile(lat, 99)} ms, max ${Math.max(...lat)} ms`);
+    if (process.env.BENCH_WEBHOOK_PROBE) await stages('/fast');
     reset();
 
     say(`webhooks: burst of ${BURST} events published at once`);

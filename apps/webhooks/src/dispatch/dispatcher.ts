@@ -5,7 +5,6 @@ import { counter, histogram, NATS_CONNECTION, PG_POOL, randomToken, rootLogger, 
 import { decryptSecret } from '../secrets';
 import { signatureHeader } from '../signature';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
-import { DELIVERIES_CHANNEL } from './fanout.consumer';
 import { SendResult, WebhookSender } from './sender';
 
 /** Seconds after the previous attempt: about 1 min, 5 min, 30 min, 2 h, 6 h, 15 h (spec). */
@@ -19,10 +18,15 @@ const LEASE_MARGIN_S = 5;
 const POLL_MS = 1000;
 const CLAIM_BATCH = 200;
 
+/** NOTIFY channel: deliveries were recorded that no sender has claimed yet. */
+export const DELIVERIES_CHANNEL = 'webhook_deliveries';
+/** How long this process remembers a deleted endpoint, so a claim read before the delete sends nothing. */
+const DELETED_MEMORY_MS = 60_000;
+
 /** Broadcast to every replica: abort attempts in flight to a deleted endpoint. */
 export const ENDPOINT_DELETED_SUBJECT = 'webhooks.endpoint.deleted';
 
-interface Claimed {
+export interface Claimed {
   id: string;
   endpoint_id: string;
   event_id: string;
@@ -60,6 +64,9 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly inflight = new Map<string, number>();
   private readonly aborts = new Map<string, Set<AbortController>>();
   private readonly secrets = new Map<string, string>();
+  /** Endpoints deleted lately (id -> when): claims of theirs still in hand are not sent. */
+  private readonly deleted = new Map<string, number>();
+  /** Attempts of this process not yet recorded: sending, or waiting for their outcome's commit. */
   private total = 0;
   private listener?: Client;
   private subscription?: Subscription;
@@ -115,8 +122,33 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
 
   /** Aborts this process's attempts to a deleted endpoint. */
   abortEndpoint(endpointId: string): void {
+    const now = Date.now();
+    for (const [id, at] of this.deleted) if (now - at > DELETED_MEMORY_MS) this.deleted.delete(id);
+    this.deleted.set(endpointId, now);
     for (const controller of this.aborts.get(endpointId) ?? []) controller.abort();
     this.secrets.delete(endpointId);
+  }
+
+  /** Seconds a claim lasts: it outlives its attempt unless the process dies. */
+  get leaseSeconds(): number {
+    return Math.ceil(this.config.timeoutMs / 1000) + LEASE_MARGIN_S;
+  }
+
+  /**
+   * A slot for a fresh delivery that the fan-out claims in its own transaction, if this process
+   * has room for one more attempt to the endpoint; then `launch` (after the commit) or `release`.
+   */
+  reserve(endpointId: string): boolean {
+    if (this.stopped || this.total >= this.config.concurrency) return false;
+    if ((this.inflight.get(endpointId) ?? 0) >= this.config.endpointConcurrency) return false;
+    this.take(endpointId);
+    return true;
+  }
+
+  /** A reserved slot not used after all (the fan-out's transaction failed, or the row was not made). */
+  release(endpointId: string): void {
+    this.freeEndpoint(endpointId);
+    this.freeTotal();
   }
 
   kick(): void {
@@ -158,7 +190,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
         const free = this.config.concurrency - this.total;
         if (free <= 0 || this.stopped) return;
         const claimed = await this.claim(Math.min(free, CLAIM_BATCH));
-        for (const row of claimed) this.start(row);
+        for (const row of claimed) this.launch(row);
         if (claimed.length === 0) return;
       }
     } catch (err) {
@@ -175,54 +207,96 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
        ORDER BY next_attempt_at LIMIT $2`,
       [saturated, limit * 4],
     );
-    // at most the free slots of each endpoint, so one slow receiver cannot take every slot
+    // at most the free slots of each endpoint, so one slow receiver cannot take every slot (the
+    // fan-out may have reserved some while the query ran: both are counted now)
+    const cap = Math.min(limit, this.config.concurrency - this.total);
     const room = new Map<string, number>();
     const ids: string[] = [];
+    const endpointOf = new Map<string, string>();
     for (const c of candidates) {
       const left = room.get(c.endpoint_id) ?? this.config.endpointConcurrency - (this.inflight.get(c.endpoint_id) ?? 0);
-      if (left <= 0 || ids.length >= limit) continue;
+      if (left <= 0 || ids.length >= cap) continue;
       room.set(c.endpoint_id, left - 1);
       ids.push(c.id);
+      endpointOf.set(c.id, c.endpoint_id);
     }
     if (ids.length === 0) return [];
     const token = randomToken(16);
-    const { rows } = await withTransaction(this.pool, async (tx) => {
-      // the claim needs no WAL flush wait either: only a database crash could lose it, and then
-      // the attempt is made again once more (at least once), never skipped
-      await tx.query('SET LOCAL synchronous_commit = off');
-      return tx.query<Claimed>(
-      `UPDATE webhook_deliveries d SET locked_until = now() + $3 * interval '1 second', claim_token = $2
-       FROM webhook_endpoints e
-       WHERE d.id IN (
-           SELECT id FROM webhook_deliveries WHERE id = ANY($1::text[]) AND status = 'pending'
-             AND (locked_until IS NULL OR locked_until < now()) AND next_attempt_at <= ${this.clockSql}
-           FOR UPDATE SKIP LOCKED)
-         AND e.id = d.endpoint_id AND e.status = 'enabled'
-       RETURNING d.id, d.endpoint_id, d.event_id, d.body, d.attempts, e.url, e.secret_enc, d.claim_token`,
-      [ids, token, Math.ceil(this.config.timeoutMs / 1000) + LEASE_MARGIN_S],
-      );
-    });
-    return rows;
+    // the slots are held while the claim is in flight, so a reservation cannot overfill an endpoint
+    for (const id of ids) this.take(endpointOf.get(id)!);
+    let claimedRows: Claimed[];
+    try {
+      ({ rows: claimedRows } = await withTransaction(this.pool, async (tx) => {
+        // the claim needs no WAL flush wait either: only a database crash could lose it, and then
+        // the attempt is made again once more (at least once), never skipped
+        await tx.query('SET LOCAL synchronous_commit = off');
+        return tx.query<Claimed>(
+          `UPDATE webhook_deliveries d SET locked_until = now() + $3 * interval '1 second', claim_token = $2
+           FROM webhook_endpoints e
+           WHERE d.id IN (
+               SELECT id FROM webhook_deliveries WHERE id = ANY($1::text[]) AND status = 'pending'
+                 AND (locked_until IS NULL OR locked_until < now()) AND next_attempt_at <= ${this.clockSql}
+               FOR UPDATE SKIP LOCKED)
+             AND e.id = d.endpoint_id AND e.status = 'enabled'
+           RETURNING d.id, d.endpoint_id, d.event_id, d.body, d.attempts, e.url, e.secret_enc, d.claim_token`,
+          [ids, token, this.leaseSeconds],
+        );
+      }));
+    } catch (err) {
+      for (const id of ids) this.release(endpointOf.get(id)!);
+      throw err;
+    }
+    // the slots of candidates another replica claimed first (or whose endpoint went) are given back
+    const got = new Set(claimedRows.map((r) => r.id));
+    for (const id of ids) if (!got.has(id)) this.release(endpointOf.get(id)!);
+    return claimedRows;
   }
 
-  private start(row: Claimed): void {
+  private take(endpointId: string): void {
     this.total++;
-    this.inflight.set(row.endpoint_id, (this.inflight.get(row.endpoint_id) ?? 0) + 1);
+    this.inflight.set(endpointId, (this.inflight.get(endpointId) ?? 0) + 1);
+  }
+
+  /** The endpoint's slot: free once the receiver has answered (or the attempt ended without an answer). */
+  private freeEndpoint(endpointId: string): void {
+    const n = (this.inflight.get(endpointId) ?? 1) - 1;
+    if (n <= 0) this.inflight.delete(endpointId);
+    else this.inflight.set(endpointId, n);
+    this.kickSoon();
+  }
+
+  /** The process's slot: free once the outcome is committed (bounds the outcomes waiting for the database). */
+  private freeTotal(): void {
+    this.total--;
+    if (this.total === 0) for (const resolve of this.idle) resolve();
+    this.kickSoon();
+  }
+
+  /** Sends a claimed delivery whose slots are already taken (by `claim` or `reserve`). */
+  launch(row: Claimed): void {
+    const gone = this.deleted.has(row.endpoint_id);
+    if (gone) {
+      // deleted after the claim was read: nothing is sent, and the row went with the endpoint
+      this.release(row.endpoint_id);
+      return;
+    }
     const controller = new AbortController();
     const set = this.aborts.get(row.endpoint_id) ?? new Set();
     set.add(controller);
     this.aborts.set(row.endpoint_id, set);
-    void this.attempt(row, controller.signal)
+    let answered = false;
+    const answer = () => {
+      if (answered) return;
+      answered = true;
+      set.delete(controller);
+      if (set.size === 0 && this.aborts.get(row.endpoint_id) === set) this.aborts.delete(row.endpoint_id);
+      this.freeEndpoint(row.endpoint_id);
+    };
+    void this.attempt(row, controller.signal, answer)
       .catch((err) => this.log.error({ err: (err as Error).message, delivery_id: row.id }, 'webhooks: recording an attempt failed'))
       .finally(() => {
-        this.total--;
-        const n = (this.inflight.get(row.endpoint_id) ?? 1) - 1;
-        if (n <= 0) this.inflight.delete(row.endpoint_id);
-        else this.inflight.set(row.endpoint_id, n);
-        set.delete(controller);
-        if (set.size === 0) this.aborts.delete(row.endpoint_id);
-        if (this.total === 0) for (const resolve of this.idle) resolve();
-        this.kickSoon();
+        answer();
+        this.freeTotal();
       });
   }
 
@@ -235,7 +309,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     return secret;
   }
 
-  private async attempt(row: Claimed, signal: AbortSignal): Promise<void> {
+  private async attempt(row: Claimed, signal: AbortSignal, answered: () => void): Promise<void> {
     let result: SendResult;
     try {
       const t = Math.floor(Date.now() / 1000); // the real clock: receivers check it against theirs
@@ -249,6 +323,9 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     } catch (err) {
       result = { ok: false, status_code: null, error: (err as Error).message, latency_ms: 0 };
     }
+    // the receiver is done with this attempt: its endpoint slot goes to the next one while the
+    // outcome is recorded; the row stays leased to this claim until then, so nobody resends it
+    answered();
     await this.record(row, result);
   }
 

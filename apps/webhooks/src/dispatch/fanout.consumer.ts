@@ -3,11 +3,12 @@ import { AckPolicy, ConsumerMessages, DeliverPolicy, jetstream, jetstreamManager
 import { nanos, NatsConnection } from '@nats-io/transport-node';
 import { Pool } from 'pg';
 import { ApiVersion, EVENTS_STREAM, EventEnvelope, eventSubject, PUBLIC_EVENT_TYPES, PublicEventType } from '@app/contracts';
-import { ensureEventsStream, NATS_CONNECTION, newId, PG_POOL, rootLogger, withTransaction } from '@app/platform';
+import { ensureEventsStream, NATS_CONNECTION, newId, PG_POOL, randomToken, rootLogger, withTransaction } from '@app/platform';
+import { Claimed, DELIVERIES_CHANNEL, Dispatcher } from './dispatcher';
 import { renderEvent } from './render';
 
+export { DELIVERIES_CHANNEL } from './dispatcher';
 export const DELIVERY_ID_PREFIX = 'whd_';
-export const DELIVERIES_CHANNEL = 'webhook_deliveries';
 export const FANOUT_DURABLE = 'webhooks-dispatcher';
 /** Events handled in one transaction at most; batches form only when events queue up. */
 const MAX_BATCH = 500;
@@ -20,6 +21,8 @@ interface EndpointMatch {
   livemode: boolean;
   events: string[];
   api_version: ApiVersion;
+  url: string;
+  secret_enc: string;
 }
 
 /**
@@ -29,8 +32,13 @@ interface EndpointMatch {
  * (or `*`), in the transaction that records the event as processed: a redelivered event adds
  * nothing, and an event is acknowledged only after its rows are committed, so a crash loses
  * none. Events waiting together are handled in one transaction (one commit for many), which is
- * what lets the consumer keep up with thousands of events a second. The NOTIFY wakes the
- * senders of every replica at commit.
+ * what lets the consumer keep up with thousands of events a second.
+ *
+ * Deliveries this process has room to send now (the dispatcher's global and per-endpoint limits)
+ * are inserted already claimed by it (lease and token, as a claim would set them) and sent as
+ * soon as the transaction commits, without a NOTIFY and a claim query in between; the others
+ * are inserted unclaimed and the NOTIFY wakes the senders of every replica. A process that dies
+ * with claims in hand leaves leases that lapse, and the attempts are made by whoever claims next.
  */
 @Injectable()
 export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -45,6 +53,7 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly dispatcher: Dispatcher,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -121,41 +130,73 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
       }
     }
     if (events.size === 0) return;
-    await withTransaction(this.pool, async (tx) => {
-      const { rows: fresh } = await tx.query<{ event_id: string }>(
-        `INSERT INTO processed_events (consumer, event_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING event_id`,
-        [FANOUT_DURABLE, [...events.keys()]],
-      );
-      if (fresh.length === 0) return;
-      const todo = fresh.map((r) => events.get(r.event_id)!);
-      const { rows: endpoints } = await tx.query<EndpointMatch>(
-        `SELECT id, workspace_id, livemode, events, api_version FROM webhook_endpoints WHERE workspace_id = ANY($1::text[]) AND status = 'enabled'`,
-        [[...new Set(todo.map((e) => e.workspace_id))]],
-      );
-      if (endpoints.length === 0) return;
-      const ids: string[] = [], endpointIds: string[] = [], eventIds: string[] = [], types: string[] = [], created: string[] = [], bodies: string[] = [];
-      for (const event of todo) {
-        const rendered = new Map<string, string>();
-        for (const e of endpoints) {
-          if (e.workspace_id !== event.workspace_id || e.livemode !== (event.livemode === true)) continue;
-          if (!e.events.includes('*') && !e.events.includes(event.type)) continue;
-          if (!rendered.has(e.api_version)) rendered.set(e.api_version, renderEvent(event, e.api_version));
-          ids.push(newId(DELIVERY_ID_PREFIX));
-          endpointIds.push(e.id);
-          eventIds.push(event.id);
-          types.push(event.type);
-          created.push(event.created);
-          bodies.push(rendered.get(e.api_version)!);
+    const reserved: Claimed[] = [];
+    try {
+      await withTransaction(this.pool, async (tx) => {
+        const { rows: fresh } = await tx.query<{ event_id: string }>(
+          `INSERT INTO processed_events (consumer, event_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING event_id`,
+          [FANOUT_DURABLE, [...events.keys()]],
+        );
+        if (fresh.length === 0) return;
+        const todo = fresh.map((r) => events.get(r.event_id)!);
+        const { rows: endpoints } = await tx.query<EndpointMatch>(
+          `SELECT id, workspace_id, livemode, events, api_version, url, secret_enc FROM webhook_endpoints
+           WHERE workspace_id = ANY($1::text[]) AND status = 'enabled'`,
+          [[...new Set(todo.map((e) => e.workspace_id))]],
+        );
+        if (endpoints.length === 0) return;
+        const token = randomToken(16);
+        const ids: string[] = [], endpointIds: string[] = [], eventIds: string[] = [], types: string[] = [], created: string[] = [], bodies: string[] = [];
+        const tokens: (string | null)[] = [];
+        const mine = new Map<string, Claimed>();
+        for (const event of todo) {
+          const rendered = new Map<string, string>();
+          for (const e of endpoints) {
+            if (e.workspace_id !== event.workspace_id || e.livemode !== (event.livemode === true)) continue;
+            if (!e.events.includes('*') && !e.events.includes(event.type)) continue;
+            if (!rendered.has(e.api_version)) rendered.set(e.api_version, renderEvent(event, e.api_version));
+            const id = newId(DELIVERY_ID_PREFIX);
+            const body = rendered.get(e.api_version)!;
+            ids.push(id);
+            endpointIds.push(e.id);
+            eventIds.push(event.id);
+            types.push(event.type);
+            created.push(event.created);
+            bodies.push(body);
+            if (this.dispatcher.reserve(e.id)) {
+              tokens.push(token);
+              const row: Claimed = { id, endpoint_id: e.id, event_id: event.id, body, attempts: 0, url: e.url, secret_enc: e.secret_enc, claim_token: token };
+              mine.set(id, row);
+              reserved.push(row);
+            } else {
+              tokens.push(null);
+            }
+          }
         }
-      }
-      if (ids.length === 0) return;
-      await tx.query(
-        `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, event_created, body)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
-         ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
-        [ids, endpointIds, eventIds, types, created, bodies],
-      );
-      await tx.query(`NOTIFY ${DELIVERIES_CHANNEL}`);
-    });
+        if (ids.length === 0) return;
+        const { rows: inserted } = await tx.query<{ id: string }>(
+          `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, event_created, body, claim_token, locked_until)
+           SELECT u.id, u.endpoint_id, u.event_id, u.event_type, u.event_created, u.body, u.token,
+                  CASE WHEN u.token IS NULL THEN NULL ELSE now() + $8 * interval '1 second' END
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[])
+             AS u(id, endpoint_id, event_id, event_type, event_created, body, token)
+           ON CONFLICT (event_id, endpoint_id) DO NOTHING
+           RETURNING id`,
+          [ids, endpointIds, eventIds, types, created, bodies, tokens, this.dispatcher.leaseSeconds],
+        );
+        // a row not made (it existed already) is not ours to send
+        const made = new Set(inserted.map((r) => r.id));
+        for (let i = reserved.length - 1; i >= 0; i--) {
+          if (made.has(reserved[i].id)) continue;
+          this.dispatcher.release(reserved[i].endpoint_id);
+          reserved.splice(i, 1);
+        }
+        if (inserted.some((r) => !mine.has(r.id))) await tx.query(`NOTIFY ${DELIVERIES_CHANNEL}`);
+      });
+    } catch (err) {
+      for (const row of reserved) this.dispatcher.release(row.endpoint_id);
+      throw err;
+    }
+    for (const row of reserved) this.dispatcher.launch(row);
   }
 }
