@@ -14,6 +14,16 @@ export interface SequencesConfig {
   /** SMTP server of the opt-out portal's confirmation emails (none: the portal cannot confirm). */
   optoutSmtpUrl: string | null;
   optoutFrom: string;
+  /** IMAP polling of mailboxes with an IMAP URL (SEQUENCES_IMAP_POLL=off: this process polls none). */
+  imapPoll: boolean;
+  /** Time between two polls of one mailbox (by whichever replica takes it). */
+  imapPollMs: number;
+  /** Mailboxes one process polls at once (each holds one PostgreSQL connection while it is polled). */
+  imapConcurrency: number;
+  /** Messages handled per mailbox poll; the rest at once in the next. */
+  imapBatch: number;
+  /** Larger messages are skipped (logged), not downloaded. */
+  imapMaxMessageBytes: number;
 }
 
 export const SEQUENCES_CONFIG = Symbol('SEQUENCES_CONFIG');
@@ -34,5 +44,10 @@ export function loadSequencesConfig(env: NodeJS.ProcessEnv = process.env): Seque
     testClock: env.SEQUENCES_TEST_CLOCK === 'on',
     optoutSmtpUrl: env.OPTOUT_SMTP_URL || null,
     optoutFrom: env.OPTOUT_FROM || 'Opt-out <no-reply@localhost>',
+    imapPoll: env.SEQUENCES_IMAP_POLL !== 'off',
+    imapPollMs: envInt(env, 'SEQUENCES_IMAP_POLL_MS', 60_000, 100, 86_400_000),
+    imapConcurrency: envInt(env, 'SEQUENCES_IMAP_CONCURRENCY', 4, 1, 100),
+    imapBatch: envInt(env, 'SEQUENCES_IMAP_BATCH', 200, 1, 10_000),
+    imapMaxMessageBytes: envInt(env, 'SEQUENCES_IMAP_MAX_MESSAGE_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
   };
 }

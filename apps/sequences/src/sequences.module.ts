@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { PlatformModule, ServiceConfig } from '@app/platform';
 import { CrmClient } from './crm-client';
 import { Sender } from './engine/sender';
+import { ImapPoller } from './inbound/imap-poller';
 import { InboundService } from './inbound/inbound.service';
 import { leadDeletedConsumer } from './lead-deleted.consumer';
 import { MailboxesRepository } from './mailboxes/mailboxes.repository';
@@ -20,7 +21,7 @@ export class SequencesModule {
       controllers: [SequencesController],
       providers: [
         { provide: SEQUENCES_CONFIG, useValue: loadSequencesConfig() },
-        CrmClient, MailboxesRepository, SuppressionsService, SequencesService, InboundService, Sender, OptoutService,
+        CrmClient, MailboxesRepository, SuppressionsService, SequencesService, InboundService, ImapPoller, Sender, OptoutService,
       ],
     };
   }

@@ -20,8 +20,10 @@ const BOUNCE_PAUSE_RATE = 0.05;
 const BOUNCE_MIN_SENT = 20;
 
 /**
- * Replies and bounces: a raw RFC 822 message (IMAP poll or the intake) is parsed with
- * mailparser and matched to one of our outbound messages by Message-ID.
+ * Replies and bounces: a raw RFC 822 message (the IMAP poller, `imap-poller.ts`, or the intake
+ * `sequences.inbound.raw`) is parsed with mailparser and matched to one of our outbound messages
+ * by Message-ID. Handling one message twice changes nothing the second time (a reply is unique
+ * by its Message-ID, a bounce changes only a message not yet bounced).
  */
 @Injectable()
 export class InboundService {
@@ -31,7 +33,11 @@ export class InboundService {
     private readonly crm: CrmClient,
   ) {}
 
-  async intake(raw: string): Promise<InboundOutcome> {
+  /**
+   * `fallbackMessageId` names a reply that carries no Message-ID of its own (the IMAP poller
+   * passes one derived from mailbox, UIDVALIDITY and UID), so handling it again records nothing.
+   */
+  async intake(raw: string | Buffer, options: { fallbackMessageId?: string } = {}): Promise<InboundOutcome> {
     const parsed = await simpleParser(raw);
     const subject = parsed.subject ?? '';
     const contentType = String((parsed.headers.get('content-type') as { value?: string; params?: Record<string, string> })?.params?.['report-type'] ?? '');
@@ -53,7 +59,7 @@ export class InboundService {
     const from = parsed.from?.value[0]?.address?.toLowerCase() ?? outbound.to_addr;
     const text = parsed.text ?? '';
     const inboundId = newId(ID_PREFIX.message);
-    const messageId = parsed.messageId ?? `<${inboundId}@inbound.invalid>`;
+    const messageId = parsed.messageId ?? options.fallbackMessageId ?? `<${inboundId}@inbound.invalid>`;
     const enrollmentId = await withTransaction(this.pool, async (tx) => {
       const inserted = await tx.query<MessageRow>(
         `INSERT INTO email_messages (id, workspace_id, lead_id, sequence_id, enrollment_id, mailbox_id, direction, from_addr, to_addr, subject, body,
