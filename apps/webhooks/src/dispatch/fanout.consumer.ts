@@ -12,6 +12,11 @@ export const DELIVERY_ID_PREFIX = 'whd_';
 export const FANOUT_DURABLE = 'webhooks-dispatcher';
 /** Events handled in one transaction at most; batches form only when events queue up. */
 const MAX_BATCH = 500;
+/**
+ * Batches in their transactions at once: the next batch is read and written while the one before
+ * waits for its commit (WAL flush), instead of queueing behind it.
+ */
+const WORKERS = 2;
 /** Events handed to a process that died come back after this (a batch commits well within it). */
 const ACK_WAIT_MS = 10_000;
 
@@ -32,7 +37,8 @@ interface EndpointMatch {
  * (or `*`), in the transaction that records the event as processed: a redelivered event adds
  * nothing, and an event is acknowledged only after its rows are committed, so a crash loses
  * none. Events waiting together are handled in one transaction (one commit for many), which is
- * what lets the consumer keep up with thousands of events a second.
+ * what lets the consumer keep up with thousands of events a second; two such transactions run at
+ * once, as two replicas' would.
  *
  * Deliveries this process has room to send now (the dispatcher's global and per-endpoint limits)
  * are inserted already claimed by it (lease and token, as a claim would set them) and sent as
@@ -45,9 +51,9 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
   private readonly log = rootLogger('webhooks');
   private messages?: ConsumerMessages;
   private readonly queue: JsMsg[] = [];
-  private wake?: () => void;
+  private readonly waiting = new Set<() => void>();
   private reader?: Promise<void>;
-  private worker?: Promise<void>;
+  private workers: Promise<void>[] = [];
   private closed = false;
 
   constructor(
@@ -83,26 +89,30 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
     this.reader = (async () => {
       for await (const message of messages) {
         this.queue.push(message);
-        this.wake?.();
+        this.wakeAll();
       }
       this.closed = true;
-      this.wake?.();
+      this.wakeAll();
     })();
-    this.worker = this.work();
+    for (let i = 0; i < WORKERS; i++) this.workers.push(this.work());
+  }
+
+  private wakeAll(): void {
+    for (const resolve of this.waiting) resolve();
+    this.waiting.clear();
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.messages?.close();
     await this.reader;
-    await this.worker;
+    await Promise.all(this.workers);
   }
 
   private async work(): Promise<void> {
     for (;;) {
       if (this.queue.length === 0) {
         if (this.closed) return;
-        await new Promise<void>((resolve) => (this.wake = resolve));
-        this.wake = undefined;
+        await new Promise<void>((resolve) => this.waiting.add(resolve));
         continue;
       }
       const batch = this.queue.splice(0, MAX_BATCH);
@@ -130,12 +140,14 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
       }
     }
     if (events.size === 0) return;
+    // one order for every batch: two batches holding a redelivered event each wait, never deadlock
+    const sortedIds = [...events.keys()].sort();
     const reserved: Claimed[] = [];
     try {
       await withTransaction(this.pool, async (tx) => {
         const { rows: fresh } = await tx.query<{ event_id: string }>(
           `INSERT INTO processed_events (consumer, event_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING event_id`,
-          [FANOUT_DURABLE, [...events.keys()]],
+          [FANOUT_DURABLE, sortedIds],
         );
         if (fresh.length === 0) return;
         const todo = fresh.map((r) => events.get(r.event_id)!);
