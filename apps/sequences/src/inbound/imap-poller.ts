@@ -194,7 +194,12 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
         [state.mailbox_id, reason.slice(0, 500), failures, delay],
       );
     } finally {
-      if (client) await client.logout().catch(() => client?.close());
+      if (client) {
+        // LOGOUT to a server that stopped answering must not hold the mailbox's lock
+        const bye = client.logout().catch(() => undefined);
+        await Promise.race([bye, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+        client.close();
+      }
     }
   }
 
