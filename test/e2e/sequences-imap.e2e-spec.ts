@@ -46,8 +46,9 @@ describe('inbound mail by IMAP polling', () => {
   /** sequences_imap_messages_total by kind, summed over both replicas. */
   const handled = async () => {
     const totals: Record<string, number> = {};
-    for (const port of [mesh.apps.get('sequences')!.port, second.port]) {
-      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    for (const app of [mesh.apps.get('sequences')!, second]) {
+      if (app.child.exitCode !== null || app.child.signalCode !== null) continue; // killed: its counts went with it
+      const text = await (await fetch(`http://127.0.0.1:${app.port}/metrics`)).text();
       for (const m of text.matchAll(/^sequences_imap_messages_total\{([^}]*)\} (\d+)/gm)) {
         const kind = /kind="([^"]+)"/.exec(m[1])![1];
         totals[kind] = (totals[kind] ?? 0) + Number(m[2]);
@@ -197,5 +198,20 @@ describe('inbound mail by IMAP polling', () => {
     expect(failures).toBeLessThan(15); // not retried every 200 ms for the minute this file ran
     // the healthy mailboxes kept being polled meanwhile
     expect((await state(mailboxes.plain)).consecutive_failures).toBe(0);
+  });
+
+  it('a replica killed (SIGKILL) while polling: its lock goes with its connection and the other replica polls on', async () => {
+    const seq = await sequence('Survivor', mailboxes.plain);
+    const kim = await lead({ full_name: 'Kim Kill', first_name: 'Kim', email: 'kim@target.test' });
+    await mesh.request('POST', `/sequences/${seq}/enrollments`, { key, body: { lead_ids: [kim] } });
+    const sent = await eventually('email to kim', () => sink.to('kim@target.test')[0]);
+    await mesh.killApp('sequences'); // polling every 200 ms: often mid-poll, holding the mailbox's lock
+    const [uid] = await imap.append([
+      'From: Kim <kim@target.test>', 'To: out@sender.test', 'Subject: Re: One Kim', `In-Reply-To: ${sent.messageId}`, 'Message-ID: <kim-1@target.test>',
+      '', 'Interested.', '',
+    ].join('\r\n'));
+    await eventually('kim replied', async () => (await enrollment(kim))?.stop_reason === 'replied');
+    expect((await state(mailboxes.plain)).last_uid).toBe(String(uid));
+    expect(imap.fetchCounts().get(uid)).toBe(1);
   });
 });
