@@ -3,7 +3,7 @@ import { Pool, PoolClient } from 'pg';
 import { CURRENT_API_VERSION, EVENT, ID_PREFIX } from '@app/contracts';
 import { counter, newId, PG_POOL, recordEvent, rootLogger, withTransaction } from '@app/platform';
 import { InboundService } from '../inbound/inbound.service';
-import { MailboxesRepository, MailboxRow } from '../mailboxes/mailboxes.repository';
+import { MailboxesRepository, MailboxRow, SMTP_CONNECTIONS_PER_MAILBOX } from '../mailboxes/mailboxes.repository';
 import { EnrollmentRow, MessageRow, renderEnrollment, renderMessage, snippetOf, StepRow } from '../rows';
 import { SEQUENCES_CONFIG, SequencesConfig } from '../sequences.config';
 import { SuppressionsService } from '../suppressions/suppressions.service';
@@ -211,15 +211,35 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
     return rows;
   }
 
+  /**
+   * Hands messages to SMTP. A message waits for a free connection of its mailbox's pool first (no
+   * hidden queue inside nodemailer), then renews its lease fenced by `attempts`: when another
+   * replica took the message over meanwhile (its lease ran out while it waited), this one does not
+   * send it. What stays ambiguous is only a crash between the server's 250 and our commit.
+   */
   private async handOver(messages: MessageRow[]): Promise<void> {
     if (messages.length === 0) return;
     const mailboxes = new Map((await this.mailboxes.findByIds(this.pool, [...new Set(messages.map((m) => m.mailbox_id))])).map((m) => [m.id, m]));
+    const slots = new Map<string, Slots>();
     let next = 0;
     const worker = async () => {
       while (next < messages.length) {
         const message = messages[next++];
         const mailbox = mailboxes.get(message.mailbox_id);
-        if (mailbox) await this.sendOne(message, mailbox);
+        if (!mailbox) continue;
+        let slot = slots.get(mailbox.id);
+        if (!slot) slots.set(mailbox.id, (slot = new Slots(SMTP_CONNECTIONS_PER_MAILBOX)));
+        await slot.acquire();
+        try {
+          const { rowCount } = await this.pool.query(
+            `UPDATE email_messages SET lease_until = $3 WHERE id = $1 AND status = 'queued' AND attempts = $2`,
+            [message.id, message.attempts, new Date(Date.now() + this.config.sendLeaseMs)],
+          );
+          if (rowCount === 1) await this.sendOne(message, mailbox);
+          else handOffs.inc({ outcome: 'taken_over' });
+        } finally {
+          slot.release();
+        }
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.config.sendConcurrency, messages.length) }, worker));
@@ -243,8 +263,8 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
       await this.pool.query(
         `UPDATE email_messages SET status = CASE WHEN $2 OR attempts >= 5 THEN 'failed' ELSE status END, error = $3,
            lease_until = now() + make_interval(secs => 30 * (attempts + 1))
-         WHERE id = $1 AND status = 'queued'`,
-        [message.id, permanent, String((err as Error).message).slice(0, 500)],
+         WHERE id = $1 AND status = 'queued' AND attempts = $4`,
+        [message.id, permanent, String((err as Error).message).slice(0, 500), message.attempts],
       );
       handOffs.inc({ outcome: permanent ? 'refused' : 'deferred' });
       log.warn({ message_id: message.id, err: (err as Error).message }, 'sequences engine: SMTP hand-off failed');
@@ -267,5 +287,24 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
         await recordEvent(tx, { type: EVENT.emailSent, workspace_id: rows[0].workspace_id, livemode: true, api_version: CURRENT_API_VERSION, object: renderMessage(rows[0]) });
       }
     });
+  }
+}
+
+/** A counting semaphore: at most `size` holders at once, waiters served in order. */
+class Slots {
+  private used = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly size: number) {}
+  async acquire(): Promise<void> {
+    if (this.used < this.size) {
+      this.used++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+  release(): void {
+    const wake = this.waiting.shift();
+    if (wake) wake();
+    else this.used--;
   }
 }

@@ -38,6 +38,9 @@ export function renderMailbox(row: MailboxRow): Mailbox {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** Connections of one mailbox's pooled SMTP transport; the engine never queues more than this per mailbox. */
+export const SMTP_CONNECTIONS_PER_MAILBOX = 8;
+
 /** Mailboxes, their encrypted credentials, and one pooled SMTP transport per mailbox. */
 @Injectable()
 export class MailboxesRepository implements OnApplicationShutdown {
@@ -121,7 +124,7 @@ export class MailboxesRepository implements OnApplicationShutdown {
         port: row.smtp_port,
         secure: row.smtp_secure,
         pool: true,
-        maxConnections: 8,
+        maxConnections: SMTP_CONNECTIONS_PER_MAILBOX,
         maxMessages: Infinity,
         connectionTimeout: 10_000,
         greetingTimeout: 10_000,
