@@ -324,12 +324,22 @@ describe('sequences end to end', () => {
     expect(forged.status).toBe(404);
   });
 
-  it('lead.deleted from crm stops that lead\'s enrollments', async () => {
+  it('lead.deleted from crm deletes that lead\'s enrollments (others stay) and cancels its queued email', async () => {
     const s5 = await mesh.admin('sequence:create', '--workspace', ws, '--file', join(dir, 'long.json'));
     const l = await lead({ full_name: 'Gone Soon', email: 'gone@target.test' });
-    await mesh.request('POST', `/sequences/${s5.id}/enrollments`, { key, body: { lead_ids: [l] } });
+    const stays = await lead({ full_name: 'Stays Here', email: 'stays@target.test' });
+    await mesh.request('POST', `/sequences/${s5.id}/enrollments`, { key, body: { lead_ids: [l, stays] } });
+    const [enr] = await mesh.query('sequences', 'SELECT id FROM enrollments WHERE sequence_id = $1 AND lead_id = $2', [s5.id, l]);
+    // a step of the doomed lead already handed to the engine but not sent yet
+    await mesh.query('sequences', `INSERT INTO email_messages (id, workspace_id, lead_id, sequence_id, enrollment_id, step_position, mailbox_id, direction,
+        from_addr, to_addr, subject, body, snippet, message_id, status, lease_until)
+      VALUES ('msg_doomedqueued', $1, $2, $3, $4, 1, $5, 'outbound', 'out@sender.test', 'gone@target.test', 's', 'b', 'b', '<msg_doomedqueued@sender.test>', 'queued', now() + interval '1 hour')`,
+    [ws, l, s5.id, enr.id, mailboxId]);
+    expect((await mesh.request('GET', `/sequences/${s5.id}`, { key })).body.stats).toMatchObject({ enrolled: 2, active: 2 });
     expect((await mesh.request('DELETE', `/leads/${l}`, { key })).status).toBe(200);
-    await eventually('enrollment stopped', async () => (await enrollment(l, s5.id)).status === 'stopped');
-    expect((await enrollment(l, s5.id)).stop_reason).toBe('removed');
+    await eventually('enrollment deleted', async () => (await enrollment(l, s5.id)) === undefined);
+    expect(await enrollment(stays, s5.id)).toMatchObject({ status: 'active' });
+    expect(await mesh.query('sequences', `SELECT status FROM email_messages WHERE id = 'msg_doomedqueued'`)).toEqual([{ status: 'cancelled' }]);
+    expect((await mesh.request('GET', `/sequences/${s5.id}`, { key })).body.stats).toMatchObject({ enrolled: 1, active: 1 });
   });
 });
