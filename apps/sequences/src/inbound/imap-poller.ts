@@ -237,7 +237,7 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
     for await (const m of client.fetch(batch.join(','), { uid: true, size: true }, { uid: true })) sizes.set(m.uid, m.size ?? 0);
     let stuckUid = state.stuck_uid === null ? null : Number(state.stuck_uid);
     for (const uid of batch) {
-      if (this.stopped) return false;
+      if (this.stopped) return true; // shutting down: the rest is due at once, for another replica
       const size = sizes.get(uid);
       if (size === undefined) {
         messages.inc({ kind: 'skipped' }); // expunged since the UID list was read
