@@ -97,6 +97,39 @@ describe('sequences engine with two replicas', () => {
     for (const w of waiting) expect(new Date(w.next_send_at).getTime()).toBeGreaterThan(Date.now() + 60_000); // the next local day
   });
 
+  it('a held lead is released when crm gives it the missing value; later changes reach the waiting steps', async () => {
+    const mb = await mesh.admin('mailbox:create', '--workspace', ws, '--email', 'release@sender.test', '--smtp-url', `smtp://127.0.0.1:${sink.port}`);
+    const dir = mkdtempSync(join(tmpdir(), 'seq-engine-'));
+    const path = join(dir, 'release.json');
+    writeFileSync(path, JSON.stringify({ name: 'Release', mailbox_ids: [mb.id], steps: [
+      { type: 'email', subject: 'For the {{title}}', body: 'Hello. {{unsubscribe_url}}' }, { type: 'wait', wait_days: 1 },
+      { type: 'email', subject: 'Again, {{title}}', body: 'Hello again. {{unsubscribe_url}}' },
+    ] }));
+    const seq = (await mesh.admin('sequence:create', '--workspace', ws, '--file', path)).id;
+    await mesh.admin('sequence:launch', '--sequence', seq);
+    const created = await mesh.request('POST', '/leads', { key, body: { full_name: 'Held Person', email: 'held@rcpt.test' } });
+    const leadId = created.body.id as string;
+    await mesh.request('POST', `/sequences/${seq}/enrollments`, { key, body: { lead_ids: [leadId] } });
+    const row = async () => (await mesh.query('sequences', 'SELECT current_step, next_send_at, hold_reason, email FROM enrollments WHERE sequence_id = $1', [seq]))[0];
+    await eventually('held', async () => (await row()).hold_reason === 'step 1: no value and no fallback for title');
+    expect(sink.to('held@rcpt.test')).toHaveLength(0);
+
+    expect((await mesh.request('PATCH', `/leads/${leadId}`, { key, body: { title: 'CFO' } })).status).toBe(200);
+    await eventually('sent once the title is known', () => sink.to('held@rcpt.test').length === 1);
+    expect(sink.to('held@rcpt.test')[0].subject).toBe('For the CFO');
+    expect(await row()).toMatchObject({ hold_reason: null });
+
+    // a later change reaches the waiting step too, and the one-day wait keeps running meanwhile
+    expect((await mesh.request('PATCH', `/leads/${leadId}`, { key, body: { title: 'CEO' } })).status).toBe(200);
+    await eventually('the snapshot follows crm', async () => (await mesh.query('sequences', `SELECT lead->>'title' AS title FROM enrollments WHERE sequence_id = $1`, [seq]))[0].title === 'CEO');
+    const waiting = await row();
+    expect(waiting.current_step).toBe(3);
+    expect(new Date(waiting.next_send_at).getTime()).toBeGreaterThan(Date.now() + 3600_000);
+    await mesh.query('sequences', 'UPDATE enrollments SET next_send_at = now() WHERE sequence_id = $1', [seq]); // the wait is over
+    await eventually('second step', () => sink.to('held@rcpt.test').length === 2);
+    expect(sink.to('held@rcpt.test')[1].subject).toBe('Again, CEO');
+  });
+
   it('a recipient refused by the SMTP server (550 at RCPT) is a hard bounce at once', async () => {
     sink.refuse.add('refused@rcpt.test');
     const mb = await mesh.admin('mailbox:create', '--workspace', ws, '--email', 'strict@sender.test', '--smtp-url', `smtp://127.0.0.1:${sink.port}`);

@@ -5,6 +5,7 @@ import { Sender } from './engine/sender';
 import { ImapPoller } from './inbound/imap-poller';
 import { InboundService } from './inbound/inbound.service';
 import { leadDeletedConsumer } from './lead-deleted.consumer';
+import { leadUpdatedConsumer } from './lead-updated.consumer';
 import { MailboxesRepository } from './mailboxes/mailboxes.repository';
 import { OptoutService } from './optout/optout.service';
 import { SequencesController } from './sequences.controller';
@@ -17,7 +18,7 @@ export class SequencesModule {
   static register(config: ServiceConfig): DynamicModule {
     return {
       module: SequencesModule,
-      imports: [PlatformModule.forService(config, { consumers: [leadDeletedConsumer] })],
+      imports: [PlatformModule.forService(config, { consumers: [leadDeletedConsumer, leadUpdatedConsumer] })],
       controllers: [SequencesController],
       providers: [
         { provide: SEQUENCES_CONFIG, useValue: loadSequencesConfig() },

@@ -17,7 +17,8 @@ export class LeadsBatchController {
       throw DomainError.invalid('ids', 'ids must be an array of at most 1000 lead ids');
     }
     const { rows } = await this.pool.query<LeadContact>(
-      `SELECT id, email, email_status, first_name, last_name, full_name, title, company_name, country, lawful_basis
+      `SELECT id, email, email_status, first_name, last_name, full_name, title, company_name, country, lawful_basis,
+              to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS updated_at
        FROM leads WHERE workspace_id = $1 AND id = ANY($2)`,
       [ctx.workspace_id, body.ids],
     );

@@ -119,4 +119,6 @@ export interface LeadContact {
   company_name: string | null;
   country: string | null;
   lawful_basis: LawfulBasis;
+  /** When crm last changed the lead (ISO 8601, milliseconds): later updates replace older snapshots only. */
+  updated_at?: string;
 }
