@@ -96,4 +96,48 @@ describe('outbox, relay and durable consumer', () => {
     await again.stop();
     await relay.stop();
   });
+
+  it('a row committed while a batch is being published goes out at once, not at the next idle poll', async () => {
+    const nc = await mesh.natsClient();
+    // the relay's own pool, with a hook run just before a batch marks its rows published
+    const relayPool = createPool(databaseUrl, 2);
+    const connect = relayPool.connect.bind(relayPool) as () => Promise<any>;
+    let beforeMarking: (() => Promise<void>) | undefined;
+    const hooked = new WeakSet<object>();
+    (relayPool as any).connect = (callback?: unknown) => {
+      if (callback) return (connect as any)(callback);
+      return connect().then((client) => {
+        if (hooked.has(client)) return client;
+        hooked.add(client);
+        const query = client.query.bind(client);
+        client.query = async (...args: any[]) => {
+          if (beforeMarking && typeof args[0] === 'string' && args[0].startsWith('UPDATE outbox SET published_at')) {
+            const hook = beforeMarking;
+            beforeMarking = undefined;
+            await hook();
+          }
+          return query(...args);
+        };
+        return client;
+      });
+    };
+    const published = async (id: string) =>
+      (await pool.query(`SELECT published_at FROM outbox WHERE envelope->'data'->'object'->>'id' = $1`, [id])).rows[0]?.published_at != null;
+    const relay = new OutboxRelay(relayPool, nc, databaseUrl, log, { idlePollMs: 60_000 });
+    try {
+      await relay.start();
+      await new Promise((r) => setTimeout(r, 300)); // idle: the next wake-up is a NOTIFY or 60 s away
+      beforeMarking = async () => {
+        await change('during-batch'); // committed, and its NOTIFY sent, while the batch is in flight
+        await new Promise((r) => setTimeout(r, 300));
+      };
+      await change('starts-batch');
+      await waitUntil(() => published('starts-batch'), 10_000);
+      expect(beforeMarking).toBeUndefined();
+      await waitUntil(() => published('during-batch'), 5_000);
+    } finally {
+      await relay.stop();
+      await relayPool.end();
+    }
+  });
 });

@@ -22,6 +22,8 @@ export class OutboxRelay {
   private loop?: Promise<void>;
   private listener?: Client;
   private wake?: () => void;
+  /** A NOTIFY came while a batch was being published: rows may wait that the batch did not see. */
+  private notified = false;
   private readonly batchSize: number;
   private readonly idlePollMs: number;
 
@@ -80,7 +82,10 @@ export class OutboxRelay {
   private async listen(): Promise<void> {
     const listener = new Client({ connectionString: this.databaseUrl });
     listener.on('error', () => undefined);
-    listener.on('notification', () => this.wake?.());
+    listener.on('notification', () => {
+      this.notified = true;
+      this.wake?.();
+    });
     try {
       await listener.connect();
       await listener.query('LISTEN outbox');
@@ -95,6 +100,7 @@ export class OutboxRelay {
     let lastCleanup = 0;
     while (this.running) {
       let published = 0;
+      this.notified = false;
       try {
         published = await this.publishBatch();
         failures = 0;
@@ -106,7 +112,9 @@ export class OutboxRelay {
         failures++;
         this.log.warn({ err: (err as Error).message, failures }, 'outbox relay: publish failed, will retry');
       }
-      if (published >= this.batchSize) continue;
+      // a full batch may have left rows behind; a NOTIFY during the batch announced rows committed
+      // after its SELECT: either way go again now rather than at the next idle poll
+      if (published >= this.batchSize || (this.notified && failures === 0)) continue;
       const wait = failures > 0 ? Math.min(200 * 2 ** failures, 5000) : this.idlePollMs;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
