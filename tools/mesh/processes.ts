@@ -75,7 +75,9 @@ export function spawnApp(
   port: number,
   output: 'inherit' | 'ignore' | ((line: string) => void) = 'inherit',
 ): RunningApp {
-  const child = spawn(process.execPath, ['--enable-source-maps', appEntry(name)], {
+  // MESH_NODE_ARGS: extra node flags for every app (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a benchmark)
+  const extra = (process.env.MESH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, ['--enable-source-maps', ...extra, appEntry(name)], {
     cwd: ROOT,
     env: { ...env, [portVariable(name)]: String(port) },
     stdio: ['ignore', typeof output === 'function' ? 'pipe' : output, typeof output === 'function' ? 'pipe' : output],
