@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NatsConnection } from '@nats-io/transport-node';
-import { LeadContact, RequestContext, RpcRequest, SUBJECTS } from '@app/contracts';
+import { CURRENT_API_VERSION, LeadContact, RequestContext, RpcRequest, SUBJECTS } from '@app/contracts';
 import { DomainError, NATS_CONNECTION, randomToken } from '@app/platform';
 
 const TIMEOUT_MS = 10_000;
@@ -25,6 +25,12 @@ export class CrmClient {
 
   getLeads(ctx: RequestContext, ids: string[]): Promise<LeadContact[]> {
     return this.ask<LeadContact[]>(SUBJECTS.crm.leadsGetMany, ctx, { ids });
+  }
+
+  /** The workspaces that have a lead at this address (the opt-out portal announces to each). */
+  async workspacesWithLead(email: string): Promise<string[]> {
+    const ctx = { workspace_id: '', key_id: 'optout-portal', livemode: true, api_version: CURRENT_API_VERSION } as RequestContext;
+    return (await this.ask<{ workspace_ids: string[] }>(SUBJECTS.crm.leadsWorkspacesByEmail, ctx, { email })).workspace_ids;
   }
 
   markEmailInvalid(ctx: RequestContext, leadId: string): Promise<unknown> {

@@ -27,6 +27,8 @@ export const SUBJECTS = {
     leadsGetMany: 'crm.leads.getMany',
     /** Internal: a hard bounce makes the lead's email `invalid` (sequences). */
     leadsMarkEmailInvalid: 'crm.leads.markEmailInvalid',
+    /** Internal (the opt-out portal, sequences): the workspaces that have a lead with this address. */
+    leadsWorkspacesByEmail: 'crm.leads.workspacesByEmail',
   },
   sequences: {
     list: 'sequences.sequences.list',

@@ -25,6 +25,22 @@ export class LeadsBatchController {
     return rows;
   }
 
+  /**
+   * Every workspace with a lead at `email` (case-insensitive): a global opt-out is announced to each.
+   * An exact ILIKE (wildcards escaped) so that the trigram index on email answers it across workspaces.
+   */
+  @MessagePattern(SUBJECTS.crm.leadsWorkspacesByEmail)
+  async workspacesByEmail(@Payload() message: RpcRequest<{ email: string }>): Promise<{ workspace_ids: string[] }> {
+    const { body } = unpack(message);
+    if (typeof body?.email !== 'string' || !body.email.includes('@') || body.email.length > 320) throw DomainError.invalid('email', 'email must be an email address');
+    const pattern = body.email.trim().replace(/[\\%_]/g, (c) => `\\${c}`);
+    const { rows } = await this.pool.query<{ workspace_id: string }>(
+      `SELECT DISTINCT workspace_id FROM leads WHERE email ILIKE $1 AND lower(email) = lower($2) ORDER BY workspace_id`,
+      [pattern, body.email.trim()],
+    );
+    return { workspace_ids: rows.map((r) => r.workspace_id) };
+  }
+
   /** A hard bounce: the lead's email is undeliverable (`invalid`). */
   @MessagePattern(SUBJECTS.crm.leadsMarkEmailInvalid)
   async markEmailInvalid(@Payload() message: RpcRequest<{ id: string }>): Promise<{ updated: boolean }> {

@@ -12,31 +12,57 @@ const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(title)}</title></head>` +
   `<body style="font-family:sans-serif;max-width:32rem;margin:4rem auto"><h1>${escape(title)}</h1>${body}</body></html>`;
 
+const unavailable = '<p role="alert">Nothing was recorded. Try again in a few minutes.</p>';
+
+/** The request form; after a refusal, with the address as typed and the reason (announced to screen readers). */
+const requestForm = (value = '', error?: string) =>
+  '<p>Enter your address. We mail you a link; once you confirm, no workspace on this platform can email you through it.</p>' +
+  (error ? `<p id="email-error" role="alert" style="color:#b00020">${escape(error)}</p>` : '') +
+  // no action: the form posts back to the URL it was served at
+  '<form method="post"><label for="email">Email address</label> ' +
+  `<input id="email" type="email" name="email" autocomplete="email" required value="${escape(value)}"${error ? ' aria-invalid="true" aria-describedby="email-error"' : ''}> ` +
+  '<button type="submit">Send the link</button></form>';
+
 @Controller('api/v1/optout')
 export class OptoutController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
   form(@Res() reply: FastifyReply): void {
-    reply.type('text/html; charset=utf-8').send(page('Stop all outreach email',
-      '<p>Enter your address. We mail you a link; once you confirm, no workspace on this platform can email you through it.</p>' +
-      '<form method="post" action="optout"><label>Email <input type="email" name="email" required></label> <button type="submit">Send the link</button></form>'));
+    reply.type('text/html; charset=utf-8').send(page('Stop all outreach email', requestForm()));
   }
 
+  /**
+   * An address the portal refuses is 400: to the HTML form, the form again with the address kept and
+   * the reason shown; to a JSON client, the API's error object.
+   */
   @Post()
   @HttpCode(200)
   async request(@Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const email = body && typeof body === 'object' ? (body as Record<string, unknown>).email : undefined;
-    if (typeof email !== 'string' || !email.trim()) throw ApiError.invalid('email', 'email is required');
-    await this.rpc.send(SUBJECTS.sequences.optoutRequest, { request_id: request.id } as RequestContext, { email });
-    reply.type('text/html; charset=utf-8').send(page('Check your inbox', `<p>If ${escape(email.trim())} can receive mail, a confirmation link is on its way.</p>`));
+    const fromForm = String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+    const refuse = (message: string, value: string, err: ApiError) => {
+      if (!fromForm) throw err;
+      reply.code(400).type('text/html; charset=utf-8').send(page('Stop all outreach email', requestForm(value, message)));
+    };
+    if (typeof email !== 'string' || !email.trim()) return refuse('Enter your email address.', '', ApiError.invalid('email', 'email is required'));
+    try {
+      await this.rpc.send(SUBJECTS.sequences.optoutRequest, { request_id: request.id } as RequestContext, { email });
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'invalid_request') return refuse('This is not a valid email address. Check it and try again.', email, err);
+      if (!fromForm) throw err;
+      return void reply.code(500).type('text/html; charset=utf-8').send(page('Something went wrong', unavailable));
+    }
+    reply.type('text/html; charset=utf-8').send(page('Check your inbox', `<p>If ${escape(email.trim())} can receive mail, a confirmation link is on its way. It works for 48 hours.</p>`));
   }
 
   /** The mailed link: a page with one button (a GET changes nothing; mail scanners open links). */
   @Get('confirm/:token')
-  confirmPage(@Param('token') token: string, @Res() reply: FastifyReply): void {
+  confirmPage(@Res() reply: FastifyReply): void {
+    // no action: the button posts back to this very URL (a trailing slash or a proxy's prefix cannot misdirect it)
     reply.type('text/html; charset=utf-8').send(page('Confirm your opt-out',
-      `<form method="post" action="${escape(encodeURIComponent(token))}"><button type="submit">Confirm: never email me</button></form>`));
+      '<p>Once you confirm, no workspace on this platform can email you through it.</p>' +
+      '<form method="post"><button type="submit">Confirm: never email me</button></form>'));
   }
 
   @Post('confirm/:token')
@@ -46,10 +72,11 @@ export class OptoutController {
       await this.rpc.send(SUBJECTS.sequences.optoutConfirm, { request_id: request.id } as RequestContext, { token });
     } catch (err) {
       if (err instanceof ApiError && err.code === 'not_found') {
-        reply.code(404).type('text/html; charset=utf-8').send(page('This link is not valid', '<p>It may have expired. Ask for a new one.</p>'));
+        reply.code(404).type('text/html; charset=utf-8').send(page('This link is not valid', '<p role="alert">It may have expired or been altered. Nothing was changed.</p><p><a href="../../optout">Ask for a new link</a></p>'));
         return;
       }
-      throw err;
+      reply.code(500).type('text/html; charset=utf-8').send(page('Something went wrong', unavailable));
+      return;
     }
     reply.type('text/html; charset=utf-8').send(page('You are opted out', '<p>No workspace on this platform will email you through it.</p>'));
   }

@@ -3,6 +3,7 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { createTransport, Transporter } from 'nodemailer';
 import { CURRENT_API_VERSION, RequestContext, Suppression } from '@app/contracts';
 import { DomainError } from '@app/platform';
+import { CrmClient } from '../crm-client';
 import { SEQUENCES_CONFIG, SequencesConfig } from '../sequences.config';
 import { normalizeEmail } from '../suppressions/matching';
 import { SuppressionsService } from '../suppressions/suppressions.service';
@@ -21,6 +22,7 @@ export class OptoutService implements OnApplicationShutdown {
   constructor(
     @Inject(SEQUENCES_CONFIG) private readonly config: SequencesConfig,
     private readonly suppressions: SuppressionsService,
+    private readonly crm: CrmClient,
   ) {}
 
   onApplicationShutdown(): void {
@@ -61,7 +63,9 @@ export class OptoutService implements OnApplicationShutdown {
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
     if (Number(parts[1]) * 1000 < Date.now()) throw invalid();
     const email = Buffer.from(parts[0], 'base64url').toString('utf8');
+    // asked before the transaction: a crm that does not answer fails the confirmation (the link still works later)
+    const workspaces = await this.crm.workspacesWithLead(email);
     const ctx = { workspace_id: '', key_id: 'optout-portal', livemode: true, api_version: CURRENT_API_VERSION } as RequestContext;
-    return this.suppressions.create(ctx, { type: 'email', value: email, reason: 'opt_out', scope: 'global' }, 'unsubscribed');
+    return this.suppressions.create(ctx, { type: 'email', value: email, reason: 'opt_out', scope: 'global' }, 'unsubscribed', workspaces);
   }
 }

@@ -38,11 +38,12 @@ export class SuppressionsService {
    * Adds an entry (an existing identical entry is returned as it is) and applies it at once:
    * queued emails to covered addresses are cancelled and their active enrollments stop.
    */
-  async create(ctx: RequestContext, body: CreateSuppressionRequest, stopReason: 'suppressed' | 'unsubscribed' = 'suppressed'): Promise<Suppression> {
-    return withTransaction(this.pool, (tx) => this.createIn(tx, ctx, body, stopReason));
+  async create(ctx: RequestContext, body: CreateSuppressionRequest, stopReason: 'suppressed' | 'unsubscribed' = 'suppressed', announceTo: string[] = []): Promise<Suppression> {
+    return withTransaction(this.pool, (tx) => this.createIn(tx, ctx, body, stopReason, announceTo));
   }
 
-  async createIn(tx: PoolClient, ctx: RequestContext, body: CreateSuppressionRequest, stopReason: 'suppressed' | 'unsubscribed'): Promise<Suppression> {
+  /** `announceTo`: for a global `opt_out`, workspaces told besides those that had the address enrolled (the ones with it as a lead). */
+  async createIn(tx: PoolClient, ctx: RequestContext, body: CreateSuppressionRequest, stopReason: 'suppressed' | 'unsubscribed', announceTo: string[] = []): Promise<Suppression> {
     const value = body.type === 'email' ? normalizeEmail(body.value) : normalizeDomain(body.value);
     const scope = body.scope ?? 'workspace';
     const workspaceId = scope === 'global' ? null : ctx.workspace_id;
@@ -79,10 +80,11 @@ export class SuppressionsService {
       await recordEvent(tx, { type: EVENT.unsubscribeCreated, workspace_id: workspaceId, livemode: ctx.livemode, api_version: ctx.api_version, object: suppression });
     }
     if (scope === 'global' && body.reason === 'opt_out') {
-      // every workspace that had the address enrolled learns of the opt-out
+      // every workspace that had the address enrolled, or as a lead (announceTo), learns of the opt-out: once each
       const { rows } = await tx.query<{ workspace_id: string }>(
-        `SELECT DISTINCT e.workspace_id FROM enrollments e, suppressions s WHERE s.id = $1 AND ${covers}`,
-        [row.id],
+        `SELECT e.workspace_id FROM enrollments e, suppressions s WHERE s.id = $1 AND ${covers}
+         UNION SELECT unnest($2::text[]) ORDER BY 1`,
+        [row.id, announceTo],
       );
       for (const { workspace_id } of rows) {
         await recordEvent(tx, { type: EVENT.unsubscribeCreated, workspace_id, livemode: true, api_version: ctx.api_version, object: suppression });
