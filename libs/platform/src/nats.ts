@@ -7,5 +7,7 @@ export async function connectNats(url: string, name: string): Promise<NatsConnec
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     waitOnFirstConnect: false,
+    // no Error (stack capture) built per request and per subscription timer: callers wrap failures with their own context
+    noAsyncTraces: true,
   });
 }
