@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { percentile, startBenchMesh } from './bench-mesh';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -6,6 +7,33 @@ const dns2 = require('dns2');
 const ENTITIES = Number(process.env.BENCH_SEARCH_ENTITIES || 1_000_000);
 const CONNECTIONS = Number(process.env.BENCH_SEARCH_CONNECTIONS || 16);
 const SECONDS = Number(process.env.BENCH_SEARCH_SECONDS || 10);
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU seconds of the PostgreSQL backends connected to one database (their process titles name it). */
+function backendCpu(database: string): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${database} `)) out.set(Number(entry), cpuSeconds(Number(entry)));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+const cpuSince = (before: Map<number, number>, after: Map<number, number>) =>
+  [...after].reduce((sum, [pid, cpu]) => sum + cpu - (before.get(pid) ?? 0), 0);
 
 /** Every name has an A record 127.0.0.1 and no MX: reveals verify without the network (probing off). */
 async function localDns(): Promise<{ server: string; close: () => Promise<void> }> {
@@ -57,8 +85,13 @@ export async function runSearchBench(): Promise<void> {
     process.stdout.write(`${line}\n`);
   };
   try {
+    const searchPid = mesh.apps.get('search')?.child.pid;
+    const searchCpu = cpuSeconds(searchPid);
+    const searchDb = new URL(mesh.databaseUrl('search')).pathname.slice(1);
+    const pgBefore = backendCpu(searchDb);
     const seeded = mesh.admin('search:seed', '--count', String(ENTITIES));
     say(`seed: ${ENTITIES} entities in ${seeded.seconds.toFixed(1)} s = ${seeded.per_second} entities/s`);
+    if (process.env.BENCH_SEARCH_CPU === '1') say(`  cpu s: search ${(cpuSeconds(searchPid) - searchCpu).toFixed(1)} PostgreSQL backends of search ${cpuSince(pgBefore, backendCpu(searchDb)).toFixed(1)}`);
     await db.connect();
     await db.query('ANALYZE entities');
 
@@ -72,8 +105,17 @@ export async function runSearchBench(): Promise<void> {
     for (const page of [1, 40]) {
       const url = `${mesh.apiBase}/search?${query}&page=${page}`;
       await load(url, headers, CONNECTIONS, 2); // warm-up
+      const pids = [...mesh.apps.values()].map((app) => [app.name, app.child.pid] as const);
+      const before = pids.map(([, pid]) => cpuSeconds(pid));
+      const benchBefore = process.cpuUsage();
       const { samples, errors } = await load(url, headers, CONNECTIONS, SECONDS);
       say(`| page ${page} | ${CONNECTIONS} | ${samples.length} | ${errors} | ${percentile(samples, 50).toFixed(1)} | ${percentile(samples, 95).toFixed(1)} | ${percentile(samples, 99).toFixed(1)} |`);
+      if (process.env.BENCH_SEARCH_CPU === '1') {
+        // where the CPU goes: milliseconds of CPU per request in each process of the mesh
+        const used = pids.map(([name, pid], i) => `${name} ${(((cpuSeconds(pid) - before[i]) * 1000) / samples.length).toFixed(2)}`);
+        const bench = process.cpuUsage(benchBefore);
+        say(`  cpu ms/request: ${used.join(', ')}, load generator ${((bench.user + bench.system) / 1000 / samples.length).toFixed(2)}`);
+      }
     }
 
     const poor = mesh.admin('workspace:create', '--name', 'bench-reveals', '--plan-credits', '100');

@@ -23,6 +23,25 @@ interface LedgerRow extends Omit<LedgerEntry, 'created_at'> {
 }
 
 const MAX_AMOUNT = 1_000_000_000;
+/** At most this many consumes of one workspace share a transaction. */
+const CONSUME_BATCH_MAX = Number(process.env.BILLING_CONSUME_BATCH_MAX || 200);
+
+interface ConsumeItem {
+  ctx: RequestContext;
+  ref: string;
+  amount: number;
+  reason: string;
+  resolve: (result: ConsumeCreditsResult) => void;
+  reject: (err: unknown) => void;
+}
+
+interface PendingEntry {
+  id: string;
+  amount: number;
+  reason: string;
+  ref: string;
+  pool: CreditPool;
+}
 
 function renderEntry(row: LedgerRow): LedgerEntry {
   return { id: row.id, type: row.type, amount: row.amount, reason: row.reason, ref: row.ref, pool: row.pool, created_at: row.created_at.toISOString() };
@@ -58,32 +77,115 @@ export class CreditsService {
     ]);
   }
 
+  /**
+   * Consumes are grouped per workspace (group commit): while one transaction holds the account's
+   * row lock, the consumes that arrive for that workspace wait in this process and are then
+   * applied together in one transaction — one lock, one ledger INSERT, one balance UPDATE, one
+   * commit for the lot, each with its own outcome. The rules are those of a single consume,
+   * applied in arrival order: a ref already consumed takes nothing (`applied: false`), a consume
+   * the balance cannot pay is 402 and takes nothing, plan before pack, credits.low once.
+   */
+  private readonly consumeQueues = new Map<string, ConsumeItem[]>();
+
   async consume(ctx: RequestContext, request: ConsumeCreditsRequest): Promise<ConsumeCreditsResult> {
     const ref = request?.ref;
     const amount = request?.amount ?? 1;
     if (typeof ref !== 'string' || ref === '' || ref.length > 255) throw DomainError.invalid('ref', 'ref is required');
     if (!Number.isInteger(amount) || amount < 1 || amount > MAX_AMOUNT) throw DomainError.invalid('amount', 'amount must be a positive integer');
     const reason = typeof request.reason === 'string' && request.reason ? request.reason.slice(0, 100) : 'consume';
-    return withTransaction(this.pool, async (tx) => {
-      const account = await this.lock(tx, ctx.workspace_id);
-      const balance = () => ({ plan: account.plan_balance, pack: account.pack_balance, total: account.plan_balance + account.pack_balance });
-      const prior = await tx.query<{ amount: number }>(
-        `SELECT amount FROM ledger_entries WHERE workspace_id = $1 AND type = 'consume' AND ref = $2`, [ctx.workspace_id, ref],
-      );
-      if (prior.rows.length > 0) return { applied: false, charged: -prior.rows.reduce((s, r) => s + r.amount, 0), balance: balance() };
-      if (account.plan_balance + account.pack_balance < amount) {
-        throw new DomainError('insufficient_credits', `Not enough credits: ${amount} needed, ${account.plan_balance + account.pack_balance} left`);
+    return new Promise<ConsumeCreditsResult>((resolve, reject) => {
+      const item: ConsumeItem = { ctx, ref, amount, reason, resolve, reject };
+      const queue = this.consumeQueues.get(ctx.workspace_id);
+      if (queue) {
+        queue.push(item);
+        return;
       }
-      const fromPlan = Math.min(account.plan_balance, amount);
-      const fromPack = amount - fromPlan;
-      if (fromPlan > 0) await this.entry(tx, ctx.workspace_id, { type: 'consume', amount: -fromPlan, reason, ref, pool: 'plan' });
-      if (fromPack > 0) await this.entry(tx, ctx.workspace_id, { type: 'consume', amount: -fromPack, reason, ref, pool: 'pack' });
+      const fresh = [item];
+      this.consumeQueues.set(ctx.workspace_id, fresh);
+      void this.drainConsumes(ctx.workspace_id, fresh);
+    });
+  }
+
+  private async drainConsumes(workspaceId: string, queue: ConsumeItem[]): Promise<void> {
+    try {
+      while (queue.length > 0) {
+        const batch = queue.splice(0, CONSUME_BATCH_MAX);
+        try {
+          const outcomes = await withTransaction(this.pool, (tx) => this.consumeLocked(tx, workspaceId, batch));
+          batch.forEach((item, i) => {
+            const outcome = outcomes[i];
+            if (outcome instanceof Error) item.reject(outcome);
+            else item.resolve(outcome);
+          });
+        } catch (err) {
+          if (batch.length === 1 || err instanceof DomainError) {
+            for (const item of batch) item.reject(err);
+            continue;
+          }
+          // an unexpected failure of a group: each consume on its own, so one cannot fail the others
+          for (const item of batch) {
+            await withTransaction(this.pool, (tx) => this.consumeLocked(tx, workspaceId, [item])).then(
+              ([outcome]) => (outcome instanceof Error ? item.reject(outcome) : item.resolve(outcome)),
+              (e: Error) => item.reject(e),
+            );
+          }
+        }
+      }
+    } finally {
+      if (this.consumeQueues.get(workspaceId) === queue) this.consumeQueues.delete(workspaceId);
+    }
+  }
+
+  /** Applies consumes of one workspace in order under the account's row lock; one outcome per consume. */
+  private async consumeLocked(tx: Queryable, workspaceId: string, batch: ConsumeItem[]): Promise<(ConsumeCreditsResult | DomainError)[]> {
+    const account = await this.lock(tx, workspaceId);
+    const balance = () => ({ plan: account.plan_balance, pack: account.pack_balance, total: account.plan_balance + account.pack_balance });
+    const { rows: prior } = await tx.query<{ ref: string; amount: number }>(
+      `SELECT ref, amount FROM ledger_entries WHERE workspace_id = $1 AND type = 'consume' AND ref = ANY($2::text[])`,
+      [workspaceId, [...new Set(batch.map((item) => item.ref))]],
+    );
+    const taken = new Map<string, number>();
+    for (const row of prior) taken.set(row.ref, (taken.get(row.ref) ?? 0) - row.amount);
+    const pending: PendingEntry[] = [];
+    const at = Date.now();
+    const outcomes: (ConsumeCreditsResult | DomainError)[] = [];
+    for (const item of batch) {
+      const charged = taken.get(item.ref);
+      if (charged !== undefined) {
+        outcomes.push({ applied: false, charged, balance: balance() });
+        continue;
+      }
+      const total = account.plan_balance + account.pack_balance;
+      if (total < item.amount) {
+        outcomes.push(new DomainError('insufficient_credits', `Not enough credits: ${item.amount} needed, ${total} left`));
+        continue;
+      }
+      const fromPlan = Math.min(account.plan_balance, item.amount);
+      const fromPack = item.amount - fromPlan;
+      if (fromPlan > 0) pending.push({ id: newId(ID_PREFIX.ledgerEntry, at), amount: -fromPlan, reason: item.reason, ref: item.ref, pool: 'plan' });
+      if (fromPack > 0) pending.push({ id: newId(ID_PREFIX.ledgerEntry, at), amount: -fromPack, reason: item.reason, ref: item.ref, pool: 'pack' });
       account.plan_balance -= fromPlan;
       account.pack_balance -= fromPack;
-      await this.maybeLow(tx, ctx, account);
-      await this.setBalances(tx, account);
-      return { applied: true, charged: amount, balance: balance() };
-    });
+      taken.set(item.ref, item.amount);
+      if (this.lowDue(account)) {
+        // credits.low carries the balance with this consume's entries: write them first
+        await this.insertConsumes(tx, workspaceId, pending.splice(0));
+        await this.maybeLow(tx, item.ctx, account);
+      }
+      outcomes.push({ applied: true, charged: item.amount, balance: balance() });
+    }
+    await this.insertConsumes(tx, workspaceId, pending);
+    if (outcomes.some((o) => !(o instanceof Error) && o.applied)) await this.setBalances(tx, account);
+    return outcomes;
+  }
+
+  private async insertConsumes(tx: Queryable, workspaceId: string, entries: PendingEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await tx.query(
+      `INSERT INTO ledger_entries (id, workspace_id, type, amount, reason, ref, pool)
+       SELECT id, $1, 'consume', amount, reason, ref, pool FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) AS t(id, amount, reason, ref, pool)`,
+      [workspaceId, entries.map((e) => e.id), entries.map((e) => e.amount), entries.map((e) => e.reason), entries.map((e) => e.ref), entries.map((e) => e.pool)],
+    );
   }
 
   async refund(ctx: RequestContext, request: RefundCreditsRequest): Promise<RefundCreditsResult> {
@@ -130,12 +232,16 @@ export class CreditsService {
   }
 
   /** credits.low once per period: the first time the total falls below 10% of the plan's monthly credits. */
-  private async maybeLow(tx: Queryable, ctx: RequestContext, account: AccountRow): Promise<void> {
+  private lowDue(account: AccountRow): boolean {
     const monthly = this.config.planCredits[account.plan] ?? 0;
     const total = account.plan_balance + account.pack_balance;
-    if (monthly <= 0 || total * 10 >= monthly) return;
+    if (monthly <= 0 || total * 10 >= monthly) return false;
     const period = account.period_ends_at?.getTime() ?? 0;
-    if (account.low_notified_for && account.low_notified_for.getTime() === period) return;
+    return !(account.low_notified_for && account.low_notified_for.getTime() === period);
+  }
+
+  private async maybeLow(tx: Queryable, ctx: RequestContext, account: AccountRow): Promise<void> {
+    if (!this.lowDue(account)) return;
     account.low_notified_for = account.period_ends_at ?? new Date(0);
     await this.setBalances(tx, account);
     const object = await this.render(tx, account);

@@ -49,8 +49,10 @@ export class SearchController implements OnApplicationBootstrap, OnApplicationSh
 
   /** Operator: generated entities `start .. start+count-1` (deterministic: re-seeding updates). */
   @MessagePattern(SUBJECTS.search.seed)
-  async seed(@Payload() message: RpcRequest<{ start?: number; count: number; if_empty?: boolean }>) {
+  async seed(@Payload() message: RpcRequest<{ start?: number; count: number; if_empty?: boolean; total?: boolean; count_only?: boolean }>) {
     const { body } = unpack(message);
+    // `count_only`: the index size alone (the admin CLI asks once, after its last chunk)
+    if (body?.count_only) return { inserted: 0, updated: 0, total: await this.entities.count() };
     if (body?.if_empty && (await this.entities.count()) > 0) return { inserted: 0, updated: 0, total: await this.entities.count(), skipped: true };
     const start = body?.start ?? 0;
     const count = body?.count;
@@ -65,7 +67,9 @@ export class SearchController implements OnApplicationBootstrap, OnApplicationSh
       inserted += result.inserted;
       updated += result.updated;
     }
-    return { inserted, updated, total: await this.entities.count() };
+    await this.entities.mergePendingIndexEntries();
+    // counting the index reads the whole table: a chunk of a large seed (`total: false`) skips it
+    return { inserted, updated, total: body.total === false ? null : await this.entities.count() };
   }
 
   /** Operator: entities parsed by an ingestion connector, upserted by their source key. */
@@ -73,6 +77,8 @@ export class SearchController implements OnApplicationBootstrap, OnApplicationSh
   async ingest(@Payload() message: RpcRequest<{ entities: EntityInput[] }>) {
     const { body } = unpack(message);
     if (!Array.isArray(body?.entities) || body.entities.length > SEED_BATCH) throw DomainError.invalid('entities', `entities must be an array of at most ${SEED_BATCH}`);
-    return this.entities.upsertMany(body.entities);
+    const result = await this.entities.upsertMany(body.entities);
+    await this.entities.mergePendingIndexEntries();
+    return result;
   }
 }

@@ -124,13 +124,17 @@ export class SearchService {
     const charge = ctx.livemode !== false && ctx.mode !== 'test';
     if (!charge && page !== 1) throw DomainError.invalid('page', 'Test keys can read page 1 only');
     const ref = `search:${ctx.request_id}`;
+    const { conditions, params } = conditionsFor(request.lens, request.filters);
+    // the page is read while billing takes the credit (a read changes nothing); it is returned
+    // only once the credit is taken, and refunded when the read failed
+    const read = Promise.all([
+      this.entities.search(ctx.workspace_id, request.lens, request.q ?? '', conditions, params, (page - 1) * SEARCH_PER_PAGE, SEARCH_PER_PAGE + 1),
+      request.lens === 'investors' ? this.profile(ctx.workspace_id) : Promise.resolve(undefined),
+    ]);
+    read.catch(() => undefined); // awaited below; not an unhandled rejection while the consume runs
     if (charge) await this.consume(ctx, ref);
     try {
-      const { conditions, params } = conditionsFor(request.lens, request.filters);
-      const [rows, profile] = await Promise.all([
-        this.entities.search(ctx.workspace_id, request.lens, request.q ?? '', conditions, params, (page - 1) * SEARCH_PER_PAGE, SEARCH_PER_PAGE + 1),
-        request.lens === 'investors' ? this.profile(ctx.workspace_id) : Promise.resolve(undefined),
-      ]);
+      const [rows, profile] = await read;
       return {
         object: 'search_results',
         lens: request.lens,

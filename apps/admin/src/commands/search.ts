@@ -42,7 +42,6 @@ const baseSearchCommands: AdminCommand[] = [
       const startedAt = Date.now();
       let inserted = 0;
       let updated = 0;
-      let total = 0;
       const chunks: number[] = [];
       for (let at = start; at < start + count; at += SEED_CHUNK) chunks.push(at);
       let done = 0;
@@ -51,15 +50,15 @@ const baseSearchCommands: AdminCommand[] = [
       const worker = async () => {
         for (let at = chunks.shift(); at !== undefined; at = chunks.shift()) {
           const n = Math.min(SEED_CHUNK, start + count - at);
-          const r = await admin.ask<{ inserted: number; updated: number; total: number }>(SUBJECTS.search.seed, operatorContext(), { start: at, count: n });
+          const r = await admin.ask<{ inserted: number; updated: number }>(SUBJECTS.search.seed, operatorContext(), { start: at, count: n, total: false });
           inserted += r.inserted;
           updated += r.updated;
-          total = Math.max(total, r.total);
           done += n;
           progress('seeding', done, count, startedAt);
         }
       };
       await Promise.all(Array.from({ length: parallel }, worker));
+      const { total } = await admin.ask<{ total: number }>(SUBJECTS.search.seed, operatorContext(), { count_only: true });
       const seconds = (Date.now() - startedAt) / 1000;
       return { inserted, updated, total, seconds, per_second: Math.round(count / seconds) };
     },
