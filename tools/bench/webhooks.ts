@@ -9,6 +9,8 @@ import { percentile, startBenchMesh } from './bench-mesh';
 const PACED_RATE = Number(process.env.BENCH_WEBHOOK_RATE || 1000);
 const PACED_SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS || 10);
 const BURST = Number(process.env.BENCH_WEBHOOK_BURST || 20_000);
+/** Seconds at the paced rate before the paced run is measured (after 200 events one at a time). */
+const WARMUP_SECONDS = Number(process.env.BENCH_WEBHOOK_WARMUP_SECONDS || 0);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -58,6 +60,9 @@ export async function runWebhooksBench(): Promise<void> {
     };
     const latencies = (path: string, from = 0) =>
       receiver.at(path).slice(from).map((r: ReceivedRequest) => r.receivedAt - Date.parse(JSON.parse(r.rawBody).created));
+    // TLS connections the receiver accepted (the probe prints how many each scenario opened)
+    let connections = 0;
+    (receiver as unknown as { server: import('node:https').Server }).server.on('secureConnection', () => connections++);
     const distinct = new Map<string, Set<string>>();
     receiver.on((r) => {
       const set = distinct.get(r.path) ?? new Set<string>();
@@ -96,6 +101,7 @@ export async function runWebhooksBench(): Promise<void> {
       }
       const p = (xs: number[]) => `p50 ${Math.round(percentile(xs, 50))} / p99 ${Math.round(percentile(xs, 99))} ms`;
       say(`  probe: event -> fan-out tx ${p(fan)}; fan-out tx -> receiver ${p(toReceiver)}; request round trip ${p(rtt)}; receiver -> outcome tx ${p(recorded)}`);
+      say(`  probe: ${connections} TLS connections accepted so far`);
       say(`  probe: p99 per second ${[...perSecond].sort((a, b) => a[0] - b[0]).map(([, xs]) => Math.round(percentile(xs, 99))).join(' ')}`);
     };
     const paced = async (workspaceId: string, rate: number, seconds: number) => {
@@ -117,6 +123,12 @@ export async function runWebhooksBench(): Promise<void> {
     await endpoint(main.key, '/fast');
     for (let i = 0; i < 200; i++) await publish(main.id);
     await waitCount('/fast', 200, 30_000);
+    if (WARMUP_SECONDS > 0) {
+      reset();
+      const n = await paced(main.id, PACED_RATE, WARMUP_SECONDS);
+      await waitCount('/fast', n, 60_000);
+    }
+    if (process.env.BENCH_WEBHOOK_PROBE) say(`  probe: warm-up done, ${connections} TLS connections accepted`);
     reset();
 
     say(`webhooks: paced ${PACED_RATE} events/s for ${PACED_SECONDS} s to one HTTPS endpoint`);
