@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { Client, Pool } from 'pg';
-import { counter, histogram, NATS_CONNECTION, PG_POOL, randomToken, rootLogger, SERVICE_CONFIG, ServiceConfig, withTransaction } from '@app/platform';
+import { Client, Pool, PoolClient } from 'pg';
+import { counter, histogram, NATS_CONNECTION, PG_POOL, randomToken, rootLogger, SERVICE_CONFIG, ServiceConfig } from '@app/platform';
 import { decryptSecret } from '../secrets';
 import { signatureHeader } from '../signature';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
@@ -45,6 +45,22 @@ interface Outcome {
   result: SendResult;
   resolve: () => void;
   reject: (err: Error) => void;
+}
+
+/** A transaction whose commit does not wait for the WAL flush; BEGIN and the setting in one round trip. */
+async function asyncCommitTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN; SET LOCAL synchronous_commit = off');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
 }
 
 export function retryDelayMs(attemptsMade: number, random = Math.random()): number {
@@ -189,9 +205,11 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
       for (;;) {
         const free = this.config.concurrency - this.total;
         if (free <= 0 || this.stopped) return;
-        const claimed = await this.claim(Math.min(free, CLAIM_BATCH));
+        const asked = Math.min(free, CLAIM_BATCH);
+        const claimed = await this.claim(asked);
         for (const row of claimed) this.launch(row);
-        if (claimed.length === 0) return;
+        // fewer than asked: no more due rows with room now (slots freed meanwhile kick again)
+        if (claimed.length < asked) return;
       }
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'webhooks: claiming deliveries failed');
@@ -226,22 +244,21 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     for (const id of ids) this.take(endpointOf.get(id)!);
     let claimedRows: Claimed[];
     try {
-      ({ rows: claimedRows } = await withTransaction(this.pool, async (tx) => {
-        // the claim needs no WAL flush wait either: only a database crash could lose it, and then
-        // the attempt is made again once more (at least once), never skipped
-        await tx.query('SET LOCAL synchronous_commit = off');
-        return tx.query<Claimed>(
-          `UPDATE webhook_deliveries d SET locked_until = now() + $3 * interval '1 second', claim_token = $2
-           FROM webhook_endpoints e
-           WHERE d.id IN (
-               SELECT id FROM webhook_deliveries WHERE id = ANY($1::text[]) AND status = 'pending'
-                 AND (locked_until IS NULL OR locked_until < now()) AND next_attempt_at <= ${this.clockSql}
-               FOR UPDATE SKIP LOCKED)
-             AND e.id = d.endpoint_id AND e.status = 'enabled'
-           RETURNING d.id, d.endpoint_id, d.event_id, d.body, d.attempts, e.url, e.secret_enc, d.claim_token`,
-          [ids, token, this.leaseSeconds],
-        );
-      }));
+      // one statement, its own transaction. Its commit waits for no WAL flush (the one-time filter
+      // sets synchronous_commit off for this transaction only): only a database crash could lose
+      // the claim, and then the attempt is made again once more (at least once), never skipped
+      ({ rows: claimedRows } = await this.pool.query<Claimed>(
+        `UPDATE webhook_deliveries d SET locked_until = now() + $3 * interval '1 second', claim_token = $2
+         FROM webhook_endpoints e
+         WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off'
+           AND d.id IN (
+             SELECT id FROM webhook_deliveries WHERE id = ANY($1::text[]) AND status = 'pending'
+               AND (locked_until IS NULL OR locked_until < now()) AND next_attempt_at <= ${this.clockSql}
+             FOR UPDATE SKIP LOCKED)
+           AND e.id = d.endpoint_id AND e.status = 'enabled'
+         RETURNING d.id, d.endpoint_id, d.event_id, d.body, d.attempts, e.url, e.secret_enc, d.claim_token`,
+        [ids, token, this.leaseSeconds],
+      ));
     } catch (err) {
       for (const id of ids) this.release(endpointOf.get(id)!);
       throw err;
@@ -373,10 +390,9 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
       statuses.push(result.ok ? 'succeeded' : finalFailure ? 'failed' : 'pending');
       delays.push(result.ok || finalFailure ? 0 : retryDelayMs(attempt));
     }
-    await withTransaction(this.pool, async (tx) => {
-      // no wait for the WAL flush: a database crash can lose an outcome, and then the attempt is
-      // simply made again (deliveries are at least once); it never loses a delivery
-      await tx.query('SET LOCAL synchronous_commit = off');
+    // no wait for the WAL flush: a database crash can lose an outcome, and then the attempt is
+    // simply made again (deliveries are at least once); it never loses a delivery
+    await asyncCommitTransaction(this.pool, async (tx) => {
       const { rows } = await tx.query<{ id: string }>(
         `UPDATE webhook_deliveries d SET attempts = u.attempt, status = u.status, locked_until = NULL, claim_token = NULL,
            next_attempt_at = ${this.clockSql} + u.delay * interval '1 millisecond',
