@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SUBJECTS } from '@app/contracts';
 import { TestMesh } from '../harness';
 import { waitFor } from '../../tools/mesh/processes';
 import { expectApiError } from './gateway-assertions';
@@ -157,6 +158,23 @@ describe('search', () => {
     expect(await mesh.admin('search:seed', '--count', '10', '--if-empty', 'true')).toMatchObject({ skipped: true });
     const bad = await mesh.adminRaw(['ingest', '--provider', 'myspace', '--file', 'x']);
     expect(bad.code).toBe(2);
+  });
+
+  it('a write reaches the next search: pages kept per query are read again once entities change', async () => {
+    const first = await search(live.key, 'lens=leads');
+    expect(first.status).toBe(200);
+    expect(first.body.data.map((h: any) => h.name)).not.toContain('Quillon Marsh');
+    const entity = (name: string, rank: number) => ({
+      ext_key: 'test:cache-1', lens: 'leads', name, person_name: name, organization: 'Cache Example', domain: 'cache.example.com', details: {},
+      facets: [], rank_score: rank, sources: [{ field: 'name', value: name, provider: 'api', source_url: 'https://cache.example.com', fetched_at: '2026-11-01T00:00:00.000Z' }],
+    });
+    expect((await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities: [entity('Quillon Marsh', 2_000_000)] })).err).toBeUndefined();
+    const second = await search(live.key, 'lens=leads');
+    expect(second.body.data[0]).toMatchObject({ name: 'Quillon Marsh' });
+    expect(second.body.data.slice(1)).toEqual(first.body.data.slice(0, 24));
+    expect((await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities: [entity('Quillon Marsh', -1)] })).err).toBeUndefined();
+    const third = await search(live.key, 'lens=leads');
+    expect(third.body.data).toEqual(first.body.data);
   });
 
   it('saga: with billing stopped no page is returned and no credit is taken', async () => {

@@ -74,4 +74,12 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    id: '0003_entities_generation',
+    up: `
+      -- bumped after every write to entities commits: search pages keep a query's ranked ids per
+      -- process, stamped with the generation they were read at, and read them again when it moved
+      CREATE SEQUENCE entities_generation;
+    `,
+  },
 ];

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
-import { EmailStatus, ID_PREFIX, Lens, SourceRecord } from '@app/contracts';
+import { EmailStatus, ID_PREFIX, Lens, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL, Queryable } from '@app/platform';
 import { EntityInput, searchTextOf } from './entity';
 
@@ -38,6 +38,16 @@ function quoted(value: string | null | undefined): string {
 function integer(value: number | null | undefined): string {
   if (value === null || value === undefined) return 'NULL';
   return String(value);
+}
+
+/** Ids a query can page through: 40 pages of 25, and one more to tell `has_more`. */
+const RANKED_MAX = SEARCH_MAX_PAGE * SEARCH_PER_PAGE + 1;
+const RANKED_CACHE_ENTRIES = Number(process.env.SEARCH_RANKED_CACHE ?? 256);
+const GENERATION_SQL = `SELECT last_value::text || ':' || is_called::text AS generation FROM entities_generation`;
+
+interface RankedIds {
+  generation: string;
+  ids: string[];
 }
 
 const COLUMNS = 'id, lens, name, person_name, first_name, last_name, title, organization, location, country, domain, email, phone, details, sources';
@@ -100,6 +110,8 @@ export class EntitiesRepository {
        SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) AS total FROM upserted`,
       cols.map((col) => `{${col.join(',')}}`),
     );
+    // after the write is visible (autocommit): pages ranked before it are read again
+    if (q === this.pool) await this.bumpGeneration();
     const inserted = Number(rows[0].inserted);
     return { inserted, updated: Number(rows[0].total) - inserted };
   }
@@ -113,6 +125,11 @@ export class EntitiesRepository {
     await this.pool.query(`SELECT gin_clean_pending_list('entities_tsv'::regclass), gin_clean_pending_list('entities_facets'::regclass)`);
   }
 
+  /** Marks every ranked list kept by any replica as stale; call after a write to entities commits. */
+  async bumpGeneration(): Promise<void> {
+    await this.pool.query(`SELECT nextval('entities_generation')`);
+  }
+
   async count(): Promise<number> {
     const { rows } = await this.pool.query<{ n: string }>('SELECT count(*) AS n FROM entities');
     return Number(rows[0].n);
@@ -120,28 +137,96 @@ export class EntitiesRepository {
 
   /**
    * One page of a lens: the text query and the filters narrow the set through the GIN indexes;
-   * hits come in a fixed order (static rank, then id), so PostgreSQL stops after
-   * offset + limit rows (at most 40 pages * 25) and never ranks every match.
+   * hits come in a fixed order (static rank, then id), at most 40 pages * 25 + 1 of them.
+   *
+   * The ordered ids of a query (up to 1,001) are kept per process, stamped with the index
+   * generation (a sequence every write bumps after it commits), so a page — page 40 as page 1 —
+   * is 26 primary-key reads once the query has run: PostgreSQL reads every match of a query once
+   * per generation instead of once per page. A page served from a stamped list is checked against
+   * the current generation in the statement that reads its rows; a write in between discards the
+   * list and the query runs again. `SEARCH_RANKED_CACHE` (entries, default 256) sets the size;
+   * 0 reads every page straight from the index.
    */
   async search(workspaceId: string, lens: Lens, q: string, conditions: Condition[], params: unknown[], offset: number, limit: number): Promise<EntityRow[]> {
-    let n = 2;
-    const next = () => `$${++n}`;
-    const condSql = conditions.map((c) => c.sql(next));
-    // rebuild the parameter list in the order used: ws, lens, condition params, q
-    const ordered: unknown[] = [workspaceId, lens, ...params];
-    const text: string[] = ['e.lens = $2', ...condSql];
-    if (q.trim() !== '') {
-      ordered.push(q);
-      text.push(`e.tsv @@ plainto_tsquery('simple', $${ordered.length})`);
+    const { where, values } = this.whereOf(lens, q, conditions, params, 1);
+    if (RANKED_CACHE_ENTRIES <= 0) return this.searchDirect(workspaceId, where, values, offset, limit);
+    const key = JSON.stringify([where, values]);
+    const cached = this.ranked.get(key);
+    if (cached) {
+      this.ranked.delete(key); // most recently used last
+      this.ranked.set(key, cached);
+      const page = await this.pageOf(workspaceId, cached.ids.slice(offset, offset + limit));
+      if (page.generation === cached.generation) return page.rows;
+      this.ranked.delete(key);
     }
-    ordered.push(limit, offset);
+    const fresh = await this.rank(key, where, values);
+    return (await this.pageOf(workspaceId, fresh.ids.slice(offset, offset + limit))).rows;
+  }
+
+  private readonly ranked = new Map<string, RankedIds>();
+  private readonly ranking = new Map<string, Promise<RankedIds>>();
+
+  /** The ordered ids of a query, read once for concurrent callers; the generation is read before the query's snapshot. */
+  private rank(key: string, where: string, values: unknown[]): Promise<RankedIds> {
+    const running = this.ranking.get(key);
+    if (running) return running;
+    const work = (async () => {
+      const generation = (await this.pool.query<{ generation: string }>(GENERATION_SQL)).rows[0].generation;
+      const { rows } = await this.pool.query<{ id: string }>(
+        `SELECT e.id FROM entities e WHERE ${where} ORDER BY e.rank_score DESC, e.id LIMIT ${RANKED_MAX}`,
+        values,
+      );
+      const entry = { generation, ids: rows.map((r) => r.id) };
+      this.ranked.set(key, entry);
+      while (this.ranked.size > RANKED_CACHE_ENTRIES) this.ranked.delete(this.ranked.keys().next().value as string);
+      return entry;
+    })();
+    this.ranking.set(key, work);
+    return work.finally(() => this.ranking.delete(key));
+  }
+
+  /** The rows of the given ids in that order, with this workspace's reveal state and the current generation. */
+  private async pageOf(workspaceId: string, ids: string[]): Promise<{ generation: string; rows: EntityRow[] }> {
+    const { rows } = await this.pool.query<EntityRow & { generation: string; n: string | null }>(
+      `SELECT g.generation, p.* FROM (${GENERATION_SQL}) g
+         LEFT JOIN LATERAL (
+           SELECT ${COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')}, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status, t.n
+             FROM unnest($2::text[]) WITH ORDINALITY AS t(id, n)
+             JOIN entities e ON e.id = t.id
+             LEFT JOIN reveals r ON r.workspace_id = $1 AND r.entity_id = e.id) p ON true
+        ORDER BY p.n`,
+      [workspaceId, ids],
+    );
+    const generation = rows[0].generation;
+    return {
+      generation,
+      rows: rows.filter((r) => r.n !== null).map(({ generation: _generation, n: _n, ...row }) => row),
+    };
+  }
+
+  /** The WHERE clause of a query over `entities e`, its parameters numbered from `first`. */
+  private whereOf(lens: Lens, q: string, conditions: Condition[], params: unknown[], first: number): { where: string; values: unknown[] } {
+    let n = first;
+    const next = () => `$${++n}`;
+    const text: string[] = [`e.lens = $${first}`, ...conditions.map((c) => c.sql(next))];
+    const values: unknown[] = [lens, ...params];
+    if (q.trim() !== '') {
+      values.push(q);
+      text.push(`e.tsv @@ plainto_tsquery('simple', $${first + values.length - 1})`);
+    }
+    return { where: text.join(' AND '), values };
+  }
+
+  private async searchDirect(workspaceId: string, where: string, values: unknown[], offset: number, limit: number): Promise<EntityRow[]> {
+    const ordered = [...values, workspaceId, limit, offset];
+    const [ws, lim, off] = [values.length + 1, values.length + 2, values.length + 3];
     const { rows } = await this.pool.query<EntityRow>(
       `SELECT e.*, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status
          FROM (SELECT ${COLUMNS}, rank_score FROM entities e
-                WHERE ${text.join(' AND ')}
+                WHERE ${where}
                 ORDER BY e.rank_score DESC, e.id
-                LIMIT $${ordered.length - 1} OFFSET $${ordered.length}) e
-         LEFT JOIN reveals r ON r.workspace_id = $1 AND r.entity_id = e.id
+                LIMIT $${lim} OFFSET $${off}) e
+         LEFT JOIN reveals r ON r.workspace_id = $${ws} AND r.entity_id = e.id
         ORDER BY e.rank_score DESC, e.id`,
       ordered,
     );
