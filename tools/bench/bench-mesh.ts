@@ -1,5 +1,5 @@
 import { ChildProcess, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -14,6 +14,10 @@ export interface BenchMesh {
   env: NodeJS.ProcessEnv;
   apps: Map<ServiceName, RunningApp>;
   apiBase: string;
+  /** The mesh's nats-server process id. */
+  natsPid: number;
+  /** The database name prefix of this mesh's services. */
+  prefix: string;
   databaseUrl(service: ServiceName): string;
   admin(...args: string[]): any;
   close(): Promise<void>;
@@ -64,6 +68,8 @@ export async function startBenchMesh(apps: ServiceName[], extraEnv: Record<strin
     env,
     apps: running,
     apiBase: `http://127.0.0.1:${running.get('gateway')?.port}/api/v1`,
+    natsPid: nats.pid as number,
+    prefix,
     databaseUrl,
     admin: (...args: string[]) =>
       JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist/apps/admin/src/main.js'), ...args], { env, encoding: 'utf8' })),
@@ -74,4 +80,34 @@ export async function startBenchMesh(apps: ServiceName[], extraEnv: Record<strin
 export function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/**
+ * CPU seconds (user + system) the given processes have used so far, from /proc (Linux). A figure
+ * that machine load does not distort the way throughput is distorted: what one request costs.
+ */
+export function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    } catch {
+      // gone, or not Linux
+    }
+  }
+  return ticks / 100; // USER_HZ
+}
+
+/** Process ids of the PostgreSQL backends serving databases whose names start with `prefix`. */
+export async function postgresBackends(prefix: string): Promise<number[]> {
+  const admin = new Client({ connectionString: BENCH_PG });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname LIKE $1', [`${prefix}%`]);
+    return rows.map((r) => r.pid);
+  } finally {
+    await admin.end();
+  }
 }

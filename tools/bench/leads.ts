@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { randomToken } from '@app/platform';
 import { freePort, ROOT, waitFor } from '../mesh/processes';
-import { startBenchMesh } from './bench-mesh';
+import { cpuSeconds, postgresBackends, startBenchMesh } from './bench-mesh';
 
 /**
  * `npm run bench -- leads`: GET /leads/{id} and POST /leads through the whole mesh (gateway ->
@@ -21,10 +21,17 @@ interface Figures {
   p99: number;
   errors: number;
   non2xx: number;
+  requests: number;
+  /** CPU milliseconds per request of the target's processes (node apps, nats-server, PostgreSQL backends) */
+  cpuMs: number;
 }
 
-function run(options: autocannon.Options): Promise<Figures> {
-  return new Promise((resolve, reject) => {
+type Pids = () => Promise<Record<string, number[]>>;
+
+async function run(options: autocannon.Options, pids: Pids = async () => ({})): Promise<Figures & { cpuBy: Record<string, number> }> {
+  const start = await pids();
+  const before = Object.fromEntries(Object.entries(start).map(([k, v]) => [k, cpuSeconds(v)]));
+  const figures = await new Promise<Omit<Figures, 'cpuMs'>>((resolve, reject) => {
     autocannon(options, (err, result) => {
       if (err) return reject(err);
       resolve({
@@ -33,9 +40,14 @@ function run(options: autocannon.Options): Promise<Figures> {
         p99: result.latency.p99,
         errors: result.errors + result.timeouts,
         non2xx: result.non2xx,
+        requests: result.requests.total,
       });
     });
   });
+  const end = await pids();
+  const perRequest = (seconds: number) => (seconds * 1000) / Math.max(figures.requests, 1);
+  const cpuBy = Object.fromEntries(Object.entries(end).map(([k, v]) => [k, perRequest(cpuSeconds(v) - (before[k] ?? 0))]));
+  return { ...figures, cpuMs: Object.values(cpuBy).reduce((a, b) => a + b, 0), cpuBy };
 }
 
 export async function runLeadsBench(): Promise<void> {
@@ -94,27 +106,38 @@ export async function runLeadsBench(): Promise<void> {
       ],
     });
 
+    // the processes each target runs on: PostgreSQL backends are looked up at both ends of a run (pools grow)
+    const backends = () => postgresBackends(mesh.prefix);
+    const meshPids: Pids = async () => ({
+      ...Object.fromEntries([...mesh.apps].map(([name, app]) => [name, [app.child.pid as number]])),
+      'nats-server': [mesh.natsPid],
+      postgres: await backends(),
+    });
+    const basePids: Pids = async () => ({ baseline: [baseline?.pid as number], postgres: await backends() });
     const meshBase = mesh.apiBase;
     const baseBase = `http://127.0.0.1:${basePort}`;
     // Warm both (JIT, pools, caches) before measuring.
     await run({ ...read(meshBase), duration: 2 });
     await run({ ...read(baseBase), duration: 2 });
-    const rows: [string, Figures, Figures][] = [
-      ['GET /leads/{id}', await run(read(meshBase)), await run(read(baseBase))],
-      ['POST /leads', await run(write(meshBase, 'm')), await run(write(baseBase, 'b'))],
+    const rows: [string, Figures & { cpuBy: Record<string, number> }, Figures & { cpuBy: Record<string, number> }][] = [
+      ['GET /leads/{id}', await run(read(meshBase), meshPids), await run(read(baseBase), basePids)],
+      ['POST /leads', await run(write(meshBase, 'm'), meshPids), await run(write(baseBase, 'b'), basePids)],
     ];
 
     const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
     const out = [
       `leads benchmark: ${CONNECTIONS} connections, ${DURATION_S} s per run, node ${process.version}, ${new Date().toISOString()}`,
-      line(['route', 'mesh req/s', 'mesh p50 ms', 'mesh p99 ms', 'baseline req/s', 'baseline p50 ms', 'baseline p99 ms', 'ratio (mesh/baseline)', 'mesh errors+non-2xx', 'baseline errors+non-2xx']),
-      line(['---', '---', '---', '---', '---', '---', '---', '---', '---', '---']),
+      line(['route', 'mesh req/s', 'mesh p50 ms', 'mesh p99 ms', 'baseline req/s', 'baseline p50 ms', 'baseline p99 ms', 'ratio (mesh/baseline)', 'mesh CPU ms/req', 'baseline CPU ms/req', 'CPU ratio (baseline/mesh)', 'mesh errors+non-2xx', 'baseline errors+non-2xx']),
+      line(['---', '---', '---', '---', '---', '---', '---', '---', '---', '---', '---', '---', '---']),
       ...rows.map(([route, mesh, base]) =>
         line([route, mesh.rps.toFixed(0), String(mesh.p50), String(mesh.p99), base.rps.toFixed(0), String(base.p50), String(base.p99),
-          (mesh.rps / base.rps).toFixed(2), String(mesh.errors + mesh.non2xx), String(base.errors + base.non2xx)]),
+          (mesh.rps / base.rps).toFixed(2), mesh.cpuMs.toFixed(3), base.cpuMs.toFixed(3), (base.cpuMs / mesh.cpuMs).toFixed(2),
+          String(mesh.errors + mesh.non2xx), String(base.errors + base.non2xx)]),
       ),
     ];
     process.stdout.write(`${out.join('\n')}\n`);
+    const split = (by: Record<string, number>) => Object.entries(by).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ');
+    for (const [route, m, b] of rows) process.stdout.write(`CPU ms per request, ${route}: mesh ${split(m.cpuBy)}; baseline ${split(b.cpuBy)}\n`);
     const [, meshRead, baseRead] = rows[0];
     const refused = rows.filter(([, m, b]) => m.errors + m.non2xx + b.errors + b.non2xx > 0).map(([route]) => route);
     if (refused.length > 0) process.stdout.write(`WARNING: errors or non-2xx answers in ${refused.join(', ')}: those figures do not measure the route\n`);

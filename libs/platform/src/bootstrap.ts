@@ -1,12 +1,13 @@
 import { INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MicroserviceOptions, Transport } from '@nestjs/microservices';
+import { MicroserviceOptions } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ServiceConfig } from './config';
 import { Migration, prepareDatabase } from './db';
 import { rootLogger } from './logger';
 import { PinoNestLogger } from './nest-logger';
 import { initTracing } from './tracing';
+import { CoalescingServerNats } from './nats';
 
 export interface ServiceBootOptions {
   config: ServiceConfig;
@@ -38,7 +39,7 @@ export async function startService(options: ServiceBootOptions): Promise<INestAp
   );
   if (options.microservice !== false) {
     app.connectMicroservice<MicroserviceOptions>(
-      { transport: Transport.NATS, options: { servers: config.natsUrl, queue: config.service, name: `${config.service}-rpc` } },
+      { strategy: new CoalescingServerNats({ servers: config.natsUrl, queue: config.service, name: `${config.service}-rpc`, noAsyncTraces: true }) },
       { inheritAppConfig: true },
     );
   }

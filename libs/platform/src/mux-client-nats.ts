@@ -1,4 +1,6 @@
 import { ClientNats, NatsOptions, ReadPacket, WritePacket } from '@nestjs/microservices';
+import { NatsConnection } from '@nats-io/transport-node';
+import { coalesceWrites } from './nats';
 
 type Callback = (packet: WritePacket) => void;
 interface RequestCapable {
@@ -16,7 +18,13 @@ export class MuxClientNats extends ClientNats {
     options: NatsOptions['options'],
     private readonly timeoutMs: number,
   ) {
-    super(options ?? {});
+    super({ noAsyncTraces: true, ...(options ?? {}) } as NonNullable<NatsOptions['options']>);
+  }
+
+  async createClient(): Promise<Awaited<ReturnType<ClientNats['createClient']>>> {
+    const nc = await super.createClient();
+    coalesceWrites(nc as unknown as NatsConnection);
+    return nc;
   }
 
   protected publish(partialPacket: ReadPacket, callback: Callback): () => void {
