@@ -6,9 +6,9 @@ export interface WebhooksConfig {
   secretKey: Buffer;
   /** Host names or IP addresses exempt from the private-address guard (tests, on-premise). */
   allowedHosts: Set<string>;
-  /** Attempts in flight at once in this process, all endpoints together. */
+  /** Attempts at once in this process, all endpoints together, from claim until the outcome is recorded. */
   concurrency: number;
-  /** Attempts in flight at once in this process to one endpoint. */
+  /** Requests in flight at once from this process to one endpoint (free when the receiver answers). */
   endpointConcurrency: number;
   /** Answer `webhooks.test.clockAdvance` and schedule retries on the movable clock (tests only). */
   testClock: boolean;
