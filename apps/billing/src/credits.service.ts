@@ -25,8 +25,16 @@ interface LedgerRow extends Omit<LedgerEntry, 'created_at'> {
 const MAX_AMOUNT = 1_000_000_000;
 /** At most this many consumes of one workspace share a transaction. */
 const CONSUME_BATCH_MAX = Number(process.env.BILLING_CONSUME_BATCH_MAX || 200);
+/**
+ * A consume that waited longer than this in the process for its group is refused, not applied:
+ * its caller (5 s time-out) is about to give up and refund the ref, and a refund must never
+ * overtake the consume it gives back (the refund would find nothing, the consume would then take
+ * a credit for a page nobody got).
+ */
+const CONSUME_MAX_WAIT_MS = Number(process.env.BILLING_CONSUME_MAX_WAIT_MS || 2500);
 
 interface ConsumeItem {
+  queuedAt: number;
   ctx: RequestContext;
   ref: string;
   amount: number;
@@ -94,7 +102,7 @@ export class CreditsService {
     if (!Number.isInteger(amount) || amount < 1 || amount > MAX_AMOUNT) throw DomainError.invalid('amount', 'amount must be a positive integer');
     const reason = typeof request.reason === 'string' && request.reason ? request.reason.slice(0, 100) : 'consume';
     return new Promise<ConsumeCreditsResult>((resolve, reject) => {
-      const item: ConsumeItem = { ctx, ref, amount, reason, resolve, reject };
+      const item: ConsumeItem = { queuedAt: Date.now(), ctx, ref, amount, reason, resolve, reject };
       const queue = this.consumeQueues.get(ctx.workspace_id);
       if (queue) {
         queue.push(item);
@@ -109,7 +117,13 @@ export class CreditsService {
   private async drainConsumes(workspaceId: string, queue: ConsumeItem[]): Promise<void> {
     try {
       while (queue.length > 0) {
-        const batch = queue.splice(0, CONSUME_BATCH_MAX);
+        const waited = queue.splice(0, CONSUME_BATCH_MAX);
+        const now = Date.now();
+        const batch = waited.filter((item) => now - item.queuedAt <= CONSUME_MAX_WAIT_MS);
+        for (const item of waited) {
+          if (now - item.queuedAt > CONSUME_MAX_WAIT_MS) item.reject(new DomainError('internal_error', 'billing was too busy to take the credit; nothing was charged'));
+        }
+        if (batch.length === 0) continue;
         try {
           const outcomes = await withTransaction(this.pool, (tx) => this.consumeLocked(tx, workspaceId, batch));
           batch.forEach((item, i) => {
