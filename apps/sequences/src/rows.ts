@@ -66,6 +66,8 @@ export interface MessageRow {
   message_id: string;
   status: string;
   attempts: number;
+  /** Until when the replica that claimed the message may hand it over (queued messages only). */
+  lease_until: Date | null;
   created_at: Date;
   sent_at: Date | null;
 }

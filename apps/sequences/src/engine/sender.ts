@@ -220,10 +220,10 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   /**
-   * Hands messages to SMTP. A message waits for a free connection of its mailbox's pool first (no
-   * hidden queue inside nodemailer), then renews its lease fenced by `attempts`: when another
-   * replica took the message over meanwhile (its lease ran out while it waited), this one does not
-   * send it. What stays ambiguous is only a crash between the server's 250 and our commit.
+   * Hands messages to SMTP. Each waits for a free connection of its mailbox's pool (no hidden queue
+   * inside nodemailer, so at most one message per connection is in flight); one that waited past
+   * half its lease renews it fenced by `attempts` first, so a message another replica took over
+   * meanwhile is not sent twice. What stays ambiguous is only a crash between the server's 250 and our commit.
    */
   private async handOver(messages: MessageRow[]): Promise<void> {
     if (messages.length === 0) return;
@@ -239,12 +239,21 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
         if (!slot) slots.set(mailbox.id, (slot = new Slots(SMTP_CONNECTIONS_PER_MAILBOX)));
         await slot.acquire();
         try {
-          const { rowCount } = await this.pool.query(
-            `UPDATE email_messages SET lease_until = $3 WHERE id = $1 AND status = 'queued' AND attempts = $2`,
-            [message.id, message.attempts, new Date(Date.now() + this.config.sendLeaseMs)],
-          );
-          if (rowCount === 1) await this.sendOne(message, mailbox);
-          else handOffs.inc({ outcome: 'taken_over' });
+          // a message whose lease has more than half its length left cannot have been taken over
+          // (only expired leases are) and is sent at once; one that waited longer renews it first,
+          // fenced by `attempts`, and is dropped when another replica took it meanwhile
+          const left = new Date(message.lease_until ?? 0).getTime() - Date.now();
+          if (left < this.config.sendLeaseMs / 2) {
+            const { rowCount } = await this.pool.query(
+              `UPDATE email_messages SET lease_until = $3 WHERE id = $1 AND status = 'queued' AND attempts = $2`,
+              [message.id, message.attempts, new Date(Date.now() + this.config.sendLeaseMs)],
+            );
+            if (rowCount !== 1) {
+              handOffs.inc({ outcome: 'taken_over' });
+              continue;
+            }
+          }
+          await this.sendOne(message, mailbox);
         } finally {
           slot.release();
         }
