@@ -66,6 +66,30 @@ function get(url: URL, headers: Record<string, string>, agent: Agent): Promise<n
   });
 }
 
+/** Each URL requested once, CONNECTIONS at a time: for queries nobody has asked yet (no cache can answer them). */
+async function loadOnce(urls: string[], headers: Record<string, string>, connections: number): Promise<{ samples: number[]; errors: number }> {
+  const samples: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  await Promise.all(Array.from({ length: connections }, async () => {
+    while (next < urls.length) {
+      const target = new URL(urls[next++]);
+      const t = process.hrtime.bigint();
+      const status = await get(target, headers, agent).catch(() => 0);
+      if (status !== 200) errors++;
+      samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  }));
+  agent.destroy();
+  return { samples, errors };
+}
+
+/** The seed's sectors, stages and investor types (apps/search/src/entities/seed.ts): 432 distinct investor searches. */
+const SECTORS = ['software', 'fintech', 'healthcare', 'biotech', 'climate', 'retail', 'logistics', 'education', 'energy', 'security', 'robotics', 'media'];
+const STAGES = ['pre_seed', 'seed', 'series_a', 'series_b', 'series_c', 'growth'];
+const TYPES = ['vc', 'angel', 'family_office', 'corporate', 'accelerator', 'private_equity'];
+
 /**
  * CONNECTIONS loops for `seconds`, each on its own kept-alive connection. node:http rather than
  * fetch: the load generator shares the machine's two cores with the mesh, and fetch spent more
@@ -141,6 +165,18 @@ export async function runSearchBench(): Promise<void> {
         const bench = process.cpuUsage(benchBefore);
         say(`  cpu ms/request: ${used.join(', ')}, load generator ${((bench.user + bench.system) / 1000 / samples.length).toFixed(2)}`);
       }
+    }
+
+    // the same shape of search, but every request a query nobody asked before (432 combinations of
+    // the corpus's sectors, stages and types, shuffled, half for page 1 and half for page 40): what a
+    // first search costs, which no cache answers
+    const distinct = SECTORS.flatMap((q) => STAGES.flatMap((stage) => TYPES.map((type) => `lens=investors&q=${q}&filters[stage]=${stage}&filters[type]=${type}`)))
+      .filter((q) => q !== query)
+      .sort(() => Math.random() - 0.5);
+    const half = Math.floor(distinct.length / 2);
+    for (const [page, queries] of [[1, distinct.slice(0, half)], [40, distinct.slice(half)]] as const) {
+      const { samples, errors } = await loadOnce(queries.map((q) => `${mesh.apiBase}/search?${q}&page=${page}`), headers, CONNECTIONS);
+      say(`| page ${page}, ${queries.length} distinct queries, each asked once | ${CONNECTIONS} | ${samples.length} | ${errors} | ${percentile(samples, 50).toFixed(1)} | ${percentile(samples, 95).toFixed(1)} | ${percentile(samples, 99).toFixed(1)} |`);
     }
 
     const poor = mesh.admin('workspace:create', '--name', 'bench-reveals', '--plan-credits', '100');
