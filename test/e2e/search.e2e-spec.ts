@@ -24,7 +24,7 @@ describe('search', () => {
   const search = (key: string, qs: string) => mesh.request('GET', `/search?${qs}`, { key });
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'billing', 'search'], { SEARCH_REFUND_RETRY_MS: '500' });
+    mesh = await TestMesh.start(['gateway', 'billing', 'search'], { SEARCH_REFUND_RETRY_MS: '500', SEARCH_TOP_BAND: '60' }); // ~1,000 entities a lens: the top band is their best 60
     const seeded = await mesh.admin('search:seed', '--count', '4000');
     expect(seeded).toMatchObject({ inserted: 4000, total: 4000 });
     const a = await account(1000);
@@ -84,6 +84,28 @@ describe('search', () => {
     }
     const works = await search(live.key, 'lens=researchers&filters[min_works]=300&filters[region]=europe');
     for (const hit of works.body.data) expect(hit.details.works_count).toBeGreaterThanOrEqual(300);
+  });
+
+  it('hits read from the top rank band first come in the order of one ORDER BY over every match, whatever page is asked first', async () => {
+    const walk = async (qs: string, order: number[]) => {
+      const pages = new Map<number, string[]>();
+      for (const page of order) {
+        const res = await search(live.key, `${qs}&page=${page}`);
+        expect(res.status).toBe(200);
+        pages.set(page, res.body.data.map((h: any) => h.entity_id));
+      }
+      return [...pages.keys()].sort((a, b) => a - b).flatMap((p) => pages.get(p) as string[]);
+    };
+    // leads: page 1 from the top band (60 leads), page 9 asked before page 2 reads every match
+    const leads = await walk('lens=leads', [1, 9, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14]);
+    const expectedLeads = await mesh.query('search', `SELECT id FROM entities WHERE lens = 'leads' ORDER BY rank_score DESC, id LIMIT 350`);
+    expect(leads).toEqual(expectedLeads.map((r) => r.id));
+    // free text: fewer matches, bands of uneven fill
+    const fintech = await walk('lens=investors&q=fintech', [3, 1, 2, 4, 5, 6, 7, 8]);
+    const expectedFintech = await mesh.query('search',
+      `SELECT id FROM entities WHERE lens = 'investors' AND tsv @@ plainto_tsquery('simple', 'fintech') ORDER BY rank_score DESC, id LIMIT 200`);
+    expect(fintech).toEqual(expectedFintech.map((r) => r.id).slice(0, fintech.length));
+    expect(fintech.length).toBe(Math.min(200, expectedFintech.length));
   });
 
   it('pages 1..40 without overlap; page 41 and other bad input are 400 naming the parameter', async () => {

@@ -34,10 +34,28 @@ const RANKED_MAX = SEARCH_MAX_PAGE * SEARCH_PER_PAGE + 1;
 const RANKED_CACHE_ENTRIES = Number(process.env.SEARCH_RANKED_CACHE ?? 256);
 const GENERATION_SQL = `SELECT last_value::text || ':' || is_called::text AS generation FROM entities_generation`;
 
+/**
+ * The ordered ids of a query read so far. A first page usually needs only the matches among the
+ * lens's best-ranked entities (the top band), so that is read first; a deeper page reads every
+ * match once (and the list then serves every page up to 40).
+ */
 interface RankedIds {
   generation: string;
   ids: string[];
+  /** The rank at which the lens's top band was cut when the list started (none for a small lens). */
+  cuts: number[];
+  /** 0: nothing read yet; 1: the top band is in; 2: every match (up to RANKED_MAX) is in. */
+  nextBand: number;
 }
+
+/**
+ * The top band of a lens: its `SEARCH_TOP_BAND` (10,000) best-ranked entities, a fixed count
+ * however large the index grows. Its cut (the rank of that entity) comes from the
+ * (lens, rank_score DESC, id) index and is kept a minute per lens; any cut gives the same hits in
+ * the same order, it only decides how much PostgreSQL reads for a first page.
+ */
+const TOP_BAND = Number(process.env.SEARCH_TOP_BAND ?? 10_000);
+const BAND_CUTS_TTL_MS = 60_000;
 
 const COLUMNS = 'id, lens, name, person_name, first_name, last_name, title, organization, location, country, domain, email, phone, details, sources';
 
@@ -127,32 +145,80 @@ export class EntitiesRepository {
     const { where, values } = this.whereOf(lens, q, conditions, params, 1);
     if (RANKED_CACHE_ENTRIES <= 0) return this.searchDirect(workspaceId, where, values, offset, limit);
     const key = JSON.stringify([where, values]);
+    const need = Math.min(offset + limit, RANKED_MAX);
     const cached = this.ranked.get(key);
-    if (cached) {
+    if (cached && (cached.ids.length >= need || cached.nextBand === 2)) {
       this.ranked.delete(key); // most recently used last
       this.ranked.set(key, cached);
       const page = await this.pageOf(workspaceId, cached.ids.slice(offset, offset + limit));
       if (page.generation === cached.generation) return page.rows;
       this.ranked.delete(key);
     }
-    const fresh = await this.rank(key, where, values);
+    const fresh = await this.rank(key, lens, where, values, need);
     return (await this.pageOf(workspaceId, fresh.ids.slice(offset, offset + limit))).rows;
   }
 
   private readonly ranked = new Map<string, RankedIds>();
   private readonly ranking = new Map<string, Promise<RankedIds>>();
+  private readonly cuts = new Map<Lens, { at: number; cuts: Promise<number[]> }>();
 
-  /** The ordered ids of a query, read once for concurrent callers; the generation is read before the query's snapshot. */
-  private rank(key: string, where: string, values: unknown[]): Promise<RankedIds> {
-    const running = this.ranking.get(key);
-    if (running) return running;
+  /** The top band's cut of a lens (`[]` when the lens is smaller than the band). */
+  private bandsOf(lens: Lens): Promise<number[]> {
+    const known = this.cuts.get(lens);
+    if (known && Date.now() - known.at < BAND_CUTS_TTL_MS) return known.cuts;
+    const cuts = (async () => {
+      if (!(TOP_BAND > 0)) return [];
+      const { rows } = await this.pool.query<{ rank_score: number }>(
+        'SELECT rank_score FROM entities WHERE lens = $1 ORDER BY rank_score DESC, id OFFSET $2 LIMIT 1',
+        [lens, TOP_BAND - 1],
+      );
+      return rows[0] ? [rows[0].rank_score] : [];
+    })();
+    cuts.catch(() => this.cuts.delete(lens));
+    this.cuts.set(lens, { at: Date.now(), cuts });
+    return cuts;
+  }
+
+  /**
+   * The ordered ids of a query, at least `need` of them (or all there are, up to RANKED_MAX), read
+   * once for concurrent callers. The top band holds every match ranked at or above the cut, so its
+   * ids in (rank DESC, id) order are exactly the first ids of the full order; when a page needs
+   * more, every match is read in one ordered statement. The generation is read before either
+   * read; a list extended under another generation starts over.
+   */
+  private async rank(key: string, lens: Lens, where: string, values: unknown[], need: number): Promise<RankedIds> {
+    for (let running = this.ranking.get(key); running; running = this.ranking.get(key)) {
+      const done = await running.catch(() => undefined);
+      if (done && (done.ids.length >= need || done.nextBand === 2)) return done;
+      if (this.ranking.get(key) === running) this.ranking.delete(key);
+    }
     const work = (async () => {
       const generation = (await this.pool.query<{ generation: string }>(GENERATION_SQL)).rows[0].generation;
-      const { rows } = await this.pool.query<{ id: string }>(
-        `SELECT e.id FROM entities e WHERE ${where} ORDER BY e.rank_score DESC, e.id LIMIT ${RANKED_MAX}`,
-        values,
-      );
-      const entry = { generation, ids: rows.map((r) => r.id) };
+      const before = this.ranked.get(key);
+      const entry: RankedIds = before && before.generation === generation
+        ? { ...before, ids: [...before.ids] }
+        : { generation, ids: [], cuts: await this.bandsOf(lens), nextBand: 0 };
+      // the top band only serves a first page: a deeper one reads every match at once
+      if (entry.ids.length < need && entry.nextBand === 0 && entry.cuts.length > 0 && need <= SEARCH_PER_PAGE + 1) {
+        // the top band: the matches among the lens's best-ranked entities (a bitmap of the rank
+        // index ANDed with the GIN ones), enough for a first page of most queries
+        const { rows } = await this.pool.query<{ id: string }>(
+          `SELECT e.id FROM entities e WHERE ${where} AND e.rank_score >= $${values.length + 1} ORDER BY e.rank_score DESC, e.id LIMIT ${RANKED_MAX}`,
+          [...values, entry.cuts[0]],
+        );
+        entry.ids = rows.map((r) => r.id);
+        entry.nextBand = rows.length >= RANKED_MAX ? 2 : 1;
+      }
+      if (entry.ids.length < need && entry.nextBand <= 1) {
+        // deeper: every match in one ordered read (its first ids are the top band's, in the same order)
+        const { rows } = await this.pool.query<{ id: string }>(
+          `SELECT e.id FROM entities e WHERE ${where} ORDER BY e.rank_score DESC, e.id LIMIT ${RANKED_MAX}`,
+          values,
+        );
+        entry.ids = rows.map((r) => r.id);
+        entry.nextBand = 2;
+      }
+      this.ranked.delete(key);
       this.ranked.set(key, entry);
       while (this.ranked.size > RANKED_CACHE_ENTRIES) this.ranked.delete(this.ranked.keys().next().value as string);
       return entry;
