@@ -74,7 +74,7 @@ export class MailboxesRepository implements OnApplicationShutdown {
         if (!['imap:', 'imaps:'].includes(imap.protocol)) throw new Error();
         imapHost = imap.hostname;
       } catch {
-        throw DomainError.invalid('imap_url', 'imap_url must be imaps://user:pass@host:port');
+        throw DomainError.invalid('imap_url', 'imap_url must be imaps://user:pass@host:port (or imap:// with STARTTLS when offered, for on-premise servers and tests)');
       }
     }
     const timezone = body.timezone ?? 'UTC';
