@@ -88,10 +88,14 @@ export async function prepareDatabase(databaseUrl: string, migrations: Migration
   return migrate(databaseUrl, migrations);
 }
 
-export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` in a transaction. `asyncCommit`: the commit does not wait for the WAL flush (set in
+ * the same round trip as BEGIN), for writes a database crash may lose because they are made again.
+ */
+export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, options: { asyncCommit?: boolean } = {}): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(options.asyncCommit ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN');
     const result = await work(client);
     await client.query('COMMIT');
     return result;

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { Client, Pool, PoolClient } from 'pg';
-import { counter, histogram, NATS_CONNECTION, PG_POOL, randomToken, rootLogger, SERVICE_CONFIG, ServiceConfig } from '@app/platform';
+import { Client, Pool } from 'pg';
+import { counter, histogram, NATS_CONNECTION, PG_POOL, randomToken, rootLogger, SERVICE_CONFIG, ServiceConfig, withTransaction } from '@app/platform';
 import { decryptSecret } from '../secrets';
 import { signatureHeader } from '../signature';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
@@ -45,22 +45,6 @@ interface Outcome {
   result: SendResult;
   resolve: () => void;
   reject: (err: Error) => void;
-}
-
-/** A transaction whose commit does not wait for the WAL flush; BEGIN and the setting in one round trip. */
-async function asyncCommitTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN; SET LOCAL synchronous_commit = off');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
 }
 
 export function retryDelayMs(attemptsMade: number, random = Math.random()): number {
@@ -392,7 +376,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     }
     // no wait for the WAL flush: a database crash can lose an outcome, and then the attempt is
     // simply made again (deliveries are at least once); it never loses a delivery
-    await asyncCommitTransaction(this.pool, async (tx) => {
+    await withTransaction(this.pool, async (tx) => {
       const { rows } = await tx.query<{ id: string }>(
         `UPDATE webhook_deliveries d SET attempts = u.attempt, status = u.status, locked_until = NULL, claim_token = NULL,
            next_attempt_at = ${this.clockSql} + u.delay * interval '1 millisecond',
@@ -443,6 +427,6 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
           [disabled.map((d) => d.id)],
         );
       }
-    });
+    }, { asyncCommit: true });
   }
 }
