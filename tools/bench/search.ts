@@ -1,23 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { Client } from 'pg';
-import { percentile, startBenchMesh } from './bench-mesh';
+import { cpuSeconds as cpuOf, percentile, startBenchMesh } from './bench-mesh';
+
+/** CPU seconds (user + system) one process has used so far. */
+const cpuSeconds = (pid: number | undefined): number => (pid === undefined ? NaN : cpuOf([pid]));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const dns2 = require('dns2');
 
 const ENTITIES = Number(process.env.BENCH_SEARCH_ENTITIES || 1_000_000);
 const CONNECTIONS = Number(process.env.BENCH_SEARCH_CONNECTIONS || 16);
 const SECONDS = Number(process.env.BENCH_SEARCH_SECONDS || 10);
-
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
 
 /** CPU seconds of the PostgreSQL backends connected to one database (their process titles name it). */
 function backendCpu(database: string): Map<number, number> {
@@ -66,15 +59,22 @@ function get(url: URL, headers: Record<string, string>, agent: Agent): Promise<n
   });
 }
 
-/** Each URL requested once, CONNECTIONS at a time: for queries nobody has asked yet (no cache can answer them). */
-async function loadOnce(urls: string[], headers: Record<string, string>, connections: number): Promise<{ samples: number[]; errors: number }> {
+/** The seed's sectors, stages and investor types (apps/search/src/entities/seed.ts): 432 distinct investor searches. */
+const SECTORS = ['software', 'fintech', 'healthcare', 'biotech', 'climate', 'retail', 'logistics', 'education', 'energy', 'security', 'robotics', 'media'];
+const STAGES = ['pre_seed', 'seed', 'series_a', 'series_b', 'series_c', 'growth'];
+const TYPES = ['vc', 'angel', 'family_office', 'corporate', 'accelerator', 'private_equity'];
+
+/**
+ * CONNECTIONS loops, each on its own kept-alive connection, asking for `next()` until it says
+ * none is left. node:http rather than fetch: the load generator shares the machine's two cores
+ * with the mesh, and fetch spent more CPU per request (about 1.9 ms) than the search service did.
+ */
+async function drive(next: () => URL | undefined, headers: Record<string, string>, connections: number): Promise<{ samples: number[]; errors: number }> {
   const samples: number[] = [];
   let errors = 0;
-  let next = 0;
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   await Promise.all(Array.from({ length: connections }, async () => {
-    while (next < urls.length) {
-      const target = new URL(urls[next++]);
+    for (let target = next(); target; target = next()) {
       const t = process.hrtime.bigint();
       const status = await get(target, headers, agent).catch(() => 0);
       if (status !== 200) errors++;
@@ -85,32 +85,17 @@ async function loadOnce(urls: string[], headers: Record<string, string>, connect
   return { samples, errors };
 }
 
-/** The seed's sectors, stages and investor types (apps/search/src/entities/seed.ts): 432 distinct investor searches. */
-const SECTORS = ['software', 'fintech', 'healthcare', 'biotech', 'climate', 'retail', 'logistics', 'education', 'energy', 'security', 'robotics', 'media'];
-const STAGES = ['pre_seed', 'seed', 'series_a', 'series_b', 'series_c', 'growth'];
-const TYPES = ['vc', 'angel', 'family_office', 'corporate', 'accelerator', 'private_equity'];
-
-/**
- * CONNECTIONS loops for `seconds`, each on its own kept-alive connection. node:http rather than
- * fetch: the load generator shares the machine's two cores with the mesh, and fetch spent more
- * CPU per request (about 1.9 ms) than the search service did.
- */
-async function load(url: string, headers: Record<string, string>, connections: number, seconds: number): Promise<{ samples: number[]; errors: number }> {
-  const samples: number[] = [];
-  let errors = 0;
+/** One URL over and over for `seconds`. */
+function load(url: string, headers: Record<string, string>, connections: number, seconds: number): Promise<{ samples: number[]; errors: number }> {
   const until = Date.now() + seconds * 1000;
-  const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const target = new URL(url);
-  await Promise.all(Array.from({ length: connections }, async () => {
-    while (Date.now() < until) {
-      const t = process.hrtime.bigint();
-      const status = await get(target, headers, agent).catch(() => 0);
-      if (status !== 200) errors++;
-      samples.push(Number(process.hrtime.bigint() - t) / 1e6);
-    }
-  }));
-  agent.destroy();
-  return { samples, errors };
+  return drive(() => (Date.now() < until ? target : undefined), headers, connections);
+}
+
+/** Each URL requested once: for queries nobody has asked yet (no cache can answer them). */
+function loadOnce(urls: string[], headers: Record<string, string>, connections: number): Promise<{ samples: number[]; errors: number }> {
+  let at = 0;
+  return drive(() => (at < urls.length ? new URL(urls[at++]) : undefined), headers, connections);
 }
 
 /**
