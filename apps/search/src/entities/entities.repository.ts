@@ -42,10 +42,8 @@ const GENERATION_SQL = `SELECT last_value::text || ':' || is_called::text AS gen
 interface RankedIds {
   generation: string;
   ids: string[];
-  /** The rank at which the lens's top band was cut when the list started (none for a small lens). */
-  cuts: number[];
-  /** 0: nothing read yet; 1: the top band is in; 2: every match (up to RANKED_MAX) is in. */
-  nextBand: number;
+  /** Every match (up to RANKED_MAX) is in; otherwise the ids are the top band's matches only. */
+  complete: boolean;
 }
 
 /**
@@ -147,7 +145,7 @@ export class EntitiesRepository {
     const key = JSON.stringify([where, values]);
     const need = Math.min(offset + limit, RANKED_MAX);
     const cached = this.ranked.get(key);
-    if (cached && (cached.ids.length >= need || cached.nextBand === 2)) {
+    if (cached && (cached.ids.length >= need || cached.complete)) {
       this.ranked.delete(key); // most recently used last
       this.ranked.set(key, cached);
       const page = await this.pageOf(workspaceId, cached.ids.slice(offset, offset + limit));
@@ -160,63 +158,61 @@ export class EntitiesRepository {
 
   private readonly ranked = new Map<string, RankedIds>();
   private readonly ranking = new Map<string, Promise<RankedIds>>();
-  private readonly cuts = new Map<Lens, { at: number; cuts: Promise<number[]> }>();
+  private readonly cuts = new Map<Lens, { at: number; cut: Promise<number | null> }>();
 
-  /** The top band's cut of a lens (`[]` when the lens is smaller than the band). */
-  private bandsOf(lens: Lens): Promise<number[]> {
+  /** The top band's cut of a lens (null when the lens is smaller than the band). */
+  private topBandCut(lens: Lens): Promise<number | null> {
     const known = this.cuts.get(lens);
-    if (known && Date.now() - known.at < BAND_CUTS_TTL_MS) return known.cuts;
-    const cuts = (async () => {
-      if (!(TOP_BAND > 0)) return [];
+    if (known && Date.now() - known.at < BAND_CUTS_TTL_MS) return known.cut;
+    const cut = (async () => {
+      if (!(TOP_BAND > 0)) return null;
       const { rows } = await this.pool.query<{ rank_score: number }>(
         'SELECT rank_score FROM entities WHERE lens = $1 ORDER BY rank_score DESC, id OFFSET $2 LIMIT 1',
         [lens, TOP_BAND - 1],
       );
-      return rows[0] ? [rows[0].rank_score] : [];
+      return rows[0]?.rank_score ?? null;
     })();
-    cuts.catch(() => this.cuts.delete(lens));
-    this.cuts.set(lens, { at: Date.now(), cuts });
-    return cuts;
+    cut.catch(() => this.cuts.delete(lens));
+    this.cuts.set(lens, { at: Date.now(), cut });
+    return cut;
   }
 
   /**
    * The ordered ids of a query, at least `need` of them (or all there are, up to RANKED_MAX), read
    * once for concurrent callers. The top band holds every match ranked at or above the cut, so its
    * ids in (rank DESC, id) order are exactly the first ids of the full order; when a page needs
-   * more, every match is read in one ordered statement. The generation is read before either
-   * read; a list extended under another generation starts over.
+   * more, every match is read in one ordered statement (it replaces a top-band list). The
+   * generation is read before either read.
    */
   private async rank(key: string, lens: Lens, where: string, values: unknown[], need: number): Promise<RankedIds> {
     for (let running = this.ranking.get(key); running; running = this.ranking.get(key)) {
       const done = await running.catch(() => undefined);
-      if (done && (done.ids.length >= need || done.nextBand === 2)) return done;
+      if (done && (done.ids.length >= need || done.complete)) return done;
       if (this.ranking.get(key) === running) this.ranking.delete(key);
     }
     const work = (async () => {
       const generation = (await this.pool.query<{ generation: string }>(GENERATION_SQL)).rows[0].generation;
-      const before = this.ranked.get(key);
-      const entry: RankedIds = before && before.generation === generation
-        ? { ...before, ids: [...before.ids] }
-        : { generation, ids: [], cuts: await this.bandsOf(lens), nextBand: 0 };
+      const entry: RankedIds = { generation, ids: [], complete: false };
       // the top band only serves a first page: a deeper one reads every match at once
-      if (entry.ids.length < need && entry.nextBand === 0 && entry.cuts.length > 0 && need <= SEARCH_PER_PAGE + 1) {
+      const cut = need <= SEARCH_PER_PAGE + 1 ? await this.topBandCut(lens) : null;
+      if (cut !== null) {
         // the top band: the matches among the lens's best-ranked entities (a bitmap of the rank
         // index ANDed with the GIN ones), enough for a first page of most queries
         const { rows } = await this.pool.query<{ id: string }>(
           `SELECT e.id FROM entities e WHERE ${where} AND e.rank_score >= $${values.length + 1} ORDER BY e.rank_score DESC, e.id LIMIT ${RANKED_MAX}`,
-          [...values, entry.cuts[0]],
+          [...values, cut],
         );
         entry.ids = rows.map((r) => r.id);
-        entry.nextBand = rows.length >= RANKED_MAX ? 2 : 1;
+        entry.complete = rows.length >= RANKED_MAX;
       }
-      if (entry.ids.length < need && entry.nextBand <= 1) {
+      if (entry.ids.length < need && !entry.complete) {
         // deeper: every match in one ordered read (its first ids are the top band's, in the same order)
         const { rows } = await this.pool.query<{ id: string }>(
           `SELECT e.id FROM entities e WHERE ${where} ORDER BY e.rank_score DESC, e.id LIMIT ${RANKED_MAX}`,
           values,
         );
         entry.ids = rows.map((r) => r.id);
-        entry.nextBand = 2;
+        entry.complete = true;
       }
       this.ranked.delete(key);
       this.ranked.set(key, entry);
