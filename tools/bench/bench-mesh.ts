@@ -111,3 +111,13 @@ export async function postgresBackends(prefix: string): Promise<number[]> {
     await admin.end();
   }
 }
+
+/** CPU seconds used so far by each of the given processes. */
+export const cpuByPid = (pids: number[]): Map<number, number> => new Map(pids.map((pid) => [pid, cpuSeconds([pid])]));
+
+/**
+ * CPU seconds the processes of `after` used since `before` was taken; a process that appeared
+ * meanwhile (a pool's new PostgreSQL backend) counts whole. One that ended meanwhile is lost.
+ */
+export const cpuSince = (before: Map<number, number>, after: Map<number, number>): number =>
+  [...after].reduce((sum, [pid, cpu]) => sum + cpu - (before.get(pid) ?? 0), 0);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { randomToken } from '@app/platform';
 import { freePort, ROOT, waitFor } from '../mesh/processes';
-import { cpuSeconds, postgresBackends, startBenchMesh } from './bench-mesh';
+import { cpuByPid, cpuSince, postgresBackends, startBenchMesh } from './bench-mesh';
 
 /**
  * `npm run bench -- leads`: GET /leads/{id} and POST /leads through the whole mesh (gateway ->
@@ -24,14 +24,17 @@ interface Figures {
   requests: number;
   /** CPU milliseconds per request of the target's processes (node apps, nats-server, PostgreSQL backends) */
   cpuMs: number;
+  /** the same by group of processes */
+  cpuBy: Record<string, number>;
 }
 
+/** The target's processes by group. */
 type Pids = () => Promise<Record<string, number[]>>;
 
-async function run(options: autocannon.Options, pids: Pids = async () => ({})): Promise<Figures & { cpuBy: Record<string, number> }> {
-  const start = await pids();
-  const before = Object.fromEntries(Object.entries(start).map(([k, v]) => [k, cpuSeconds(v)]));
-  const figures = await new Promise<Omit<Figures, 'cpuMs'>>((resolve, reject) => {
+async function run(options: autocannon.Options, pids: Pids = async () => ({})): Promise<Figures> {
+  const cpuOf = async () => Object.fromEntries(Object.entries(await pids()).map(([group, list]) => [group, cpuByPid(list)]));
+  const before = await cpuOf();
+  const figures = await new Promise<Omit<Figures, 'cpuMs' | 'cpuBy'>>((resolve, reject) => {
     autocannon(options, (err, result) => {
       if (err) return reject(err);
       resolve({
@@ -44,9 +47,9 @@ async function run(options: autocannon.Options, pids: Pids = async () => ({})): 
       });
     });
   });
-  const end = await pids();
+  const after = await cpuOf();
   const perRequest = (seconds: number) => (seconds * 1000) / Math.max(figures.requests, 1);
-  const cpuBy = Object.fromEntries(Object.entries(end).map(([k, v]) => [k, perRequest(cpuSeconds(v) - (before[k] ?? 0))]));
+  const cpuBy = Object.fromEntries(Object.entries(after).map(([group, cpu]) => [group, perRequest(cpuSince(before[group] ?? new Map(), cpu))]));
   return { ...figures, cpuMs: Object.values(cpuBy).reduce((a, b) => a + b, 0), cpuBy };
 }
 
@@ -119,7 +122,7 @@ export async function runLeadsBench(): Promise<void> {
     // Warm both (JIT, pools, caches) before measuring.
     await run({ ...read(meshBase), duration: 2 });
     await run({ ...read(baseBase), duration: 2 });
-    const rows: [string, Figures & { cpuBy: Record<string, number> }, Figures & { cpuBy: Record<string, number> }][] = [
+    const rows: [string, Figures, Figures][] = [
       ['GET /leads/{id}', await run(read(meshBase), meshPids), await run(read(baseBase), basePids)],
       // BENCH_LEADS_READS_ONLY=1: the reads alone (e.g. to profile them with MESH_NODE_ARGS)
       ...(process.env.BENCH_LEADS_READS_ONLY === '1'

@@ -1,7 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { Client } from 'pg';
-import { cpuSeconds as cpuOf, percentile, startBenchMesh } from './bench-mesh';
+import { cpuByPid, cpuSeconds as cpuOf, cpuSince, percentile, postgresBackends, startBenchMesh } from './bench-mesh';
 
 /** CPU seconds (user + system) one process has used so far. */
 const cpuSeconds = (pid: number | undefined): number => (pid === undefined ? NaN : cpuOf([pid]));
@@ -11,23 +10,6 @@ const dns2 = require('dns2');
 const ENTITIES = Number(process.env.BENCH_SEARCH_ENTITIES || 1_000_000);
 const CONNECTIONS = Number(process.env.BENCH_SEARCH_CONNECTIONS || 16);
 const SECONDS = Number(process.env.BENCH_SEARCH_SECONDS || 10);
-
-/** CPU seconds of the PostgreSQL backends connected to one database (their process titles name it). */
-function backendCpu(database: string): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${database} `)) out.set(Number(entry), cpuSeconds(Number(entry)));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
-
-const cpuSince = (before: Map<number, number>, after: Map<number, number>) =>
-  [...after].reduce((sum, [pid, cpu]) => sum + cpu - (before.get(pid) ?? 0), 0);
 
 /** Every name has an A record 127.0.0.1 and no MX: reveals verify without the network (probing off). */
 async function localDns(): Promise<{ server: string; close: () => Promise<void> }> {
@@ -118,10 +100,10 @@ export async function runSearchBench(): Promise<void> {
     const searchPid = mesh.apps.get('search')?.child.pid;
     const searchCpu = cpuSeconds(searchPid);
     const searchDb = new URL(mesh.databaseUrl('search')).pathname.slice(1);
-    const pgBefore = backendCpu(searchDb);
+    const pgBefore = cpuByPid(await postgresBackends(searchDb));
     const seeded = mesh.admin('search:seed', '--count', String(ENTITIES));
     say(`seed: ${ENTITIES} entities in ${seeded.seconds.toFixed(1)} s = ${seeded.per_second} entities/s`);
-    if (process.env.BENCH_SEARCH_CPU === '1') say(`  cpu s: search ${(cpuSeconds(searchPid) - searchCpu).toFixed(1)} PostgreSQL backends of search ${cpuSince(pgBefore, backendCpu(searchDb)).toFixed(1)}`);
+    if (process.env.BENCH_SEARCH_CPU === '1') say(`  cpu s: search ${(cpuSeconds(searchPid) - searchCpu).toFixed(1)} PostgreSQL backends of search ${cpuSince(pgBefore, cpuByPid(await postgresBackends(searchDb))).toFixed(1)}`);
     await db.connect();
     // what autovacuum does within a minute or two of a bulk load (visibility map, statistics),
     // done now so the search figures do not depend on when it happens to run
