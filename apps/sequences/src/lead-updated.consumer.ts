@@ -4,9 +4,9 @@ import { ConsumerSpec } from '@app/platform';
 /**
  * crm changed a lead: the contact snapshot of its live enrollments follows (merge tags, the email
  * status checked before each send, the address itself), older events never overwrite newer
- * snapshots, and a lead held back (a merge tag without value, or no address) is released to the
- * engine, which checks it again and sends or holds it with the new reason. A removed address
- * keeps the old one in `email` (it is not null) but the snapshot says none: the engine holds.
+ * snapshots, and a lead held back for a merge tag without value is released to the engine, which
+ * renders it again and sends or holds it with the new reason. (crm never clears an address: the
+ * API cannot, and enrolled leads have one; `email` keeps the old one should an event say none.)
  */
 export const leadUpdatedConsumer: ConsumerSpec = {
   durable: 'sequences-lead-updated',

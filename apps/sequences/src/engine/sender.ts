@@ -14,9 +14,6 @@ import { addWait, nextWindowStart, zonedParts } from './schedule';
 import { unsubscribeToken } from './unsubscribe-token';
 
 /** Sending engine throughput: emails handed to SMTP by outcome (attempted, sent, deferred, refused). */
-/** Why a lead is held when crm removed its address. */
-export const NO_EMAIL_HOLD = 'the lead has no email address';
-
 const handOffs = counter('sequences_smtp_handoffs_total', 'Emails handed to a mailbox SMTP server, by outcome', ['outcome']);
 
 interface Claimed extends EnrollmentRow {
@@ -145,11 +142,6 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
       }
       if (e.lead.email_status === 'invalid') {
         await tx.query(`UPDATE enrollments SET status = 'stopped', stop_reason = 'bounced', stopped_at = date_trunc('milliseconds', now()), next_send_at = NULL WHERE id = $1`, [e.id]);
-        continue;
-      }
-      // crm removed the lead's address: held until it has one again (lead.updated releases it)
-      if (!e.lead.email) {
-        await tx.query('UPDATE enrollments SET next_send_at = NULL, hold_reason = $2 WHERE id = $1', [e.id, NO_EMAIL_HOLD]);
         continue;
       }
       // merge tags first: a lead that cannot be rendered is held whatever the mailboxes' caps say
