@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER } from '@nestjs/core';
 import { createFileStorage, FILE_STORAGE, loadExportLinkConfig, PlatformModule } from '@app/platform';
 import { AuditLog } from './audit/audit-log';
 import { ApiKeysRepository } from './auth/api-keys.repository';
@@ -21,7 +21,6 @@ import { UnsubscribeController } from './sequences/unsubscribe.controller';
 import { SearchController } from './search/search.controller';
 import { TasksController } from './tasks/tasks.controller';
 import { WebhookEndpointsController } from './webhooks/webhook-endpoints.controller';
-import { VersionInterceptor } from './versioning/version.interceptor';
 
 @Module({})
 export class GatewayModule {
@@ -41,7 +40,6 @@ export class GatewayModule {
         { provide: FILE_STORAGE, useFactory: () => createFileStorage() },
         { provide: EXPORT_LINKS, useFactory: () => loadExportLinkConfig() },
         { provide: APP_FILTER, useClass: ApiErrorFilter },
-        { provide: APP_INTERCEPTOR, useClass: VersionInterceptor },
       ],
     };
   }

@@ -14,6 +14,7 @@ export * from './platform.module';
 export * from './bootstrap';
 export * from './rpc-context';
 export * from './mux-client-nats';
+export * from './reply-mux';
 export * from './periodic';
 export * from './sql-filter';
 export * from './signed-link';

@@ -1,19 +1,21 @@
 import { ClientNats, NatsOptions, ReadPacket, WritePacket } from '@nestjs/microservices';
-import { NatsConnection } from '@nats-io/transport-node';
+import { Msg, NatsConnection } from '@nats-io/transport-node';
 import { coalesceWrites } from './nats';
+import { ReplyMux } from './reply-mux';
 
 type Callback = (packet: WritePacket) => void;
-interface RequestCapable {
-  request(subject: string, payload: unknown, options: { timeout: number; headers?: unknown }): Promise<{ data: Uint8Array; json<T>(): T }>;
-}
 
 /**
- * Nest's NATS client, but each request goes through the connection's request multiplexer:
- * one shared reply subscription instead of a SUB and UNSUB per request (less work for the
- * client and the server), NATS's own "no responders" answer when no replica serves the
- * subject, and a deadline on every request.
+ * Nest's NATS client (its connection, serializer and deserializer), with each request sent
+ * through a ReplyMux: one shared reply subscription instead of a SUB and UNSUB per request,
+ * NATS's own "no responders" answer when no replica serves the subject, and a deadline on every
+ * request. `request` is the promise form the gateway uses (no observable per request);
+ * `send` (ClientProxy's observable) goes through the same multiplexer.
  */
 export class MuxClientNats extends ClientNats {
+  private mux?: ReplyMux;
+  private muxOf?: NatsConnection;
+
   constructor(
     options: NatsOptions['options'],
     private readonly timeoutMs: number,
@@ -27,19 +29,32 @@ export class MuxClientNats extends ClientNats {
     return nc;
   }
 
+  /**
+   * Sends `packet` as Nest's request packet and resolves with the handler's response; rejects
+   * with the handler's error payload (a domain error) or a transport error (timeout, no
+   * responders, closed connection).
+   */
+  async request<T>(pattern: string, data: unknown): Promise<T> {
+    const mux = this.replyMux() ?? (await this.connect(), this.replyMux());
+    if (!mux) throw new Error('NATS connection is not open');
+    const packet = this.assignPacketId({ pattern, data });
+    const serialized = this.serializer.serialize(packet) as { data: Uint8Array | string; headers?: unknown };
+    const reply = await mux.request(pattern, serialized.data, this.timeoutMs, this.mergeHeaders(serialized.headers as never) as never);
+    const { err, response } = await this.decode(reply);
+    if (err !== undefined && err !== null) throw err;
+    return response as T;
+  }
+
   protected publish(partialPacket: ReadPacket, callback: Callback): () => void {
     try {
+      const mux = this.replyMux();
+      if (!mux) throw new Error('NATS connection is not open');
       const packet = this.assignPacketId(partialPacket);
-      const serialized = this.serializer.serialize(packet) as { data: unknown; headers?: unknown };
-      const client = this.natsClient as unknown as RequestCapable;
-      client
-        .request(this.normalizePattern(partialPacket.pattern), serialized.data, {
-          timeout: this.timeoutMs,
-          headers: this.mergeHeaders(serialized.headers as never),
-        })
-        .then(async (message) => {
-          if (message.data.length === 0) return callback({ err: new Error('empty reply'), isDisposed: true });
-          const { err, response } = await this.deserializer.deserialize(message);
+      const serialized = this.serializer.serialize(packet) as { data: Uint8Array | string; headers?: unknown };
+      mux
+        .request(this.normalizePattern(partialPacket.pattern), serialized.data, this.timeoutMs, this.mergeHeaders(serialized.headers as never) as never)
+        .then(async (reply) => {
+          const { err, response } = await this.decode(reply);
           callback({ err, response, isDisposed: true });
         })
         .catch((err: unknown) => callback({ err, isDisposed: true }));
@@ -47,5 +62,21 @@ export class MuxClientNats extends ClientNats {
       callback({ err, isDisposed: true });
     }
     return () => undefined;
+  }
+
+  private async decode(reply: Msg): Promise<WritePacket> {
+    if (reply.data.length === 0) return { err: new Error('empty reply') };
+    return (await this.deserializer.deserialize(reply)) as WritePacket;
+  }
+
+  /** The multiplexer of the current connection (a new connection after close/connect gets a new one). */
+  private replyMux(): ReplyMux | undefined {
+    const nc = this.natsClient as unknown as NatsConnection | null;
+    if (!nc) return undefined;
+    if (this.muxOf !== nc) {
+      this.mux = new ReplyMux(nc);
+      this.muxOf = nc;
+    }
+    return this.mux;
   }
 }

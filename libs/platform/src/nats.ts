@@ -1,5 +1,11 @@
 import { connect, NatsConnection } from '@nats-io/transport-node';
-import { ServerNats } from '@nestjs/microservices';
+import { NatsContext, ServerNats, WritePacket } from '@nestjs/microservices';
+import { isObservable } from 'rxjs';
+import { RpcRequest } from '@app/contracts';
+import { observeRpc, outcomeOf } from './rpc-observer';
+
+/** Nest's answer when no handler serves a subject (its NO_MESSAGE_HANDLER constant). */
+const NO_MESSAGE_HANDLER = 'There is no matching message handler defined in the remote service.';
 
 export async function connectNats(url: string, name: string): Promise<NatsConnection> {
   const nc = await connect({
@@ -55,11 +61,53 @@ export function coalesceWrites(nc: NatsConnection): NatsConnection {
   return nc;
 }
 
-/** Nest's NATS server (request-reply handlers) on a connection whose writes are coalesced. */
+type NatsMessage = Parameters<ServerNats['handleMessage']>[1];
+type Handler = NonNullable<ReturnType<ServerNats['getHandlerByPattern']>>;
+
+/**
+ * Nest's NATS server (request-reply handlers) on a connection whose writes are coalesced, with
+ * every handled request observed (log line, latency histogram, span: see observeRpc) and a short
+ * path for the common case: a handler that resolves to a value is answered directly, without
+ * the observable pipeline Nest builds per message; a handler that failed (Nest's exception
+ * filters answer with an observable error) or returned a stream goes through Nest's own path.
+ * Handlers are looked up by subject once, not by parsing the subject as JSON per message.
+ */
 export class CoalescingServerNats extends ServerNats {
+  private readonly routes = new Map<string, Handler | null>();
+
   async createNatsClient(): Promise<Awaited<ReturnType<ServerNats['createNatsClient']>>> {
     const nc = await super.createNatsClient();
     coalesceWrites(nc as unknown as NatsConnection);
     return nc;
+  }
+
+  getHandlerByPattern(pattern: string): Handler | null {
+    let handler = this.routes.get(pattern);
+    if (handler === undefined) {
+      handler = super.getHandlerByPattern(pattern);
+      this.routes.set(pattern, handler);
+    }
+    return handler;
+  }
+
+  async handleMessage(channel: string, natsMsg: NatsMessage): Promise<unknown> {
+    const context = new NatsContext([natsMsg.subject, natsMsg.headers as never]);
+    const message = (await this.deserializer.deserialize(natsMsg, { channel, replyTo: natsMsg.reply })) as { id?: string; pattern: string; data: unknown };
+    if (message.id === undefined) return this.handleEvent(channel, message, context);
+    const observed = observeRpc(channel, natsMsg.headers as never, message.data as RpcRequest);
+    const reply = this.getPublisher(natsMsg, message.id, context) as (packet: WritePacket) => void | Promise<unknown>;
+    let answered = false;
+    const publish = (packet: WritePacket) => {
+      if (!answered && (packet.err !== undefined || packet.isDisposed || packet.response !== undefined)) {
+        answered = true;
+        observed(outcomeOf(packet.err), packet.err);
+      }
+      return reply(packet);
+    };
+    const handler = this.getHandlerByPattern(channel);
+    if (!handler) return publish({ id: message.id, status: 'error', err: NO_MESSAGE_HANDLER } as WritePacket);
+    const result: unknown = await handler(message.data, context);
+    if (!isObservable(result)) return publish({ response: result, isDisposed: true });
+    return this.handleRequest(context, async () => result, publish);
   }
 }

@@ -1,7 +1,6 @@
 import {
   BeforeApplicationShutdown, DynamicModule, Global, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown, Provider,
 } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { NatsConnection } from '@nats-io/transport-node';
 import { Pool } from 'pg';
@@ -15,7 +14,6 @@ import { pingControllerFor } from './ping.controller';
 import { rootLogger } from './logger';
 import { connectNats } from './nats';
 import { OutboxRelay } from './outbox-relay';
-import { RpcObserverInterceptor } from './rpc-observer.interceptor';
 import { shutdownTracing } from './tracing';
 import { EVENT_CONSUMERS, NATS_CONNECTION, PG_POOL, SERVICE_CONFIG } from './tokens';
 
@@ -48,7 +46,6 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
       { provide: PG_POOL, useFactory: () => createPool(config.databaseUrl) },
       { provide: NATS_CONNECTION, useFactory: () => connectNats(config.natsUrl, config.service) },
       { provide: EVENT_CONSUMERS, useValue: options.consumers ?? [] },
-      { provide: APP_INTERCEPTOR, useClass: RpcObserverInterceptor },
     ];
     collectProcessMetrics(config.service);
     return {

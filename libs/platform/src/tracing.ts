@@ -35,7 +35,7 @@ export async function shutdownTracing(): Promise<void> {
 export const tracer = () => trace.getTracer('lead-intelligence');
 
 /** Headers of a NATS message (or an HTTP request) as a propagation carrier. */
-interface HeaderLike {
+export interface HeaderLike {
   get(key: string): string | string[] | undefined;
 }
 const natsGetter: TextMapGetter<HeaderLike | undefined> = {

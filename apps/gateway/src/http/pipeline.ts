@@ -12,7 +12,7 @@ import { UNSUBSCRIBE_PATH } from '../sequences/unsubscribe.controller';
 import { isPublicDocsUrl } from '../openapi/public-routes';
 import { IdempotencyStore, requestFingerprint } from '../idempotency/idempotency.store';
 import { RateLimiter } from '../rate-limit/rate-limiter';
-import { isKnownVersion } from '../versioning/versions';
+import { isKnownVersion, renderForVersion } from '../versioning/versions';
 import { ApiError } from './api-error';
 import { requestSpans } from './request-span';
 import { observeResponse } from './request-log';
@@ -66,6 +66,11 @@ export class GatewayPipeline {
     );
     fastify.addHook('onRequest', (request, reply) => this.admit(request, reply));
     fastify.addHook('preHandler', (request, reply) => this.claimIdempotencyKey(request, reply));
+    // a successful response is shaped for the API version the request asked for (header or the key's pin)
+    fastify.addHook('preSerialization', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, body: unknown) => void) => {
+      const version = request.ctx?.api_version;
+      done(null, version && reply.statusCode < 400 ? renderForVersion(payload, version) : payload);
+    });
     fastify.addHook('onSend', async (request, reply, payload) => {
       await this.settleIdempotencyKey(request, reply, payload);
       return payload;

@@ -1,7 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { NatsRecordBuilder } from '@nestjs/microservices';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
 import { isDomainErrorPayload, RequestContext, RpcRequest } from '@app/contracts';
 import { endSpan, histogram, injectTraceContext, MuxClientNats, rootLogger, SERVICE_CONFIG, SpanKind, startSpan } from '@app/platform';
 import { GatewayConfig } from '../config';
@@ -20,7 +19,7 @@ export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly client: MuxClientNats;
   private readonly log = rootLogger('gateway');
 
-  constructor(@Inject(SERVICE_CONFIG) private readonly config: GatewayConfig) {
+  constructor(@Inject(SERVICE_CONFIG) config: GatewayConfig) {
     this.client = new MuxClientNats(
       { servers: config.natsUrl, name: 'gateway-rpc', maxReconnectAttempts: -1, reconnectTimeWait: 500 },
       config.rpcTimeoutMs,
@@ -48,7 +47,7 @@ export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown 
       endSpan(span, outcome === 'failed', { outcome });
     };
     try {
-      const reply = await firstValueFrom(this.client.send<T>(subject, message).pipe(timeout(this.config.rpcTimeoutMs)));
+      const reply = await this.client.request<T>(subject, message);
       observe('ok');
       return reply;
     } catch (err) {
@@ -57,7 +56,7 @@ export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown 
         throw new ApiError(err.code, err.message, err.param);
       }
       observe('failed');
-      const reason = err instanceof TimeoutError ? `no reply within ${this.config.rpcTimeoutMs} ms` : (err as Error)?.message ?? String(err);
+      const reason = (err as Error)?.message ?? String(err);
       this.log.error({ request_id: ctx.request_id, workspace_id: ctx.workspace_id, subject, reason }, 'service request failed');
       throw new ApiError('internal_error', 'The service could not complete the request; retry later (with the same Idempotency-Key on POST)');
     }

@@ -1,0 +1,94 @@
+import { createInbox, Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
+
+/** The request had no answer before its deadline: whether the service acted is unknown. */
+export class ReplyTimeoutError extends Error {
+  constructor(subject: string, timeoutMs: number) {
+    super(`no reply to ${subject} within ${timeoutMs} ms`);
+    this.name = 'ReplyTimeoutError';
+  }
+}
+
+/** No process subscribes to the subject (NATS answered 503 at once): nothing was done. */
+export class NoRespondersError extends Error {
+  constructor(subject: string) {
+    super(`no responders for ${subject}`);
+    this.name = 'NoRespondersError';
+  }
+}
+
+interface Pending {
+  subject: string;
+  timeoutMs: number;
+  deadline: number;
+  resolve: (msg: Msg) => void;
+  reject: (err: Error) => void;
+}
+
+/** How often deadlines are checked: a request fails at most this much after its deadline. */
+const SWEEP_MS = 25;
+
+/**
+ * Request-reply over one connection with one reply subscription (`_INBOX.<nuid>.*`) for every
+ * request, like nats.js's own multiplexer, but lighter per request: no Error and no timer per
+ * request (nats.js builds a "cancelled" RequestError on every successful request), a counter
+ * as the reply token, and one sweep for every deadline. NATS's "no responders" status (503, when
+ * no process serves the subject) fails a request at once.
+ */
+export class ReplyMux {
+  private readonly prefix = `${createInbox()}.`;
+  private readonly pending = new Map<string, Pending>();
+  private readonly sub: Subscription;
+  private readonly sweeper: NodeJS.Timeout;
+  private seq = 0;
+
+  constructor(private readonly nc: NatsConnection) {
+    this.sub = nc.subscribe(`${this.prefix}*`, { callback: (err, msg) => (err ? undefined : this.settle(msg)) });
+    this.sweeper = setInterval(() => this.expire(), SWEEP_MS);
+    this.sweeper.unref();
+    nc.closed()
+      .then(() => this.close())
+      .catch(() => this.close());
+  }
+
+  request(subject: string, data: Uint8Array | string, timeoutMs: number, headers?: MsgHdrs): Promise<Msg> {
+    return new Promise<Msg>((resolve, reject) => {
+      const token = (this.seq++).toString(36);
+      this.pending.set(token, { subject, timeoutMs, deadline: performance.now() + timeoutMs, resolve, reject });
+      try {
+        this.nc.publish(subject, data, { reply: this.prefix + token, headers });
+      } catch (err) {
+        this.pending.delete(token);
+        reject(err as Error);
+      }
+    });
+  }
+
+  /** Fails every request still waiting (the connection is closing). */
+  close(): void {
+    clearInterval(this.sweeper);
+    if (!this.sub.isClosed()) this.sub.unsubscribe();
+    for (const [token, waiting] of this.pending) {
+      this.pending.delete(token);
+      waiting.reject(new Error(`connection closed before ${waiting.subject} answered`));
+    }
+  }
+
+  private settle(msg: Msg): void {
+    const token = msg.subject.slice(this.prefix.length);
+    const waiting = this.pending.get(token);
+    if (!waiting) return; // answered after its deadline, or a second answer
+    this.pending.delete(token);
+    if (msg.data.length === 0 && msg.headers?.code === 503) waiting.reject(new NoRespondersError(waiting.subject));
+    else waiting.resolve(msg);
+  }
+
+  private expire(): void {
+    if (this.pending.size === 0) return;
+    const now = performance.now();
+    for (const [token, waiting] of this.pending) {
+      if (waiting.deadline > now) continue;
+      this.pending.delete(token);
+      waiting.reject(new ReplyTimeoutError(waiting.subject, waiting.timeoutMs));
+    }
+  }
+}
