@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NatsConnection } from '@nats-io/transport-node';
 import { isDomainErrorPayload, RequestContext, RpcRequest } from '@app/contracts';
-import { DomainError, NATS_CONNECTION, randomToken } from '@app/platform';
+import { DomainError, NATS_CONNECTION, randomToken, ReplyMux } from '@app/platform';
 
 /** Thrown when the other service did not answer: whether it acted is unknown. */
 export class NoAnswer extends Error {}
@@ -15,7 +15,7 @@ export class ServiceClient {
     const data: RpcRequest = { ctx, body };
     let packet: { response?: T; err?: unknown };
     try {
-      const reply = await this.nc.request(subject, JSON.stringify({ pattern: subject, data, id: randomToken(12) }), { timeout: timeoutMs });
+      const reply = await ReplyMux.of(this.nc).request(subject, JSON.stringify({ pattern: subject, data, id: randomToken(12) }), timeoutMs);
       packet = reply.json();
     } catch (err) {
       throw new NoAnswer(`${subject}: ${(err as Error).message}`);

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NatsConnection } from '@nats-io/transport-node';
 import { CURRENT_API_VERSION, LeadContact, RequestContext, RpcRequest, SUBJECTS } from '@app/contracts';
-import { DomainError, NATS_CONNECTION, randomToken } from '@app/platform';
+import { DomainError, NATS_CONNECTION, randomToken, ReplyMux } from '@app/platform';
 
 const TIMEOUT_MS = 10_000;
 
@@ -14,7 +14,7 @@ export class CrmClient {
     const data: RpcRequest = { ctx, body };
     let packet: { response?: T; err?: unknown };
     try {
-      const reply = await this.nc.request(subject, JSON.stringify({ pattern: subject, data, id: randomToken(12) }), { timeout: TIMEOUT_MS });
+      const reply = await ReplyMux.of(this.nc).request(subject, JSON.stringify({ pattern: subject, data, id: randomToken(12) }), TIMEOUT_MS);
       packet = reply.json();
     } catch (err) {
       throw new DomainError('internal_error', `crm did not answer ${subject}: ${(err as Error).message}`);

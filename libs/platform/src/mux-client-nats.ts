@@ -13,9 +13,6 @@ type Callback = (packet: WritePacket) => void;
  * `send` (ClientProxy's observable) goes through the same multiplexer.
  */
 export class MuxClientNats extends ClientNats {
-  private mux?: ReplyMux;
-  private muxOf?: NatsConnection;
-
   constructor(
     options: NatsOptions['options'],
     private readonly timeoutMs: number,
@@ -72,11 +69,6 @@ export class MuxClientNats extends ClientNats {
   /** The multiplexer of the current connection (a new connection after close/connect gets a new one). */
   private replyMux(): ReplyMux | undefined {
     const nc = this.natsClient as unknown as NatsConnection | null;
-    if (!nc) return undefined;
-    if (this.muxOf !== nc) {
-      this.mux = new ReplyMux(nc);
-      this.muxOf = nc;
-    }
-    return this.mux;
+    return nc ? ReplyMux.of(nc) : undefined;
   }
 }

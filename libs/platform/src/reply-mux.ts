@@ -35,6 +35,18 @@ const SWEEP_MS = 25;
  * no process serves the subject) fails a request at once.
  */
 export class ReplyMux {
+  private static readonly byConnection = new WeakMap<NatsConnection, ReplyMux>();
+
+  /** The multiplexer of a connection, made at its first request. */
+  static of(nc: NatsConnection): ReplyMux {
+    let mux = ReplyMux.byConnection.get(nc);
+    if (!mux) {
+      mux = new ReplyMux(nc);
+      ReplyMux.byConnection.set(nc, mux);
+    }
+    return mux;
+  }
+
   private readonly prefix = `${createInbox()}.`;
   private readonly pending = new Map<string, Pending>();
   private readonly sub: Subscription;
