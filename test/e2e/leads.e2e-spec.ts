@@ -288,6 +288,9 @@ describe('leads end to end: create, list, retrieve', () => {
     it('returns the lead with sources', async () => {
       const res = await mesh.request('GET', `/leads/${created.id}`, { key });
       expect(res.status).toBe(200);
+      // crm's JSON goes out as crm wrote it (the gateway forwards the bytes): still JSON, with its length
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(res.text));
       expectLead(res.body, true);
       expect(res.body).toEqual(created);
       expect(res.body.sources).toEqual(expect.arrayContaining([

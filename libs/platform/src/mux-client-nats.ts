@@ -1,7 +1,7 @@
 import { ClientNats, NatsOptions, ReadPacket, WritePacket } from '@nestjs/microservices';
 import { Msg, NatsConnection } from '@nats-io/transport-node';
 import { coalesceWrites } from './nats';
-import { ReplyMux } from './reply-mux';
+import { RAW_JSON_HEADER, RAW_JSON_MARK, RawJson, ReplyMux } from './reply-mux';
 
 type Callback = (packet: WritePacket) => void;
 
@@ -27,19 +27,32 @@ export class MuxClientNats extends ClientNats {
   }
 
   /**
-   * Sends `packet` as Nest's request packet and resolves with the handler's response; rejects
+   * Sends `data` as Nest's request packet and resolves with the handler's response; rejects
    * with the handler's error payload (a domain error) or a transport error (timeout, no
    * responders, closed connection).
    */
   async request<T>(pattern: string, data: unknown): Promise<T> {
+    const reply = await this.exchange(pattern, data, false);
+    return reply instanceof RawJson ? reply.parse() as T : reply as T;
+  }
+
+  /** As `request`, but a successful reply comes as the service's JSON bytes, unparsed (RawJson). */
+  requestRaw<T>(pattern: string, data: unknown): Promise<RawJson<T> | T> {
+    return this.exchange(pattern, data, true) as Promise<RawJson<T> | T>;
+  }
+
+  private async exchange(pattern: string, data: unknown, raw: boolean): Promise<unknown> {
     const mux = this.replyMux() ?? (await this.connect(), this.replyMux());
     if (!mux) throw new Error('NATS connection is not open');
     const packet = this.assignPacketId({ pattern, data });
     const serialized = this.serializer.serialize(packet) as { data: Uint8Array | string; headers?: unknown };
-    const reply = await mux.request(pattern, serialized.data, this.timeoutMs, this.mergeHeaders(serialized.headers as never) as never);
+    const headers = this.mergeHeaders(serialized.headers as never) as { set(key: string, value: string): void } | undefined;
+    if (raw && headers) headers.set(RAW_JSON_HEADER, 'json');
+    const reply = await mux.request(pattern, serialized.data, this.timeoutMs, headers as never);
+    if (reply.data[0] === RAW_JSON_MARK) return new RawJson(reply.data.subarray(1));
     const { err, response } = await this.decode(reply);
     if (err !== undefined && err !== null) throw err;
-    return response as T;
+    return response;
   }
 
   protected publish(partialPacket: ReadPacket, callback: Callback): () => void {

@@ -3,6 +3,9 @@ import { NatsContext, ServerNats, WritePacket } from '@nestjs/microservices';
 import { isObservable } from 'rxjs';
 import { RpcRequest } from '@app/contracts';
 import { observeRpc, outcomeOf } from './rpc-observer';
+import { RAW_JSON_HEADER, RAW_JSON_MARK } from './reply-mux';
+
+const RAW_JSON_PREFIX = String.fromCharCode(RAW_JSON_MARK);
 
 /** Nest's answer when no handler serves a subject (its NO_MESSAGE_HANDLER constant). */
 const NO_MESSAGE_HANDLER = 'There is no matching message handler defined in the remote service.';
@@ -107,7 +110,12 @@ export class CoalescingServerNats extends ServerNats {
     const handler = this.getHandlerByPattern(channel);
     if (!handler) return publish({ id: message.id, status: 'error', err: NO_MESSAGE_HANDLER } as WritePacket);
     const result: unknown = await handler(message.data, context);
-    if (!isObservable(result)) return publish({ response: result, isDisposed: true });
-    return this.handleRequest(context, async () => result, publish);
+    if (isObservable(result)) return this.handleRequest(context, async () => result, publish);
+    if (result !== undefined && natsMsg.reply && natsMsg.headers?.get(RAW_JSON_HEADER) === 'json') {
+      answered = true;
+      observed('ok');
+      return natsMsg.respond(Buffer.from(RAW_JSON_PREFIX + JSON.stringify(result)));
+    }
+    return publish({ response: result, isDisposed: true });
   }
 }

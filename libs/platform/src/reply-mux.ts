@@ -104,3 +104,26 @@ export class ReplyMux {
     }
   }
 }
+
+/**
+ * A reply forwarded as the JSON bytes the service sent: the gateway answers HTTP with them as they
+ * are instead of parsing the reply and serialising it again. A requester asks for it with the
+ * request header `Rpc-Reply: json`; a service that answers with a value then replies with
+ * RAW_JSON_MARK followed by the value's JSON (no Nest envelope). Errors keep Nest's envelope.
+ */
+export class RawJson<T = unknown> {
+  constructor(readonly bytes: Uint8Array) {}
+
+  parse(): T {
+    return JSON.parse(Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength).toString('utf8')) as T;
+  }
+
+  /** The bytes as a Buffer (no copy), for the HTTP response. */
+  buffer(): Buffer {
+    return Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
+  }
+}
+
+export const RAW_JSON_HEADER = 'Rpc-Reply';
+/** First byte of a raw JSON reply (ASCII record separator: never the first byte of a JSON text). */
+export const RAW_JSON_MARK = 0x1e;

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Span } from '@opentelemetry/api';
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { API_PLANS, RequestContext, VERSION_HEADER } from '@app/contracts';
-import { extractTraceContext, SERVICE_CONFIG, SpanKind, startSpan } from '@app/platform';
+import { extractTraceContext, RawJson, SERVICE_CONFIG, SpanKind, startSpan } from '@app/platform';
 import { hashApiKey, parseBearer } from '../auth/api-key';
 import { ApiKeysRepository } from '../auth/api-keys.repository';
 import { GatewayConfig } from '../config';
@@ -12,7 +12,7 @@ import { UNSUBSCRIBE_PATH } from '../sequences/unsubscribe.controller';
 import { isPublicDocsUrl } from '../openapi/public-routes';
 import { IdempotencyStore, requestFingerprint } from '../idempotency/idempotency.store';
 import { RateLimiter } from '../rate-limit/rate-limiter';
-import { isKnownVersion, renderForVersion } from '../versioning/versions';
+import { hasChangesAfter, isKnownVersion, renderForVersion } from '../versioning/versions';
 import { ApiError } from './api-error';
 import { requestSpans } from './request-span';
 import { observeResponse } from './request-log';
@@ -69,8 +69,11 @@ export class GatewayPipeline {
     // a successful response is shaped for the API version the request asked for (header or the key's pin)
     fastify.addHook('preSerialization', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, body: unknown) => void) => {
       const version = request.ctx?.api_version;
-      done(null, version && reply.statusCode < 400 ? renderForVersion(payload, version) : payload);
+      if (!version || reply.statusCode >= 400 || !hasChangesAfter(version)) return done(null, payload);
+      done(null, renderForVersion(payload instanceof RawJson ? payload.parse() : payload, version));
     });
+    // a service's reply forwarded as its JSON bytes (RpcClient.forward) is written out as it is
+    fastify.setReplySerializer((payload) => (payload instanceof RawJson ? (payload.buffer() as unknown as string) : JSON.stringify(payload)));
     fastify.addHook('onSend', async (request, reply, payload) => {
       await this.settleIdempotencyKey(request, reply, payload);
       return payload;

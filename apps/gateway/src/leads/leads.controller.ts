@@ -7,7 +7,7 @@ import { ApiError } from '../http/api-error';
 import { Ctx } from '../http/request-context.decorator';
 import { pageOf } from '../http/page-query';
 import { assertIdParam, assertLensAllowed, validateInput } from '../http/validation';
-import { RpcClient } from '../rpc/rpc.client';
+import { Forwarded, RpcClient } from '../rpc/rpc.client';
 
 @Controller('api/v1/leads')
 export class LeadsController {
@@ -17,10 +17,10 @@ export class LeadsController {
   ) {}
 
   @Get()
-  list(@Ctx() ctx: RequestContext, @Query() query: unknown): Promise<ListEnvelope<Lead>> {
+  list(@Ctx() ctx: RequestContext, @Query() query: unknown): Promise<Forwarded<ListEnvelope<Lead>>> {
     const filters = validateInput(ListLeadsQueryDto, query, 'query');
     assertLensAllowed(ctx, filters.lens);
-    return this.rpc.send(SUBJECTS.crm.leadsList, ctx, pageOf(filters));
+    return this.rpc.forward(SUBJECTS.crm.leadsList, ctx, pageOf(filters));
   }
 
   @Post()
@@ -32,9 +32,9 @@ export class LeadsController {
   }
 
   @Get(':id')
-  get(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<Lead> {
+  get(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<Forwarded<Lead>> {
     assertIdParam(id, 'lead');
-    return this.rpc.send(SUBJECTS.crm.leadsGet, ctx, { id });
+    return this.rpc.forward(SUBJECTS.crm.leadsGet, ctx, { id });
   }
 
   @Patch(':id')

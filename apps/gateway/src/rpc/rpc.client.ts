@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { NatsRecordBuilder } from '@nestjs/microservices';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { isDomainErrorPayload, RequestContext, RpcRequest } from '@app/contracts';
-import { endSpan, histogram, injectTraceContext, MuxClientNats, rootLogger, SERVICE_CONFIG, SpanKind, startSpan } from '@app/platform';
+import { endSpan, histogram, injectTraceContext, MuxClientNats, RawJson, rootLogger, SERVICE_CONFIG, SpanKind, startSpan } from '@app/platform';
 import { GatewayConfig } from '../config';
 import { ApiError } from '../http/api-error';
 import { requestSpans } from '../http/request-span';
@@ -34,7 +34,20 @@ export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown 
     await this.client.close();
   }
 
-  async send<T>(subject: string, ctx: RequestContext, body: unknown): Promise<T> {
+  /** The service's answer to `body`, parsed. */
+  send<T>(subject: string, ctx: RequestContext, body: unknown): Promise<T> {
+    return this.exchange(subject, ctx, body, false) as Promise<T>;
+  }
+
+  /**
+   * The service's answer to `body` for the HTTP response as it is: its JSON bytes, not parsed and
+   * serialised again (the reply serializer writes them out; see GatewayPipeline).
+   */
+  forward<T>(subject: string, ctx: RequestContext, body: unknown): Promise<Forwarded<T>> {
+    return this.exchange(subject, ctx, body, true) as Promise<Forwarded<T>>;
+  }
+
+  private async exchange(subject: string, ctx: RequestContext, body: unknown, raw: boolean): Promise<unknown> {
     const span = startSpan(`nats ${subject}`, SpanKind.CLIENT, requestSpans.get(ctx), { 'messaging.destination.name': subject });
     // The request id and the trace context travel as NATS headers too, for the service's logs and spans.
     const headers = natsHeaders();
@@ -47,7 +60,7 @@ export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown 
       endSpan(span, outcome === 'failed', { outcome });
     };
     try {
-      const reply = await this.client.request<T>(subject, message);
+      const reply = raw ? await this.client.requestRaw(subject, message) : await this.client.request(subject, message);
       observe('ok');
       return reply;
     } catch (err) {
@@ -62,3 +75,6 @@ export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown 
     }
   }
 }
+
+/** A service's answer on its way to the HTTP response: its JSON bytes (RawJson) or, from an older service, the parsed value. */
+export type Forwarded<T> = RawJson<T> | T;

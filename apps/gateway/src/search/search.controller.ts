@@ -4,7 +4,7 @@ import { CreateRevealRequest, RequestContext, Reveal, RevealOutcome, SearchResul
 import { ApiError } from '../http/api-error';
 import { Ctx } from '../http/request-context.decorator';
 import { assertLensAllowed } from '../http/validation';
-import { RpcClient } from '../rpc/rpc.client';
+import { Forwarded, RpcClient } from '../rpc/rpc.client';
 import { parseSearchQuery } from './search-query';
 
 @Controller('api/v1')
@@ -12,11 +12,11 @@ export class SearchController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get('search')
-  search(@Ctx() ctx: RequestContext, @Query() query: unknown): Promise<SearchResults> {
+  search(@Ctx() ctx: RequestContext, @Query() query: unknown): Promise<Forwarded<SearchResults>> {
     const request = parseSearchQuery(query);
     assertLensAllowed(ctx, request.lens);
     if (ctx.mode === 'test' && request.page !== 1) throw ApiError.invalid('page', 'Test keys can read page 1 only');
-    return this.rpc.send(SUBJECTS.search.query, ctx, request);
+    return this.rpc.forward(SUBJECTS.search.query, ctx, request);
   }
 
   /** 201 for a first reveal, 200 when the workspace had revealed the entity before. */

@@ -1,5 +1,5 @@
 import { API_VERSIONS, ApiVersion, CURRENT_API_VERSION } from '@app/contracts';
-import { isKnownVersion, renderForVersion, VERSION_CHANGES, VersionChange } from './versions';
+import { hasChangesAfter, isKnownVersion, renderForVersion, VERSION_CHANGES, VersionChange } from './versions';
 
 /** Future versions do not exist in the ApiVersion type yet; these tests model them. */
 const v = (date: string) => date as ApiVersion;
@@ -28,6 +28,8 @@ describe('renderForVersion', () => {
     ['2029-01-01', []],
   ])('for a client on %s applies the downgrades of newer versions only, newest first: %p', (target, expected) => {
     expect(renderForVersion(body, v(target), changes)).toEqual({ applied: expected });
+    // the gateway reshapes (and so parses a forwarded reply) exactly when a downgrade applies
+    expect(hasChangesAfter(v(target), changes)).toBe(expected.length > 0);
   });
 
   it('chains each downgrade on the output of the previous one', () => {

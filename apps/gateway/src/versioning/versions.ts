@@ -17,6 +17,11 @@ export function isKnownVersion(value: string): value is ApiVersion {
   return (API_VERSIONS as readonly string[]).includes(value);
 }
 
+/** Whether a response must be reshaped for a client pinned to `target`. */
+export function hasChangesAfter(target: ApiVersion, changes: VersionChange[] = VERSION_CHANGES): boolean {
+  return changes.some((change) => change.version > target);
+}
+
 /** Renders a response of the current version for a client pinned to `target`. */
 export function renderForVersion(body: unknown, target: ApiVersion, changes: VersionChange[] = VERSION_CHANGES): unknown {
   if (changes.length === 0) return body;
