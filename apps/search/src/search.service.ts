@@ -5,7 +5,7 @@ import {
 } from '@app/contracts';
 import { DomainError, PG_POOL, rootLogger } from '@app/platform';
 import { Condition, EntitiesRepository, EntityRow } from './entities/entities.repository';
-import { facet, maskEmail, maskPhone } from './entities/entity';
+import { anyFacet, facet, maskEmail, maskPhone } from './entities/entity';
 import { NoAnswer, ServiceClient } from './service-client';
 
 const FACET_KEYS = new Set(['industry', 'country', 'size', 'stage', 'sector', 'type', 'state', 'region', 'institution', 'agency', 'program', 'mechanism']);
@@ -20,8 +20,9 @@ export function conditionsFor(lens: Lens, filters: Record<string, string[]>): { 
   };
   for (const [key, values] of Object.entries(filters ?? {})) {
     if (!Array.isArray(values) || values.length === 0) continue;
-    if (FACET_KEYS.has(key)) add(values.map((v) => facet(key, v)), (p) => `e.facets && ${p}::text[]`);
-    else if (key === 'title') add(values.join(' '), (p) => `e.tsv @@ plainto_tsquery('simple', ${p})`);
+    // facets and words are matched in `terms` (one GIN index, migration 0004): values of one key are OR
+    if (FACET_KEYS.has(key)) add(anyFacet(values.map((v) => facet(key, v))), (p) => `e.terms @@ ${p}::tsquery`);
+    else if (key === 'title') add(values.join(' '), (p) => `e.terms @@ plainto_tsquery('simple', ${p})`);
     else if (key === 'check_min') add(Math.max(...values.map(Number)), (p) => `e.num_max >= ${p}::bigint`);
     else if (key === 'check_max') add(Math.min(...values.map(Number)), (p) => `e.num_min <= ${p}::bigint`);
     else if (key === 'min_works') add(Math.max(...values.map(Number)), (p) => `e.num_min >= ${p}::bigint`);

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
 import { EmailStatus, ID_PREFIX, Lens, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL, Queryable } from '@app/platform';
-import { EntityInput, searchTextOf } from './entity';
+import { bandOf, bandsQuery, EntityInput, RANK_BAND_BITS, searchTextOf } from './entity';
 
 export interface EntityRow {
   id: string;
@@ -35,25 +35,35 @@ const RANKED_CACHE_ENTRIES = Number(process.env.SEARCH_RANKED_CACHE ?? 256);
 const GENERATION_SQL = `SELECT last_value::text || ':' || is_called::text AS generation FROM entities_generation`;
 
 /**
- * The ordered ids of a query read so far. A first page usually needs only the matches among the
- * lens's best-ranked entities (the top band), so that is read first; a deeper page reads every
- * match once (and the list then serves every page up to 40).
+ * The ordered ids of a query read so far: every match ranked in the lens's rank band `lo` or
+ * above (bands are static ranges of rank_score, `terms` holds each entity's; see rank()), in
+ * (rank_score DESC, id) order, which is exactly the start of the full order. A first page usually
+ * needs only the top bands' matches; a deeper page reads every other match at once.
  */
 interface RankedIds {
   generation: string;
   ids: string[];
-  /** Every match (up to RANKED_MAX) is in; otherwise the ids are the top band's matches only. */
+  /** Every match (up to RANKED_MAX) is in. */
   complete: boolean;
+  /** When not complete: the lowest rank band read (every match in it and above is in `ids`). */
+  lo: number;
 }
 
 /**
  * The top band of a lens: its `SEARCH_TOP_BAND` (10,000) best-ranked entities, a fixed count
  * however large the index grows. Its cut (the rank of that entity) comes from the
- * (lens, rank_score DESC, id) index and is kept a minute per lens; any cut gives the same hits in
- * the same order, it only decides how much PostgreSQL reads for a first page.
+ * (lens, rank_score DESC, id) index and is kept a minute per lens; the first read of a query
+ * covers the fine rank bands from the lens's best rank down to the cut's. Any cut gives the same
+ * hits in the same order, it only decides how much PostgreSQL reads for a first page.
  */
 const TOP_BAND = Number(process.env.SEARCH_TOP_BAND ?? 10_000);
 const BAND_CUTS_TTL_MS = 60_000;
+const BAND_WIDTH = 2 ** RANK_BAND_BITS;
+/**
+ * A top band spanning more rank bands than this (a lens whose ranks are not spread evenly) is not
+ * read by bands: a GIN key of many band tokens costs more than it saves.
+ */
+const MAX_TOP_BANDS = 32;
 
 const COLUMNS = 'id, lens, name, person_name, first_name, last_name, title, organization, location, country, domain, email, phone, details, sources';
 
@@ -114,7 +124,7 @@ export class EntitiesRepository {
    * instead of waiting for autovacuum, so searches stay index-fast while ingestion goes on.
    */
   async mergePendingIndexEntries(): Promise<void> {
-    await this.pool.query(`SELECT gin_clean_pending_list('entities_tsv'::regclass), gin_clean_pending_list('entities_facets'::regclass)`);
+    await this.pool.query(`SELECT gin_clean_pending_list('entities_terms'::regclass)`);
   }
 
   /** Marks every ranked list kept by any replica as stale; call after a write to entities commits. */
@@ -140,9 +150,9 @@ export class EntitiesRepository {
    * 0 reads every page straight from the index.
    */
   async search(workspaceId: string, lens: Lens, q: string, conditions: Condition[], params: unknown[], offset: number, limit: number): Promise<EntityRow[]> {
-    const { where, values } = this.whereOf(lens, q, conditions, params, 1);
-    if (RANKED_CACHE_ENTRIES <= 0) return this.searchDirect(workspaceId, where, values, offset, limit);
-    const key = JSON.stringify([where, values]);
+    const { filter, values } = this.whereOf(q, conditions, params);
+    if (RANKED_CACHE_ENTRIES <= 0) return this.searchDirect(workspaceId, lens, filter, values, offset, limit);
+    const key = JSON.stringify([lens, filter, values]);
     const need = Math.min(offset + limit, RANKED_MAX);
     const cached = this.ranked.get(key);
     if (cached && (cached.ids.length >= need || cached.complete)) {
@@ -152,7 +162,7 @@ export class EntitiesRepository {
       if (page.generation === cached.generation) return page.rows;
       this.ranked.delete(key);
     }
-    const fresh = await this.rank(key, lens, where, values, need);
+    const fresh = await this.rank(key, lens, filter, values, need, cached);
     return (await this.pageOf(workspaceId, fresh.ids.slice(offset, offset + limit))).rows;
   }
 
@@ -179,48 +189,75 @@ export class EntitiesRepository {
 
   /**
    * The ordered ids of a query, at least `need` of them (or all there are, up to RANKED_MAX), read
-   * once for concurrent callers. The top band holds every match ranked at or above the cut, so its
-   * ids in (rank DESC, id) order are exactly the first ids of the full order; when a page needs
-   * more, every match is read in one ordered statement (it replaces a top-band list). The
-   * generation is read before either read.
+   * once for concurrent callers; a top-band list of the same generation that has too few goes on
+   * from where it stopped. The generation and the lens's rank range are read first, in one
+   * statement.
+   *
+   * Words and facets are all in `terms` (migration 0004), so a read is one GIN scan whose keys
+   * skip through each other's posting lists. A first page reads the top band only: the matches in
+   * the rank bands from the lens's best rank down to the top band's cut (~10,000 entities), a key
+   * of a few band tokens in the same scan; the bands are ranges of rank_score, so those matches in
+   * (rank DESC, id) order are exactly the first hits. A deeper page (or a first page the top band
+   * cannot fill) reads every match below the bands already read at once. (Reading a deep page by
+   * band ranges estimated from the top band's density was measured slower on the 1M corpus: it
+   * needs the top band read first, and its key of ~14 band tokens, ~150,000 entries, cost 13-26 ms
+   * in the index, where the words and facets alone cost 3.3 ms and the heap of every match 3-4 ms.)
    */
-  private async rank(key: string, lens: Lens, where: string, values: unknown[], need: number): Promise<RankedIds> {
+  private async rank(key: string, lens: Lens, filter: string[], values: unknown[], need: number, from?: RankedIds): Promise<RankedIds> {
     for (let running = this.ranking.get(key); running; running = this.ranking.get(key)) {
       const done = await running.catch(() => undefined);
       if (done && (done.ids.length >= need || done.complete)) return done;
+      if (done) from = done;
       if (this.ranking.get(key) === running) this.ranking.delete(key);
     }
     const work = (async () => {
-      const generation = (await this.pool.query<{ generation: string }>(GENERATION_SQL)).rows[0].generation;
-      const entry: RankedIds = { generation, ids: [], complete: false };
-      // the top band only serves a first page: a deeper one reads every match at once
-      const cut = need <= SEARCH_PER_PAGE + 1 ? await this.topBandCut(lens) : null;
-      if (cut !== null) {
-        // the top band: the matches among the lens's best-ranked entities (a bitmap of the rank
-        // index ANDed with the GIN ones), enough for a first page of most queries
-        const { rows } = await this.pool.query<{ id: string }>(
-          `SELECT e.id FROM entities e WHERE ${where} AND e.rank_score >= $${values.length + 1} ORDER BY e.rank_score DESC, e.id LIMIT ${RANKED_MAX}`,
-          [...values, cut],
-        );
-        entry.ids = rows.map((r) => r.id);
-        entry.complete = rows.length >= RANKED_MAX;
+      const { rows: [head] } = await this.pool.query<{ generation: string; hi: number | null; lo: number | null }>(
+        `SELECT g.generation, r.hi, r.lo FROM (${GENERATION_SQL}) g,
+                (SELECT max(rank_score) AS hi, min(rank_score) AS lo FROM entities WHERE lens = $1) r`,
+        [lens],
+      );
+      const { generation } = head;
+      if (head.hi === null || head.lo === null) return this.keep(key, { generation, ids: [], complete: true, lo: 0 });
+      const [top, bottom] = [bandOf(head.hi), bandOf(head.lo)];
+      const entry: RankedIds = from && from.generation === generation && !from.complete
+        ? { generation, ids: [...from.ids], complete: false, lo: from.lo }
+        : { generation, ids: [], complete: false, lo: top + 1 };
+      const rest = filter.length > 0 ? ` AND ${filter.join(' AND ')}` : '';
+      if (entry.lo > top && need <= SEARCH_PER_PAGE + 1) {
+        const cut = await this.topBandCut(lens);
+        const lo = cut === null ? null : Math.max(Math.min(top, bandOf(cut)), bottom);
+        if (lo !== null && top - lo < MAX_TOP_BANDS) {
+          const { rows } = await this.pool.query<{ id: string }>(
+            `SELECT e.id FROM entities e WHERE e.terms @@ $1::tsquery${rest} ORDER BY e.rank_score DESC, e.id LIMIT ${RANKED_MAX}`,
+            [bandsQuery(lens, top, lo), ...values],
+          );
+          entry.ids = rows.map((r) => r.id);
+          entry.lo = lo;
+          entry.complete = entry.ids.length >= RANKED_MAX || lo <= bottom;
+        }
       }
-      if (entry.ids.length < need && !entry.complete) {
-        // deeper: every match in one ordered read (its first ids are the top band's, in the same order)
+      if (!entry.complete && entry.ids.length < need) {
+        // every match below the bands read (all of them when none was): GIN scan of the words and
+        // facets, or for a broad query the walk of entities_lens_rank, as the planner estimates
         const { rows } = await this.pool.query<{ id: string }>(
-          `SELECT e.id FROM entities e WHERE ${where} ORDER BY e.rank_score DESC, e.id LIMIT ${RANKED_MAX}`,
-          values,
+          `SELECT e.id FROM entities e WHERE e.lens = $1 AND e.rank_score < $${values.length + 2}::bigint${rest}
+            ORDER BY e.rank_score DESC, e.id LIMIT ${RANKED_MAX - entry.ids.length}`,
+          [lens, ...values, entry.lo * BAND_WIDTH],
         );
-        entry.ids = rows.map((r) => r.id);
+        for (const r of rows) entry.ids.push(r.id);
         entry.complete = true;
       }
-      this.ranked.delete(key);
-      this.ranked.set(key, entry);
-      while (this.ranked.size > RANKED_CACHE_ENTRIES) this.ranked.delete(this.ranked.keys().next().value as string);
-      return entry;
+      return this.keep(key, entry);
     })();
     this.ranking.set(key, work);
     return work.finally(() => this.ranking.delete(key));
+  }
+
+  private keep(key: string, entry: RankedIds): RankedIds {
+    this.ranked.delete(key);
+    this.ranked.set(key, entry);
+    while (this.ranked.size > RANKED_CACHE_ENTRIES) this.ranked.delete(this.ranked.keys().next().value as string);
+    return entry;
   }
 
   /** The rows of the given ids in that order, with this workspace's reveal state and the current generation. */
@@ -242,26 +279,30 @@ export class EntitiesRepository {
     };
   }
 
-  /** The WHERE clause of a query over `entities e`, its parameters numbered from `first`. */
-  private whereOf(lens: Lens, q: string, conditions: Condition[], params: unknown[], first: number): { where: string; values: unknown[] } {
-    let n = first;
+  /**
+   * The conditions of a query over `entities e` but its lens (each read puts its own first, as
+   * $1: the lens, or a range of the lens's rank bands), their parameters numbered from $2. Words
+   * and facets are matched in `terms`, so with the bands they make one GIN scan.
+   */
+  private whereOf(q: string, conditions: Condition[], params: unknown[]): { filter: string[]; values: unknown[] } {
+    let n = 1;
     const next = () => `$${++n}`;
-    const text: string[] = [`e.lens = $${first}`, ...conditions.map((c) => c.sql(next))];
-    const values: unknown[] = [lens, ...params];
+    const filter: string[] = conditions.map((c) => c.sql(next));
+    const values: unknown[] = [...params];
     if (q.trim() !== '') {
       values.push(q);
-      text.push(`e.tsv @@ plainto_tsquery('simple', $${first + values.length - 1})`);
+      filter.push(`e.terms @@ plainto_tsquery('simple', ${next()})`);
     }
-    return { where: text.join(' AND '), values };
+    return { filter, values };
   }
 
-  private async searchDirect(workspaceId: string, where: string, values: unknown[], offset: number, limit: number): Promise<EntityRow[]> {
-    const ordered = [...values, workspaceId, limit, offset];
-    const [ws, lim, off] = [values.length + 1, values.length + 2, values.length + 3];
+  private async searchDirect(workspaceId: string, lens: Lens, filter: string[], values: unknown[], offset: number, limit: number): Promise<EntityRow[]> {
+    const ordered = [lens, ...values, workspaceId, limit, offset];
+    const [ws, lim, off] = [values.length + 2, values.length + 3, values.length + 4];
     const { rows } = await this.pool.query<EntityRow>(
       `SELECT e.*, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status
          FROM (SELECT ${COLUMNS}, rank_score FROM entities e
-                WHERE ${where}
+                WHERE ${['e.lens = $1', ...filter].join(' AND ')}
                 ORDER BY e.rank_score DESC, e.id
                 LIMIT $${lim} OFFSET $${off}) e
          LEFT JOIN reveals r ON r.workspace_id = $${ws} AND r.entity_id = e.id

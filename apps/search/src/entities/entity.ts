@@ -26,6 +26,29 @@ export interface EntityInput {
 
 export const facet = (key: string, value: string): string => `${key}:${value.trim().toLowerCase()}`;
 
+/** A tsquery lexeme as text: quoted, with its quotes doubled and its backslashes escaped. */
+const lexeme = (token: string): string => `'${token.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+
+/**
+ * A tsquery (as text) matching entities with any of these facets in `terms` (migration
+ * 0004_entities_terms: every facet is there as 'F:' || facet).
+ */
+export const anyFacet = (facets: string[]): string => facets.map((f) => lexeme(`F:${f}`)).join(' | ');
+
+/**
+ * Static rank bands of `terms` (migration 0004_entities_terms): a band is 2^13 rank points wide;
+ * the SQL computes it with `>>` (a floor, negative ranks too), as does `>>` on 32-bit integers here.
+ */
+export const RANK_BAND_BITS = 13;
+export const bandOf = (rank: number): number => rank >> RANK_BAND_BITS;
+
+/** A tsquery (as text) matching the entities of a lens whose rank band is in hi..lo (hi >= lo). */
+export function bandsQuery(lens: string, hi: number, lo: number): string {
+  const tokens: string[] = [];
+  for (let band = hi; band >= lo; band--) tokens.push(lexeme(`B:${lens}:${band}`));
+  return tokens.join(' | ');
+}
+
 /** `jane@acme.com` -> `j***@acme.com` */
 export function maskEmail(email: string | null): string | null {
   if (!email) return null;
