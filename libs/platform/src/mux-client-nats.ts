@@ -56,21 +56,10 @@ export class MuxClientNats extends ClientNats {
   }
 
   protected publish(partialPacket: ReadPacket, callback: Callback): () => void {
-    try {
-      const mux = this.replyMux();
-      if (!mux) throw new Error('NATS connection is not open');
-      const packet = this.assignPacketId(partialPacket);
-      const serialized = this.serializer.serialize(packet) as { data: Uint8Array | string; headers?: unknown };
-      mux
-        .request(this.normalizePattern(partialPacket.pattern), serialized.data, this.timeoutMs, this.mergeHeaders(serialized.headers as never) as never)
-        .then(async (reply) => {
-          const { err, response } = await this.decode(reply);
-          callback({ err, response, isDisposed: true });
-        })
-        .catch((err: unknown) => callback({ err, isDisposed: true }));
-    } catch (err) {
-      callback({ err, isDisposed: true });
-    }
+    this.exchange(this.normalizePattern(partialPacket.pattern), partialPacket.data, false).then(
+      (response) => callback({ response, isDisposed: true }),
+      (err: unknown) => callback({ err, isDisposed: true }),
+    );
     return () => undefined;
   }
 
