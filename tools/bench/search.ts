@@ -124,13 +124,15 @@ export async function runSearchBench(): Promise<void> {
       const pids = [...mesh.apps.values()].map((app) => [app.name, app.child.pid] as const);
       const before = pids.map(([, pid]) => cpuSeconds(pid));
       const benchBefore = process.cpuUsage();
+      const pgBeforeLoad = cpuByPid(await postgresBackends(mesh.prefix));
       const { samples, errors } = await load(url, headers, CONNECTIONS, SECONDS);
+      const pgUsed = cpuSince(pgBeforeLoad, cpuByPid(await postgresBackends(mesh.prefix)));
       say(`| page ${page} | ${CONNECTIONS} | ${samples.length} | ${errors} | ${percentile(samples, 50).toFixed(1)} | ${percentile(samples, 95).toFixed(1)} | ${percentile(samples, 99).toFixed(1)} |`);
       if (process.env.BENCH_SEARCH_CPU === '1') {
         // where the CPU goes: milliseconds of CPU per request in each process of the mesh
         const used = pids.map(([name, pid], i) => `${name} ${(((cpuSeconds(pid) - before[i]) * 1000) / samples.length).toFixed(2)}`);
         const bench = process.cpuUsage(benchBefore);
-        say(`  cpu ms/request: ${used.join(', ')}, load generator ${((bench.user + bench.system) / 1000 / samples.length).toFixed(2)}`);
+        say(`  cpu ms/request: ${used.join(', ')}, PostgreSQL (every service's backends) ${((pgUsed * 1000) / samples.length).toFixed(2)}, load generator ${((bench.user + bench.system) / 1000 / samples.length).toFixed(2)}`);
       }
     }
 
