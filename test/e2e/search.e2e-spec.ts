@@ -103,7 +103,7 @@ describe('search', () => {
     // free text: fewer matches, bands of uneven fill
     const fintech = await walk('lens=investors&q=fintech', [3, 1, 2, 4, 5, 6, 7, 8]);
     const expectedFintech = await mesh.query('search',
-      `SELECT id FROM entities WHERE lens = 'investors' AND tsv @@ plainto_tsquery('simple', 'fintech') ORDER BY rank_score DESC, id LIMIT 200`);
+      `SELECT id FROM entities WHERE lens = 'investors' AND to_tsvector('simple', search_text) @@ plainto_tsquery('simple', 'fintech') ORDER BY rank_score DESC, id LIMIT 200`);
     expect(fintech).toEqual(expectedFintech.map((r) => r.id).slice(0, fintech.length));
     expect(fintech.length).toBe(Math.min(200, expectedFintech.length));
   });
@@ -178,6 +178,12 @@ describe('search', () => {
     const grants = await search(live.key, 'lens=grants&filters[agency]=DOE&filters[mechanism]=cooperative_agreement&q=manufacturing');
     expect(grants.body.data.map((h: any) => h.name)).toContain('Advanced Manufacturing Research Program');
     expect(await mesh.admin('search:seed', '--count', '10', '--if-empty', 'true')).toMatchObject({ skipped: true });
+    // every entity written (seeded, ingested, re-ingested) is searchable by exactly its words, facets and rank band
+    const terms = await mesh.query('search', `SELECT count(*)::int AS n, count(*) FILTER (WHERE terms IS DISTINCT FROM
+      strip(to_tsvector('simple', search_text)) || array_to_tsvector(ARRAY(SELECT 'F:' || f FROM unnest(facets) AS f WHERE f IS NOT NULL)
+      || ('B:' || lens || ':' || (rank_score >> 13))))::int AS wrong FROM entities`);
+    expect(terms[0].n).toBeGreaterThan(4000);
+    expect(terms[0].wrong).toBe(0);
     const bad = await mesh.adminRaw(['ingest', '--provider', 'myspace', '--file', 'x']);
     expect(bad.code).toBe(2);
   });

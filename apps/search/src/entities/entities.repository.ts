@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
 import { EmailStatus, ID_PREFIX, Lens, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL, Queryable } from '@app/platform';
-import { bandOf, bandsQuery, EntityInput, RANK_BAND_BITS, searchTextOf } from './entity';
+import { bandOf, bandsQuery, EntityInput, facetTerms, RANK_BAND_BITS, searchTextOf } from './entity';
 
 export interface EntityRow {
   id: string;
@@ -65,6 +65,13 @@ const BAND_WIDTH = 2 ** RANK_BAND_BITS;
  */
 const MAX_TOP_BANDS = 32;
 
+/**
+ * `terms` of a row of the batch (migrations 0004, 0005): its words (as to_tsvector('simple') makes
+ * them, without positions), 'F:' || facet for each facet (facetTerms), and its rank band in its
+ * lens, 'B:<lens>:<rank_score >> 13>', computed from the rank as stored.
+ */
+const TERMS_SQL = `strip(to_tsvector('simple', t.search_text)) || array_to_tsvector(t.facet_terms || ('B:' || t.lens || ':' || (t.rank_score >> ${RANK_BAND_BITS})))`;
+
 const COLUMNS = 'id, lens, name, person_name, first_name, last_name, title, organization, location, country, domain, email, phone, details, sources';
 
 @Injectable()
@@ -85,7 +92,7 @@ export class EntitiesRepository {
       last_name: e.last_name ?? null, title: e.title ?? null, organization: e.organization ?? null, location: e.location ?? null,
       country: e.country ?? null, domain: e.domain ?? null, email: e.email ?? null, phone: e.phone ?? null, details: e.details ?? {},
       facets: e.facets ?? [], num_min: e.num_min ?? null, num_max: e.num_max ?? null, rank_score: e.rank_score ?? 0, sources: e.sources ?? [],
-      search_text: searchTextOf(e),
+      search_text: searchTextOf(e), facet_terms: facetTerms(e.facets),
     }));
     let batch = JSON.stringify(rows);
     // a lone UTF-16 surrogate (JSON.stringify escapes only those) is refused by PostgreSQL's JSON
@@ -94,20 +101,21 @@ export class EntitiesRepository {
     const { rows: counted } = await q.query<{ inserted: string; total: string }>(
       `WITH upserted AS (
        INSERT INTO entities (id, ext_key, lens, name, person_name, first_name, last_name, title, organization, location, country, domain,
-                             email, phone, details, facets, num_min, num_max, rank_score, sources, search_text)
+                             email, phone, details, facets, num_min, num_max, rank_score, sources, search_text, terms)
        SELECT id, ext_key, lens, name, person_name, first_name, last_name, title, organization, location, country, domain,
-              email, phone, details, facets, num_min, num_max, rank_score, sources, search_text
+              email, phone, details, facets, num_min, num_max, rank_score, sources, search_text,
+              ${TERMS_SQL}
          FROM json_to_recordset($1::json)
            AS t(id text, ext_key text, lens text, name text, person_name text, first_name text, last_name text, title text, organization text,
                 location text, country text, domain text, email text, phone text, details jsonb, facets text[], num_min bigint, num_max bigint,
-                rank_score int, sources jsonb, search_text text)
+                rank_score int, sources jsonb, search_text text, facet_terms text[])
        ON CONFLICT (ext_key) DO UPDATE SET
          lens = EXCLUDED.lens, name = EXCLUDED.name, person_name = EXCLUDED.person_name, first_name = EXCLUDED.first_name,
          last_name = EXCLUDED.last_name, title = EXCLUDED.title, organization = EXCLUDED.organization, location = EXCLUDED.location,
          country = EXCLUDED.country, domain = EXCLUDED.domain, email = coalesce(EXCLUDED.email, entities.email),
          phone = coalesce(EXCLUDED.phone, entities.phone), details = EXCLUDED.details, facets = EXCLUDED.facets,
          num_min = EXCLUDED.num_min, num_max = EXCLUDED.num_max, rank_score = EXCLUDED.rank_score, sources = EXCLUDED.sources,
-         search_text = EXCLUDED.search_text, updated_at = now()
+         search_text = EXCLUDED.search_text, terms = EXCLUDED.terms, updated_at = now()
        RETURNING (xmax = 0) AS inserted)
        SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) AS total FROM upserted`,
       [batch],

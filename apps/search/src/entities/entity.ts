@@ -36,6 +36,22 @@ const lexeme = (token: string): string => `'${token.replace(/\\/g, '\\\\').repla
 export const anyFacet = (facets: string[]): string => facets.map((f) => lexeme(`F:${f}`)).join(' | ');
 
 /**
+ * The facet tokens of `terms`: 'F:' || facet, each once. A facet of 2,000 bytes or more is left
+ * out (a tsvector lexeme is at most 2,047 bytes; filter values are at most 100 characters, so no
+ * filter could ask for one), as are nulls.
+ */
+export function facetTerms(facets: readonly unknown[] | undefined): string[] {
+  const terms = new Set<string>();
+  for (const f of facets ?? []) {
+    if (f === null || f === undefined) continue;
+    const value = String(f);
+    if (value.length >= 600 && Buffer.byteLength(value) >= 2000) continue;
+    terms.add(`F:${value}`);
+  }
+  return [...terms];
+}
+
+/**
  * Static rank bands of `terms` (migration 0004_entities_terms): a band is 2^13 rank points wide;
  * the SQL computes it with `>>` (a floor, negative ranks too), as does `>>` on 32-bit integers here.
  */
