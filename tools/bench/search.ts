@@ -115,25 +115,29 @@ export async function runSearchBench(): Promise<void> {
     const key = mesh.admin('key:create', '--workspace', ws.id, '--mode', 'live').key as string;
     const headers = { authorization: `Bearer ${key}` };
     await new Promise((r) => setTimeout(r, 1500)); // billing opens the account from workspace.created
+    /** Starts counting CPU; the returned function tells where it went: ms of CPU per request by process. */
+    const cpuMeter = async () => {
+      const pids = [...mesh.apps.values()].map((app) => [app.name, app.child.pid] as const);
+      const before = pids.map(([, pid]) => cpuSeconds(pid));
+      const benchBefore = process.cpuUsage();
+      const pgBefore = cpuByPid(await postgresBackends(mesh.prefix));
+      return async (requests: number) => {
+        const pg = cpuSince(pgBefore, cpuByPid(await postgresBackends(mesh.prefix)));
+        const used = pids.map(([name, pid], i) => `${name} ${(((cpuSeconds(pid) - before[i]) * 1000) / requests).toFixed(2)}`);
+        const bench = process.cpuUsage(benchBefore);
+        return `  cpu ms/request: ${used.join(', ')}, PostgreSQL (every service's backends) ${((pg * 1000) / requests).toFixed(2)}, load generator ${((bench.user + bench.system) / 1000 / requests).toFixed(2)}`;
+      };
+    };
     const query = 'lens=investors&q=fintech&filters[stage]=seed&filters[type]=vc';
     say(`| GET /search?${query} | connections | requests | errors | p50 ms | p95 ms | p99 ms |`);
     say('| --- | --- | --- | --- | --- | --- | --- |');
     for (const page of [1, 40]) {
       const url = `${mesh.apiBase}/search?${query}&page=${page}`;
       await load(url, headers, CONNECTIONS, 2); // warm-up
-      const pids = [...mesh.apps.values()].map((app) => [app.name, app.child.pid] as const);
-      const before = pids.map(([, pid]) => cpuSeconds(pid));
-      const benchBefore = process.cpuUsage();
-      const pgBeforeLoad = cpuByPid(await postgresBackends(mesh.prefix));
+      const cpu = await cpuMeter();
       const { samples, errors } = await load(url, headers, CONNECTIONS, SECONDS);
-      const pgUsed = cpuSince(pgBeforeLoad, cpuByPid(await postgresBackends(mesh.prefix)));
       say(`| page ${page} | ${CONNECTIONS} | ${samples.length} | ${errors} | ${percentile(samples, 50).toFixed(1)} | ${percentile(samples, 95).toFixed(1)} | ${percentile(samples, 99).toFixed(1)} |`);
-      if (process.env.BENCH_SEARCH_CPU === '1') {
-        // where the CPU goes: milliseconds of CPU per request in each process of the mesh
-        const used = pids.map(([name, pid], i) => `${name} ${(((cpuSeconds(pid) - before[i]) * 1000) / samples.length).toFixed(2)}`);
-        const bench = process.cpuUsage(benchBefore);
-        say(`  cpu ms/request: ${used.join(', ')}, PostgreSQL (every service's backends) ${((pgUsed * 1000) / samples.length).toFixed(2)}, load generator ${((bench.user + bench.system) / 1000 / samples.length).toFixed(2)}`);
-      }
+      if (process.env.BENCH_SEARCH_CPU === '1') say(await cpu(samples.length));
     }
 
     // the same shape of search, but every request a query nobody asked before (432 combinations of
@@ -144,8 +148,10 @@ export async function runSearchBench(): Promise<void> {
       .sort(() => Math.random() - 0.5);
     const half = Math.floor(distinct.length / 2);
     for (const [page, queries] of [[1, distinct.slice(0, half)], [40, distinct.slice(half)]] as const) {
+      const cpu = await cpuMeter();
       const { samples, errors } = await loadOnce(queries.map((q) => `${mesh.apiBase}/search?${q}&page=${page}`), headers, CONNECTIONS);
       say(`| page ${page}, ${queries.length} distinct queries, each asked once | ${CONNECTIONS} | ${samples.length} | ${errors} | ${percentile(samples, 50).toFixed(1)} | ${percentile(samples, 95).toFixed(1)} | ${percentile(samples, 99).toFixed(1)} |`);
+      if (process.env.BENCH_SEARCH_CPU === '1') say(await cpu(samples.length));
     }
 
     const poor = mesh.admin('workspace:create', '--name', 'bench-reveals', '--plan-credits', '100');
