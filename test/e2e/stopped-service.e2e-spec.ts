@@ -1,4 +1,5 @@
-import { randomToken } from '@app/platform';
+import { SUBJECTS } from '@app/contracts';
+import { NoRespondersError, randomToken, ReplyMux } from '@app/platform';
 import { ApiResponse, RequestOptions, TestMesh } from '../harness';
 import { expectApiError, expectRateLimitHeaders, listLeads } from './gateway-assertions';
 
@@ -35,6 +36,22 @@ describe('gateway with a stopped service (e2e)', () => {
   async function ensureCrmRunning(): Promise<void> {
     const crm = mesh.apps.get('crm');
     if (!crm || crm.child.exitCode !== null || crm.child.signalCode !== null) await mesh.startApp('crm');
+  }
+
+  /**
+   * A SIGKILLed process's closed socket reaches nats-server asynchronously; until the server has
+   * dropped the dead connection's subscriptions it still routes requests to it, and those wait for
+   * the gateway's deadline (a request already on its way to a process that crashes is lost). The
+   * service is stopped, for the mesh, once NATS answers "no responders" for its subject.
+   */
+  async function untilNatsDropped(subject: string): Promise<void> {
+    const nc = await mesh.natsClient();
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const answer = await ReplyMux.of(nc).request(subject, '{}', 250).then(() => 'answered', (err: Error) => err);
+      if (answer instanceof NoRespondersError) return;
+      if (Date.now() > deadline) throw new Error(`nats-server still routes ${subject} 10 s after the kill (${String(answer)})`);
+    }
   }
 
   function expectFast500(res: ApiResponse & { ms: number }): void {
@@ -111,6 +128,7 @@ describe('gateway with a stopped service (e2e)', () => {
     await ensureCrmRunning();
     expect((await timed('GET', '/leads')).status).toBe(200);
     await mesh.killApp('crm');
+    await untilNatsDropped(SUBJECTS.crm.leadsList);
     const res = await timed('GET', '/leads');
     expectFast500(res);
     const write = await timed('POST', '/leads', { body: { full_name: 'While Killed' } });
