@@ -80,9 +80,11 @@ export class CreditsService {
   }
 
   private async setBalances(tx: Queryable, account: AccountRow): Promise<void> {
-    await tx.query('UPDATE credit_accounts SET plan_balance = $2, pack_balance = $3, period_ends_at = $4, low_notified_for = $5 WHERE workspace_id = $1', [
-      account.workspace_id, account.plan_balance, account.pack_balance, account.period_ends_at, account.low_notified_for,
-    ]);
+    await tx.query({
+      name: 'billing-set-balances',
+      text: 'UPDATE credit_accounts SET plan_balance = $2, pack_balance = $3, period_ends_at = $4, low_notified_for = $5 WHERE workspace_id = $1',
+      values: [account.workspace_id, account.plan_balance, account.pack_balance, account.period_ends_at, account.low_notified_for],
+    });
   }
 
   /**
@@ -154,10 +156,12 @@ export class CreditsService {
   private async consumeLocked(tx: Queryable, workspaceId: string, batch: ConsumeItem[]): Promise<(ConsumeCreditsResult | DomainError)[]> {
     const account = await this.lock(tx, workspaceId);
     const balance = () => ({ plan: account.plan_balance, pack: account.pack_balance, total: account.plan_balance + account.pack_balance });
-    const { rows: prior } = await tx.query<{ ref: string; amount: number }>(
-      `SELECT ref, amount FROM ledger_entries WHERE workspace_id = $1 AND type = 'consume' AND ref = ANY($2::text[])`,
-      [workspaceId, [...new Set(batch.map((item) => item.ref))]],
-    );
+    // the statements of a consume are named: planned once per connection, not per group
+    const { rows: prior } = await tx.query<{ ref: string; amount: number }>({
+      name: 'billing-consume-prior',
+      text: `SELECT ref, amount FROM ledger_entries WHERE workspace_id = $1 AND type = 'consume' AND ref = ANY($2::text[])`,
+      values: [workspaceId, [...new Set(batch.map((item) => item.ref))]],
+    });
     const taken = new Map<string, number>();
     for (const row of prior) taken.set(row.ref, (taken.get(row.ref) ?? 0) - row.amount);
     const pending: PendingEntry[] = [];
@@ -195,11 +199,12 @@ export class CreditsService {
 
   private async insertConsumes(tx: Queryable, workspaceId: string, entries: PendingEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await tx.query(
-      `INSERT INTO ledger_entries (id, workspace_id, type, amount, reason, ref, pool)
+    await tx.query({
+      name: 'billing-consume-insert',
+      text: `INSERT INTO ledger_entries (id, workspace_id, type, amount, reason, ref, pool)
        SELECT id, $1, 'consume', amount, reason, ref, pool FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) AS t(id, amount, reason, ref, pool)`,
-      [workspaceId, entries.map((e) => e.id), entries.map((e) => e.amount), entries.map((e) => e.reason), entries.map((e) => e.ref), entries.map((e) => e.pool)],
-    );
+      values: [workspaceId, entries.map((e) => e.id), entries.map((e) => e.amount), entries.map((e) => e.reason), entries.map((e) => e.ref), entries.map((e) => e.pool)],
+    });
   }
 
   async refund(ctx: RequestContext, request: RefundCreditsRequest): Promise<RefundCreditsResult> {

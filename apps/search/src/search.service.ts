@@ -89,7 +89,9 @@ export class SearchService {
   ) {}
 
   async profile(workspaceId: string): Promise<OpportunityProfile | undefined> {
-    const { rows } = await this.pool.query<{ profile: OpportunityProfile }>('SELECT profile FROM opportunity_profiles WHERE workspace_id = $1', [workspaceId]);
+    const { rows } = await this.pool.query<{ profile: OpportunityProfile }>({
+      name: 'search-profile', text: 'SELECT profile FROM opportunity_profiles WHERE workspace_id = $1', values: [workspaceId],
+    });
     return rows[0]?.profile;
   }
 

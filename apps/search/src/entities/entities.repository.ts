@@ -270,16 +270,18 @@ export class EntitiesRepository {
 
   /** The rows of the given ids in that order, with this workspace's reveal state and the current generation. */
   private async pageOf(workspaceId: string, ids: string[]): Promise<{ generation: string; rows: EntityRow[] }> {
-    const { rows } = await this.pool.query<EntityRow & { generation: string; n: string | null }>(
-      `SELECT g.generation, p.* FROM (${GENERATION_SQL}) g
+    // a named statement: planned once per connection (its plan does not depend on the ids), not per page
+    const { rows } = await this.pool.query<EntityRow & { generation: string; n: string | null }>({
+      name: 'search-page',
+      text: `SELECT g.generation, p.* FROM (${GENERATION_SQL}) g
          LEFT JOIN LATERAL (
            SELECT ${COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')}, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status, t.n
              FROM unnest($2::text[]) WITH ORDINALITY AS t(id, n)
              JOIN entities e ON e.id = t.id
              LEFT JOIN reveals r ON r.workspace_id = $1 AND r.entity_id = e.id) p ON true
         ORDER BY p.n`,
-      [workspaceId, ids],
-    );
+      values: [workspaceId, ids],
+    });
     const generation = rows[0].generation;
     return {
       generation,
