@@ -7,7 +7,7 @@ import { Migration, prepareDatabase } from './db';
 import { rootLogger } from './logger';
 import { PinoNestLogger } from './nest-logger';
 import { initTracing } from './tracing';
-import { CoalescingServerNats } from './nats';
+import { CoalescingServerNats, NATS_CONNECTION_DEFAULTS } from './nats';
 
 export interface ServiceBootOptions {
   config: ServiceConfig;
@@ -39,7 +39,7 @@ export async function startService(options: ServiceBootOptions): Promise<INestAp
   );
   if (options.microservice !== false) {
     app.connectMicroservice<MicroserviceOptions>(
-      { strategy: new CoalescingServerNats({ servers: config.natsUrl, queue: config.service, name: `${config.service}-rpc`, noAsyncTraces: true }) },
+      { strategy: new CoalescingServerNats({ ...NATS_CONNECTION_DEFAULTS, servers: config.natsUrl, queue: config.service, name: `${config.service}-rpc` }) },
       { inheritAppConfig: true },
     );
   }

@@ -1,6 +1,6 @@
 import { ClientNats, NatsOptions, ReadPacket, WritePacket } from '@nestjs/microservices';
 import { Msg, NatsConnection } from '@nats-io/transport-node';
-import { coalesceWrites } from './nats';
+import { coalesceWrites, NATS_CONNECTION_DEFAULTS } from './nats';
 import { RAW_JSON_HEADER, RAW_JSON_MARK, RawJson, ReplyMux } from './reply-mux';
 
 type Callback = (packet: WritePacket) => void;
@@ -17,7 +17,7 @@ export class MuxClientNats extends ClientNats {
     options: NatsOptions['options'],
     private readonly timeoutMs: number,
   ) {
-    super({ noAsyncTraces: true, ...(options ?? {}) } as NonNullable<NatsOptions['options']>);
+    super({ ...NATS_CONNECTION_DEFAULTS, ...(options ?? {}) } as NonNullable<NatsOptions['options']>);
   }
 
   async createClient(): Promise<Awaited<ReturnType<ClientNats['createClient']>>> {

@@ -10,16 +10,15 @@ const RAW_JSON_PREFIX = String.fromCharCode(RAW_JSON_MARK);
 /** Nest's answer when no handler serves a subject (its NO_MESSAGE_HANDLER constant). */
 const NO_MESSAGE_HANDLER = 'There is no matching message handler defined in the remote service.';
 
+/**
+ * Connection options every NATS connection of the mesh shares: reconnect for ever, every 500 ms,
+ * and no Error (stack capture) built per request and per subscription timer — callers wrap
+ * failures with their own context.
+ */
+export const NATS_CONNECTION_DEFAULTS = { maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true } as const;
+
 export async function connectNats(url: string, name: string): Promise<NatsConnection> {
-  const nc = await connect({
-    servers: url,
-    name,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 500,
-    waitOnFirstConnect: false,
-    // no Error (stack capture) built per request and per subscription timer: callers wrap failures with their own context
-    noAsyncTraces: true,
-  });
+  const nc = await connect({ ...NATS_CONNECTION_DEFAULTS, servers: url, name, waitOnFirstConnect: false });
   return coalesceWrites(nc);
 }
 

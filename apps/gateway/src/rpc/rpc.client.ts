@@ -21,7 +21,7 @@ export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown 
 
   constructor(@Inject(SERVICE_CONFIG) config: GatewayConfig) {
     this.client = new MuxClientNats(
-      { servers: config.natsUrl, name: 'gateway-rpc', maxReconnectAttempts: -1, reconnectTimeWait: 500 },
+      { servers: config.natsUrl, name: 'gateway-rpc' },
       config.rpcTimeoutMs,
     );
   }
