@@ -108,7 +108,14 @@ export class CoalescingServerNats extends ServerNats {
     };
     const handler = this.getHandlerByPattern(channel);
     if (!handler) return publish({ id: message.id, status: 'error', err: NO_MESSAGE_HANDLER } as WritePacket);
-    const result: unknown = await handler(message.data, context);
+    let result: unknown;
+    try {
+      result = await handler(message.data, context);
+    } catch (err) {
+      // Nest's proxy turns a handler's failure into an error reply; what escapes it still gets its log line
+      observed('error', err);
+      throw err;
+    }
     if (isObservable(result)) return this.handleRequest(context, async () => result, publish);
     if (result !== undefined && natsMsg.reply && natsMsg.headers?.get(RAW_JSON_HEADER) === 'json') {
       answered = true;
