@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { RequestContext, ServiceName } from '@app/contracts';
-import { randomToken } from '@app/platform';
+import { askService, randomToken } from '@app/platform';
 import {
   freePort, httpReady, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
 } from '../tools/mesh/processes';
@@ -166,10 +166,7 @@ export class TestMesh {
   /** A request-reply call to a service, as the gateway makes it. */
   async rpc<T = any>(subject: string, ctx: Partial<RequestContext>, body: unknown): Promise<{ response?: T; err?: any }> {
     const nc = this.clients[0] ?? (await this.natsClient());
-    const reply = await nc.request(subject, JSON.stringify({ pattern: subject, data: { ctx: testContext(ctx), body }, id: randomToken(8) }), {
-      timeout: 5000,
-    });
-    const packet = reply.json<{ response?: T; err?: any }>();
+    const packet = await askService<T>(nc, subject, { ctx: testContext(ctx), body }, 5000);
     return { response: packet.response, err: packet.err };
   }
 

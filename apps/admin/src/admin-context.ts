@@ -5,10 +5,11 @@ import {
 } from '@app/contracts';
 import { databaseUrlFor, natsUrl } from '@app/platform/config';
 import { createPool, prepareDatabase } from '@app/platform/db';
-import { newId, randomToken } from '@app/platform/ids';
+import { newId } from '@app/platform/ids';
 import { rootLogger } from '@app/platform/logger';
 import { connectNats } from '@app/platform/nats';
 import { OutboxRelay } from '@app/platform/outbox-relay';
+import { askService, ReplyPacket } from '@app/platform/reply-mux';
 import { GATEWAY_MIGRATIONS } from '../../gateway/src/migrations';
 import { AdminError, WorkspacesAdmin } from '../../gateway/src/workspaces/workspaces.admin';
 
@@ -99,10 +100,9 @@ export class AdminContext {
     const nc = await this.nats();
     if (!nc) throw new AdminError(`NATS is not reachable at ${natsUrl()}: ${subject} is answered by a running service`);
     const data: RpcRequest = { ctx, body };
-    let packet: { response?: T; err?: unknown };
+    let packet: ReplyPacket<T>;
     try {
-      const reply = await nc.request(subject, JSON.stringify({ pattern: subject, data, id: randomToken(12) }), { timeout: REQUEST_TIMEOUT_MS });
-      packet = reply.json();
+      packet = await askService<T>(nc, subject, data, REQUEST_TIMEOUT_MS);
     } catch (err) {
       const reason = /no responders/i.test(String((err as Error)?.message)) ? `no ${subject.split('.')[0]} service is running` : (err as Error).message;
       throw new AdminError(`could not reach ${subject}: ${reason}`);

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NatsConnection } from '@nats-io/transport-node';
 import { isDomainErrorPayload, RequestContext, RpcRequest } from '@app/contracts';
-import { DomainError, NATS_CONNECTION, randomToken, ReplyMux } from '@app/platform';
+import { askService, DomainError, NATS_CONNECTION, ReplyPacket } from '@app/platform';
 
 /** Thrown when the other service did not answer: whether it acted is unknown. */
 export class NoAnswer extends Error {}
@@ -13,10 +13,9 @@ export class ServiceClient {
 
   async ask<T>(subject: string, ctx: RequestContext, body: unknown, timeoutMs = Number(process.env.SEARCH_PEER_TIMEOUT_MS || 5000)): Promise<T> {
     const data: RpcRequest = { ctx, body };
-    let packet: { response?: T; err?: unknown };
+    let packet: ReplyPacket<T>;
     try {
-      const reply = await ReplyMux.of(this.nc).request(subject, JSON.stringify({ pattern: subject, data, id: randomToken(12) }), timeoutMs);
-      packet = reply.json();
+      packet = await askService<T>(this.nc, subject, data, timeoutMs);
     } catch (err) {
       throw new NoAnswer(`${subject}: ${(err as Error).message}`);
     }

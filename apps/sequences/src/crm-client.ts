@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NatsConnection } from '@nats-io/transport-node';
 import { CURRENT_API_VERSION, LeadContact, RequestContext, RpcRequest, SUBJECTS } from '@app/contracts';
-import { DomainError, NATS_CONNECTION, randomToken, ReplyMux } from '@app/platform';
+import { askService, DomainError, NATS_CONNECTION, ReplyPacket } from '@app/platform';
 
 const TIMEOUT_MS = 10_000;
 
@@ -12,10 +12,9 @@ export class CrmClient {
 
   async ask<T>(subject: string, ctx: RequestContext, body: unknown): Promise<T> {
     const data: RpcRequest = { ctx, body };
-    let packet: { response?: T; err?: unknown };
+    let packet: ReplyPacket<T>;
     try {
-      const reply = await ReplyMux.of(this.nc).request(subject, JSON.stringify({ pattern: subject, data, id: randomToken(12) }), TIMEOUT_MS);
-      packet = reply.json();
+      packet = await askService<T>(this.nc, subject, data, TIMEOUT_MS);
     } catch (err) {
       throw new DomainError('internal_error', `crm did not answer ${subject}: ${(err as Error).message}`);
     }

@@ -1,4 +1,6 @@
 import { createInbox, Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { RpcRequest } from '@app/contracts';
+import { randomToken } from './ids';
 
 /** The request had no answer before its deadline: whether the service acted is unknown. */
 export class ReplyTimeoutError extends Error {
@@ -103,6 +105,22 @@ export class ReplyMux {
       waiting.reject(new ReplyTimeoutError(waiting.subject, waiting.timeoutMs));
     }
   }
+}
+
+/** The reply packet of a Nest request-reply handler: its response, or its error payload. */
+export interface ReplyPacket<T> {
+  response?: T;
+  err?: unknown;
+}
+
+/**
+ * Asks the service that serves `subject` as the gateway does (Nest's request packet) through the
+ * connection's ReplyMux and returns its reply packet; a transport failure (no answer by the
+ * deadline, no responders, closed connection) rejects.
+ */
+export async function askService<T>(nc: NatsConnection, subject: string, data: RpcRequest, timeoutMs: number): Promise<ReplyPacket<T>> {
+  const reply = await ReplyMux.of(nc).request(subject, JSON.stringify({ pattern: subject, data, id: randomToken(12) }), timeoutMs);
+  return reply.json<ReplyPacket<T>>();
 }
 
 /**
