@@ -48,19 +48,8 @@ export function newId(prefix: string, now: number = Date.now()): string {
   return `${prefix}${timePart(now)}${randomToken(14)}`;
 }
 
-/** `count` ids as `newId` makes them, for one instant, from one draw of random bytes (bulk inserts). */
+/** `count` ids as `newId` makes them, for one instant (bulk inserts); the random bytes come from the shared pool. */
 export function newIds(prefix: string, count: number, now: number = Date.now()): string[] {
   const head = `${prefix}${timePart(now)}`;
-  const bytes = randomBytes(count * 16);
-  const ids: string[] = [];
-  let at = 0;
-  for (let i = 0; i < count; i++) {
-    let tail = '';
-    while (tail.length < 14 && at < bytes.length) {
-      const b = bytes[at++];
-      if (b < 248) tail += RANDOM_ALPHABET[b % 62];
-    }
-    ids.push(head + (tail.length === 14 ? tail : tail + randomToken(14 - tail.length)));
-  }
-  return ids;
+  return Array.from({ length: count }, () => head + randomToken(14));
 }

@@ -133,7 +133,7 @@ export class RawJson<T = unknown> {
   constructor(readonly bytes: Uint8Array) {}
 
   parse(): T {
-    return JSON.parse(Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength).toString('utf8')) as T;
+    return JSON.parse(this.buffer().toString('utf8')) as T;
   }
 
   /** The bytes as a Buffer (no copy), for the HTTP response. */
