@@ -119,11 +119,11 @@ export class CreditsService {
   private async drainConsumes(workspaceId: string, queue: ConsumeItem[]): Promise<void> {
     try {
       while (queue.length > 0) {
-        const waited = queue.splice(0, CONSUME_BATCH_MAX);
         const now = Date.now();
-        const batch = waited.filter((item) => now - item.queuedAt <= CONSUME_MAX_WAIT_MS);
-        for (const item of waited) {
-          if (now - item.queuedAt > CONSUME_MAX_WAIT_MS) item.reject(new DomainError('internal_error', 'billing was too busy to take the credit; nothing was charged'));
+        const batch: ConsumeItem[] = [];
+        for (const item of queue.splice(0, CONSUME_BATCH_MAX)) {
+          if (now - item.queuedAt <= CONSUME_MAX_WAIT_MS) batch.push(item);
+          else item.reject(new DomainError('internal_error', 'billing was too busy to take the credit; nothing was charged'));
         }
         if (batch.length === 0) continue;
         try {
