@@ -24,7 +24,6 @@ export function hasChangesAfter(target: ApiVersion, changes: VersionChange[] = V
 
 /** Renders a response of the current version for a client pinned to `target`. */
 export function renderForVersion(body: unknown, target: ApiVersion, changes: VersionChange[] = VERSION_CHANGES): unknown {
-  if (changes.length === 0) return body;
   return changes
     .filter((change) => change.version > target)
     .sort((a, b) => (a.version < b.version ? 1 : -1))
