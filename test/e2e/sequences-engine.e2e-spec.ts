@@ -62,7 +62,10 @@ describe('sequences engine with two replicas', () => {
     const before = sink.mails.map((m) => m.messageId);
     expect(new Set(before).size).toBe(before.length);
     await mesh.killApp('sequences'); // SIGKILL mid-batch: claimed rows and queued messages are left behind
-    await eventually('every lead mailed', () => new Set(sink.mails.map((m) => m.to)).size === LEADS, 30_000);
+    // a message the killed replica handed over without recording it reaches the sink before the
+    // survivor takes it over (lease) and records it: done is every lead mailed and every message recorded sent
+    const sentCount = async () => (await mesh.query('sequences', `SELECT count(*)::int AS n FROM email_messages WHERE direction = 'outbound' AND status = 'sent'`))[0].n;
+    await eventually('every lead mailed and every message recorded sent', async () => new Set(sink.mails.map((m) => m.to)).size === LEADS && (await sentCount()) === LEADS, 30_000);
     const byRecipient = new Map<string, Set<string>>();
     for (const m of sink.mails) byRecipient.set(m.to, (byRecipient.get(m.to) ?? new Set()).add(m.messageId));
     expect([...byRecipient.values()].filter((ids) => ids.size !== 1)).toEqual([]);
