@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SUBJECTS } from '@app/contracts';
+import { TOP_GROUP_MIN_RANK } from '../../apps/search/src/entities/entity';
 import { TestMesh } from '../harness';
 import { waitFor } from '../../tools/mesh/processes';
 import { expectApiError } from './gateway-assertions';
@@ -24,7 +25,7 @@ describe('search', () => {
   const search = (key: string, qs: string) => mesh.request('GET', `/search?${qs}`, { key });
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'billing', 'search'], { SEARCH_REFUND_RETRY_MS: '500', SEARCH_TOP_BAND: '60' }); // ~1,000 entities a lens: the top band is their best 60
+    mesh = await TestMesh.start(['gateway', 'billing', 'search'], { SEARCH_REFUND_RETRY_MS: '500' });
     const seeded = await mesh.admin('search:seed', '--count', '4000');
     expect(seeded).toMatchObject({ inserted: 4000, total: 4000 });
     const a = await account(1000);
@@ -86,7 +87,7 @@ describe('search', () => {
     for (const hit of works.body.data) expect(hit.details.works_count).toBeGreaterThanOrEqual(300);
   });
 
-  it('hits read from the top rank band first come in the order of one ORDER BY over every match, whatever page is asked first', async () => {
+  it('hits read from the top rank group first come in the order of one ORDER BY over every match, whatever page is asked first', async () => {
     const walk = async (qs: string, order: number[]) => {
       const pages = new Map<number, string[]>();
       for (const page of order) {
@@ -96,16 +97,39 @@ describe('search', () => {
       }
       return [...pages.keys()].sort((a, b) => a - b).flatMap((p) => pages.get(p) as string[]);
     };
-    // leads: page 1 from the top band (60 leads), page 9 asked before page 2 reads every match
+    const ordered = async (where: string, limit: number) =>
+      (await mesh.query('search', `SELECT id FROM entities WHERE ${where} ORDER BY rank_score DESC, id LIMIT ${limit}`)).map((r) => r.id);
+    // no words or facets: the walk of (lens, rank) for any page
     const leads = await walk('lens=leads', [1, 9, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14]);
-    const expectedLeads = await mesh.query('search', `SELECT id FROM entities WHERE lens = 'leads' ORDER BY rank_score DESC, id LIMIT 350`);
-    expect(leads).toEqual(expectedLeads.map((r) => r.id));
-    // free text: fewer matches, bands of uneven fill
-    const fintech = await walk('lens=investors&q=fintech', [3, 1, 2, 4, 5, 6, 7, 8]);
-    const expectedFintech = await mesh.query('search',
-      `SELECT id FROM entities WHERE lens = 'investors' AND to_tsvector('simple', search_text) @@ plainto_tsquery('simple', 'fintech') ORDER BY rank_score DESC, id LIMIT 200`);
-    expect(fintech).toEqual(expectedFintech.map((r) => r.id).slice(0, fintech.length));
+    expect(leads).toEqual(await ordered(`lens = 'leads'`, 350));
+    // free text: page 1 reads the top group (rank >= 975,000: a handful of the seed's 1,000 investors),
+    // too few, then the rest below it; page 3 asked first reads every match at once
+    const fintechWhere = `lens = 'investors' AND to_tsvector('simple', search_text) @@ plainto_tsquery('simple', 'fintech')`;
+    const expectedFintech = await ordered(fintechWhere, 200);
+    expect(expectedFintech.length).toBeGreaterThan(100);
+    expect((await ordered(`${fintechWhere} AND rank_score >= 975000`, 200)).length).toBeGreaterThan(0);
+    const fintech = await walk('lens=investors&q=fintech', [1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(fintech).toEqual(expectedFintech.slice(0, fintech.length));
     expect(fintech.length).toBe(Math.min(200, expectedFintech.length));
+    const seedWhere = `${fintechWhere} AND 'stage:seed' = ANY (facets)`;
+    const seedStage = await walk('lens=investors&q=fintech&filters[stage]=seed', [3, 1, 2, 4]);
+    const expectedSeed = await ordered(seedWhere, 100);
+    expect(expectedSeed.length).toBeGreaterThan(25);
+    expect(seedStage).toEqual(expectedSeed);
+    // a top group that fills page 1 on its own (40 of 70 entities with the word ranked in it):
+    // page 1 from the top group alone, page 2 goes on below it
+    const entity = (n: number, rank: number) => ({
+      ext_key: `test:top-${n}`, lens: 'leads', name: `Zephyrtop Person ${n}`, organization: 'Top Group Example', domain: 'top.example.com', details: {},
+      facets: [], rank_score: rank, sources: [{ field: 'name', value: `Zephyrtop Person ${n}`, provider: 'api', source_url: 'https://top.example.com', fetched_at: '2026-11-01T00:00:00.000Z' }],
+    });
+    const entities = Array.from({ length: 70 }, (_, n) => entity(n, n < 40 ? 975_000 + (n % 7) * 3_000 : 400_000 + n * 1_000));
+    expect((await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities })).err).toBeUndefined();
+    const zephyr = await walk('lens=leads&q=zephyrtop', [1, 2, 3]);
+    expect(zephyr).toEqual(await ordered(`lens = 'leads' AND to_tsvector('simple', search_text) @@ plainto_tsquery('simple', 'zephyrtop')`, 100));
+    expect(zephyr).toHaveLength(70);
+    // the top group's read can use the partial index only when its predicate is TOP_GROUP_MIN_RANK's
+    const [index] = await mesh.query('search', `SELECT pg_get_indexdef('entities_terms_top'::regclass) AS def`);
+    expect(index.def).toContain(`WHERE (rank_score >= ${TOP_GROUP_MIN_RANK})`);
   });
 
   it('pages 1..40 without overlap; page 41 and other bad input are 400 naming the parameter', async () => {
@@ -178,10 +202,9 @@ describe('search', () => {
     const grants = await search(live.key, 'lens=grants&filters[agency]=DOE&filters[mechanism]=cooperative_agreement&q=manufacturing');
     expect(grants.body.data.map((h: any) => h.name)).toContain('Advanced Manufacturing Research Program');
     expect(await mesh.admin('search:seed', '--count', '10', '--if-empty', 'true')).toMatchObject({ skipped: true });
-    // every entity written (seeded, ingested, re-ingested) is searchable by exactly its words, facets and rank band
+    // every entity written (seeded, ingested, re-ingested) is searchable by exactly its words and facets
     const terms = await mesh.query('search', `SELECT count(*)::int AS n, count(*) FILTER (WHERE terms IS DISTINCT FROM
-      strip(to_tsvector('simple', search_text)) || array_to_tsvector(ARRAY(SELECT 'F:' || f FROM unnest(facets) AS f WHERE f IS NOT NULL)
-      || ('B:' || lens || ':' || (rank_score >> 13))))::int AS wrong FROM entities`);
+      strip(to_tsvector('simple', search_text)) || array_to_tsvector(ARRAY(SELECT 'F:' || f FROM unnest(facets) AS f WHERE f IS NOT NULL)))::int AS wrong FROM entities`);
     expect(terms[0].n).toBeGreaterThan(4000);
     expect(terms[0].wrong).toBe(0);
     const bad = await mesh.adminRaw(['ingest', '--provider', 'myspace', '--file', 'x']);

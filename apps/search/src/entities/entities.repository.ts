@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
 import { EmailStatus, ID_PREFIX, Lens, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL, Queryable } from '@app/platform';
-import { bandOf, bandsQuery, EntityInput, facetTerms, RANK_BAND_BITS, searchTextOf } from './entity';
+import { EntityInput, facetTerms, searchTextOf, TOP_GROUP_MIN_RANK } from './entity';
 
 export interface EntityRow {
   id: string;
@@ -35,42 +35,24 @@ const RANKED_CACHE_ENTRIES = Number(process.env.SEARCH_RANKED_CACHE ?? 256);
 const GENERATION_SQL = `SELECT last_value::text || ':' || is_called::text AS generation FROM entities_generation`;
 
 /**
- * The ordered ids of a query read so far: every match ranked in the lens's rank band `lo` or
- * above (bands are static ranges of rank_score, `terms` holds each entity's; see rank()), in
- * (rank_score DESC, id) order, which is exactly the start of the full order. A first page usually
- * needs only the top bands' matches; a deeper page reads every other match at once.
+ * The ordered ids of a query read so far, in (rank_score DESC, id) order: either every match of
+ * the lens's top group (rank_score >= TOP_GROUP_MIN_RANK), which is exactly the start of the full
+ * order, or every match (up to RANKED_MAX). A first page usually needs only the top group; a
+ * deeper page reads the rest at once.
  */
 interface RankedIds {
   generation: string;
   ids: string[];
-  /** Every match (up to RANKED_MAX) is in. */
+  /** Every match (up to RANKED_MAX) is in; when not, `ids` are the top group's matches. */
   complete: boolean;
-  /** When not complete: the lowest rank band read (every match in it and above is in `ids`). */
-  lo: number;
 }
 
 /**
- * The top band of a lens: its `SEARCH_TOP_BAND` (10,000) best-ranked entities, a fixed count
- * however large the index grows. Its cut (the rank of that entity) comes from the
- * (lens, rank_score DESC, id) index and is kept a minute per lens; the first read of a query
- * covers the fine rank bands from the lens's best rank down to the cut's. Any cut gives the same
- * hits in the same order, it only decides how much PostgreSQL reads for a first page.
- */
-const TOP_BAND = Number(process.env.SEARCH_TOP_BAND ?? 10_000);
-const BAND_CUTS_TTL_MS = 60_000;
-const BAND_WIDTH = 2 ** RANK_BAND_BITS;
-/**
- * A top band spanning more rank bands than this (a lens whose ranks are not spread evenly) is not
- * read by bands: a GIN key of many band tokens costs more than it saves.
- */
-const MAX_TOP_BANDS = 32;
-
-/**
  * `terms` of a row of the batch (migrations 0004, 0005): its words (as to_tsvector('simple') makes
- * them, without positions), 'F:' || facet for each facet (facetTerms), and its rank band in its
- * lens, 'B:<lens>:<rank_score >> 13>', computed from the rank as stored.
+ * them, without positions) and 'F:' || facet for each facet (facetTerms). (Rows written before
+ * migration 0006 also hold a rank-band token 'B:<lens>:<band>' that nothing reads any more.)
  */
-const TERMS_SQL = `strip(to_tsvector('simple', t.search_text)) || array_to_tsvector(t.facet_terms || ('B:' || t.lens || ':' || (t.rank_score >> ${RANK_BAND_BITS})))`;
+const TERMS_SQL = `strip(to_tsvector('simple', t.search_text)) || array_to_tsvector(t.facet_terms)`;
 
 const COLUMNS = 'id, lens, name, person_name, first_name, last_name, title, organization, location, country, domain, email, phone, details, sources';
 
@@ -176,40 +158,21 @@ export class EntitiesRepository {
 
   private readonly ranked = new Map<string, RankedIds>();
   private readonly ranking = new Map<string, Promise<RankedIds>>();
-  private readonly cuts = new Map<Lens, { at: number; cut: Promise<number | null> }>();
-
-  /** The top band's cut of a lens (null when the lens is smaller than the band). */
-  private topBandCut(lens: Lens): Promise<number | null> {
-    const known = this.cuts.get(lens);
-    if (known && Date.now() - known.at < BAND_CUTS_TTL_MS) return known.cut;
-    const cut = (async () => {
-      if (!(TOP_BAND > 0)) return null;
-      const { rows } = await this.pool.query<{ rank_score: number }>(
-        'SELECT rank_score FROM entities WHERE lens = $1 ORDER BY rank_score DESC, id OFFSET $2 LIMIT 1',
-        [lens, TOP_BAND - 1],
-      );
-      return rows[0]?.rank_score ?? null;
-    })();
-    cut.catch(() => this.cuts.delete(lens));
-    this.cuts.set(lens, { at: Date.now(), cut });
-    return cut;
-  }
 
   /**
    * The ordered ids of a query, at least `need` of them (or all there are, up to RANKED_MAX), read
-   * once for concurrent callers; a top-band list of the same generation that has too few goes on
-   * from where it stopped. The generation and the lens's rank range are read first, in one
-   * statement.
+   * once for concurrent callers; a top-group list of the same generation that has too few goes on
+   * from where it stopped. Each read returns the index generation from its own snapshot.
    *
-   * Words and facets are all in `terms` (migration 0004), so a read is one GIN scan whose keys
-   * skip through each other's posting lists. A first page reads the top band only: the matches in
-   * the rank bands from the lens's best rank down to the top band's cut (~10,000 entities), a key
-   * of a few band tokens in the same scan; the bands are ranges of rank_score, so those matches in
-   * (rank DESC, id) order are exactly the first hits. A deeper page (or a first page the top band
-   * cannot fill) reads every match below the bands already read at once. (Reading a deep page by
-   * band ranges estimated from the top band's density was measured slower on the 1M corpus: it
-   * needs the top band read first, and its key of ~14 band tokens, ~150,000 entries, cost 13-26 ms
-   * in the index, where the words and facets alone cost 3.3 ms and the heap of every match 3-4 ms.)
+   * Words and facets are all in `terms`, so a read is one GIN scan whose keys skip through each
+   * other's posting lists. A first page of a query with words or facets reads the top group first:
+   * `rank_score >= TOP_GROUP_MIN_RANK` makes PostgreSQL scan the partial index entities_terms_top,
+   * whose posting lists hold only the top group's ~2.5% of the entities, so a cold first page
+   * costs a scan of short lists and the heap rows of the top group's matches, instead of decoding
+   * the words' and facets' posting lists of the whole index. The group is a range of rank_score,
+   * so its matches in (rank DESC, id) order are exactly the first hits. A deeper page, or a first
+   * page the top group cannot fill, reads every match below what was read at once (the whole
+   * index's GIN scan, or for a broad query the walk of entities_lens_rank, as the planner estimates).
    */
   private async rank(key: string, lens: Lens, filter: string[], values: unknown[], need: number, from?: RankedIds): Promise<RankedIds> {
     for (let running = this.ranking.get(key); running; running = this.ranking.get(key)) {
@@ -219,46 +182,36 @@ export class EntitiesRepository {
       if (this.ranking.get(key) === running) this.ranking.delete(key);
     }
     const work = (async () => {
-      const { rows: [head] } = await this.pool.query<{ generation: string; hi: number | null; lo: number | null }>(
-        `SELECT g.generation, r.hi, r.lo FROM (${GENERATION_SQL}) g,
-                (SELECT max(rank_score) AS hi, min(rank_score) AS lo FROM entities WHERE lens = $1) r`,
-        [lens],
-      );
-      const { generation } = head;
-      if (head.hi === null || head.lo === null) return this.keep(key, { generation, ids: [], complete: true, lo: 0 });
-      const [top, bottom] = [bandOf(head.hi), bandOf(head.lo)];
-      const entry: RankedIds = from && from.generation === generation && !from.complete
-        ? { generation, ids: [...from.ids], complete: false, lo: from.lo }
-        : { generation, ids: [], complete: false, lo: top + 1 };
       const rest = filter.length > 0 ? ` AND ${filter.join(' AND ')}` : '';
-      if (entry.lo > top && need <= SEARCH_PER_PAGE + 1) {
-        const cut = await this.topBandCut(lens);
-        const lo = cut === null ? null : Math.max(Math.min(top, bandOf(cut)), bottom);
-        if (lo !== null && top - lo < MAX_TOP_BANDS) {
-          const { rows } = await this.pool.query<{ id: string }>(
-            `SELECT e.id FROM entities e WHERE e.terms @@ $1::tsquery${rest} ORDER BY e.rank_score DESC, e.id LIMIT ${RANKED_MAX}`,
-            [bandsQuery(lens, top, lo), ...values],
-          );
-          entry.ids = rows.map((r) => r.id);
-          entry.lo = lo;
-          entry.complete = entry.ids.length >= RANKED_MAX || lo <= bottom;
-        }
+      if (!from && need <= SEARCH_PER_PAGE + 1 && filter.length > 0) {
+        // the constant is in the text (not a parameter) so that the planner can prove the partial
+        // index's predicate; a query without words or facets walks entities_lens_rank instead
+        const top = await this.readRanked(`e.lens = $1 AND e.rank_score >= ${TOP_GROUP_MIN_RANK}${rest}`, [lens, ...values], RANKED_MAX);
+        if (top.ids.length >= need) return this.keep(key, { generation: top.generation, ids: top.ids, complete: top.ids.length >= RANKED_MAX });
+        from = { ...top, complete: false };
       }
-      if (!entry.complete && entry.ids.length < need) {
-        // every match below the bands read (all of them when none was): GIN scan of the words and
-        // facets, or for a broad query the walk of entities_lens_rank, as the planner estimates
-        const { rows } = await this.pool.query<{ id: string }>(
-          `SELECT e.id FROM entities e WHERE e.lens = $1 AND e.rank_score < $${values.length + 2}::bigint${rest}
-            ORDER BY e.rank_score DESC, e.id LIMIT ${RANKED_MAX - entry.ids.length}`,
-          [lens, ...values, entry.lo * BAND_WIDTH],
-        );
-        for (const r of rows) entry.ids.push(r.id);
-        entry.complete = true;
+      if (from && !from.complete) {
+        // below the top group, stamped with the generation of its own snapshot: when a write came
+        // in between, the top group's ids are read again with it (one statement, one snapshot)
+        const below = await this.readRanked(`e.lens = $1 AND e.rank_score < ${TOP_GROUP_MIN_RANK}${rest}`, [lens, ...values], RANKED_MAX - from.ids.length);
+        if (below.generation === from.generation) return this.keep(key, { generation: below.generation, ids: [...from.ids, ...below.ids], complete: true });
       }
-      return this.keep(key, entry);
+      const all = await this.readRanked(`e.lens = $1${rest}`, [lens, ...values], RANKED_MAX);
+      return this.keep(key, { generation: all.generation, ids: all.ids, complete: true });
     })();
     this.ranking.set(key, work);
     return work.finally(() => this.ranking.delete(key));
+  }
+
+  /** The ids of `where` over `entities e` in (rank_score DESC, id) order, at most `limit`, and the generation of the same snapshot. */
+  private async readRanked(where: string, values: unknown[], limit: number): Promise<{ generation: string; ids: string[] }> {
+    const { rows } = await this.pool.query<{ generation: string; id: string | null }>(
+      `SELECT g.generation, m.id FROM (${GENERATION_SQL}) g
+         LEFT JOIN LATERAL (SELECT e.id, e.rank_score FROM entities e WHERE ${where} ORDER BY e.rank_score DESC, e.id LIMIT ${limit}) m ON true
+        ORDER BY m.rank_score DESC, m.id`,
+      values,
+    );
+    return { generation: rows[0].generation, ids: rows[0].id === null ? [] : rows.map((r) => r.id as string) };
   }
 
   private keep(key: string, entry: RankedIds): RankedIds {

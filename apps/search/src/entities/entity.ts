@@ -52,18 +52,13 @@ export function facetTerms(facets: readonly unknown[] | undefined): string[] {
 }
 
 /**
- * Static rank bands of `terms` (migration 0004_entities_terms): a band is 2^13 rank points wide;
- * the SQL computes it with `>>` (a floor, negative ranks too), as does `>>` on 32-bit integers here.
+ * The top group of the rank scale (0..999,999 from every connector and the seed): the entities
+ * ranked at least this have a GIN index of their own, `entities_terms_top` (migration 0006, whose
+ * predicate names this number: keep the two equal), about 2.5% of every lens. A first page is read
+ * from it: its posting lists are ~1/40 of the whole index's, so a query's words and facets are
+ * intersected over the top group only (EntitiesRepository.rank).
  */
-export const RANK_BAND_BITS = 13;
-export const bandOf = (rank: number): number => rank >> RANK_BAND_BITS;
-
-/** A tsquery (as text) matching the entities of a lens whose rank band is in hi..lo (hi >= lo). */
-export function bandsQuery(lens: string, hi: number, lo: number): string {
-  const tokens: string[] = [];
-  for (let band = hi; band >= lo; band--) tokens.push(lexeme(`B:${lens}:${band}`));
-  return tokens.join(' | ');
-}
+export const TOP_GROUP_MIN_RANK = 975_000;
 
 /** `jane@acme.com` -> `j***@acme.com` */
 export function maskEmail(email: string | null): string | null {
