@@ -7,7 +7,13 @@ const cpuSeconds = (pid: number | undefined): number => (pid === undefined ? NaN
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const dns2 = require('dns2');
 
-const ENTITIES = Number(process.env.BENCH_SEARCH_ENTITIES || 1_000_000);
+const ENTITIES = Number(process.env.BENCH_SEARCH_ENTITIES ?? 1_000_000);
+/**
+ * `SEARCH_DATABASE_URL` (the search service's own setting) points the bench's search service at an
+ * index that is already there, e.g. one seeded by an earlier run; with `BENCH_SEARCH_ENTITIES=0`
+ * the loads run against it without seeding again.
+ */
+const SEARCH_DB = process.env.SEARCH_DATABASE_URL;
 const CONNECTIONS = Number(process.env.BENCH_SEARCH_CONNECTIONS || 16);
 const SECONDS = Number(process.env.BENCH_SEARCH_SECONDS || 10);
 
@@ -90,7 +96,7 @@ export async function runSearchBench(): Promise<void> {
   const mesh = await startBenchMesh(['billing', 'crm', 'search', 'gateway'], {
     EMAIL_VERIFY_DNS_SERVERS: dns.server, EMAIL_VERIFY_SMTP_PROBE: 'off', BILLING_PLAN_CREDITS: 'agency=100000000',
   });
-  const db = new Client({ connectionString: mesh.databaseUrl('search') });
+  const db = new Client({ connectionString: SEARCH_DB || mesh.databaseUrl('search') });
   const lines: string[] = [];
   const say = (line: string) => {
     lines.push(line);
@@ -99,11 +105,12 @@ export async function runSearchBench(): Promise<void> {
   try {
     const searchPid = mesh.apps.get('search')?.child.pid;
     const searchCpu = cpuSeconds(searchPid);
-    const searchDb = new URL(mesh.databaseUrl('search')).pathname.slice(1);
+    const searchDb = new URL(SEARCH_DB || mesh.databaseUrl('search')).pathname.slice(1);
     const pgBefore = cpuByPid(await postgresBackends(searchDb));
-    const seeded = mesh.admin('search:seed', '--count', String(ENTITIES));
-    say(`seed: ${ENTITIES} entities in ${seeded.seconds.toFixed(1)} s = ${seeded.per_second} entities/s`);
-    if (process.env.BENCH_SEARCH_CPU === '1') say(`  cpu s: search ${(cpuSeconds(searchPid) - searchCpu).toFixed(1)} PostgreSQL backends of search ${cpuSince(pgBefore, cpuByPid(await postgresBackends(searchDb))).toFixed(1)}`);
+    const seeded = ENTITIES > 0 ? mesh.admin('search:seed', '--count', String(ENTITIES)) : undefined;
+    if (seeded) say(`seed: ${ENTITIES} entities in ${seeded.seconds.toFixed(1)} s = ${seeded.per_second} entities/s`);
+    else say(`seed: none (BENCH_SEARCH_ENTITIES=0), index of ${(await mesh.admin('search:seed', '--count', '1', '--if-empty', 'true')).total} entities`);
+    if (seeded && process.env.BENCH_SEARCH_CPU === '1') say(`  cpu s: search ${(cpuSeconds(searchPid) - searchCpu).toFixed(1)} PostgreSQL backends of search ${cpuSince(pgBefore, cpuByPid(await postgresBackends(searchDb))).toFixed(1)}`);
     await db.connect();
     // what autovacuum does within a minute or two of a bulk load (visibility map, statistics),
     // done now so the search figures do not depend on when it happens to run
@@ -120,9 +127,10 @@ export async function runSearchBench(): Promise<void> {
       const pids = [...mesh.apps.values()].map((app) => [app.name, app.child.pid] as const);
       const before = pids.map(([, pid]) => cpuSeconds(pid));
       const benchBefore = process.cpuUsage();
-      const pgBefore = cpuByPid(await postgresBackends(mesh.prefix));
+      const backends = async () => [...await postgresBackends(mesh.prefix), ...(SEARCH_DB ? await postgresBackends(searchDb) : [])];
+      const pgBefore = cpuByPid(await backends());
       return async (requests: number) => {
-        const pg = cpuSince(pgBefore, cpuByPid(await postgresBackends(mesh.prefix)));
+        const pg = cpuSince(pgBefore, cpuByPid(await backends()));
         const used = pids.map(([name, pid], i) => `${name} ${(((cpuSeconds(pid) - before[i]) * 1000) / requests).toFixed(2)}`);
         const bench = process.cpuUsage(benchBefore);
         return `  cpu ms/request: ${used.join(', ')}, PostgreSQL (every service's backends) ${((pg * 1000) / requests).toFixed(2)}, load generator ${((bench.user + bench.system) / 1000 / requests).toFixed(2)}`;
