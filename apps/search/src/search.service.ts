@@ -14,15 +14,15 @@ const FACET_KEYS = new Set(['industry', 'country', 'size', 'stage', 'sector', 't
 export function conditionsFor(lens: Lens, filters: Record<string, string[]>): { conditions: Condition[]; params: unknown[] } {
   const conditions: Condition[] = [];
   const params: unknown[] = [];
-  const add = (value: unknown, sql: (p: string) => string) => {
+  const add = (value: unknown, sql: (p: string, terms: string) => string) => {
     params.push(value);
-    conditions.push({ sql: (next) => sql(next()) });
+    conditions.push({ sql: (next, terms) => sql(next(), terms) });
   };
   for (const [key, values] of Object.entries(filters ?? {})) {
     if (!Array.isArray(values) || values.length === 0) continue;
     // facets and words are matched in `terms` (one GIN index, migration 0004): values of one key are OR
-    if (FACET_KEYS.has(key)) add(anyFacet(values.map((v) => facet(key, v))), (p) => `e.terms @@ ${p}::tsquery`);
-    else if (key === 'title') add(values.join(' '), (p) => `e.terms @@ plainto_tsquery('simple', ${p})`);
+    if (FACET_KEYS.has(key)) add(anyFacet(values.map((v) => facet(key, v))), (p, terms) => `${terms} @@ ${p}::tsquery`);
+    else if (key === 'title') add(values.join(' '), (p, terms) => `${terms} @@ plainto_tsquery('simple', ${p})`);
     else if (key === 'check_min') add(Math.max(...values.map(Number)), (p) => `e.num_max >= ${p}::bigint`);
     else if (key === 'check_max') add(Math.min(...values.map(Number)), (p) => `e.num_min <= ${p}::bigint`);
     else if (key === 'min_works') add(Math.max(...values.map(Number)), (p) => `e.num_min >= ${p}::bigint`);

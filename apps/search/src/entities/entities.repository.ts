@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
-import { EmailStatus, ID_PREFIX, Lens, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
+import { EmailStatus, ID_PREFIX, Lens, LENSES, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL, Queryable } from '@app/platform';
 import { EntityInput, facetTerms, searchTextOf, TOP_GROUP_MIN_RANK } from './entity';
 
@@ -24,9 +24,12 @@ export interface EntityRow {
   revealed_email_status?: EmailStatus | null;
 }
 
-/** A filter condition: SQL with `$n` placeholders numbered from 1 and its values. */
+/**
+ * A filter condition: SQL for the next `$n` placeholder and its value. `terms` is the expression the
+ * condition matches `terms` through: `e.terms`, or `strip(e.terms)` for the top group's indexes.
+ */
 export interface Condition {
-  sql: (next: () => string) => string;
+  sql: (next: () => string, terms: string) => string;
 }
 
 /** Ids a query can page through: 40 pages of 25, and one more to tell `has_more`. */
@@ -140,7 +143,7 @@ export class EntitiesRepository {
    * 0 reads every page straight from the index.
    */
   async search(workspaceId: string, lens: Lens, q: string, conditions: Condition[], params: unknown[], offset: number, limit: number): Promise<EntityRow[]> {
-    const { filter, values } = this.whereOf(q, conditions, params);
+    const { filter, topFilter, values } = this.whereOf(q, conditions, params);
     if (RANKED_CACHE_ENTRIES <= 0) return this.searchDirect(workspaceId, lens, filter, values, offset, limit);
     const key = JSON.stringify([lens, filter, values]);
     const need = Math.min(offset + limit, RANKED_MAX);
@@ -152,7 +155,7 @@ export class EntitiesRepository {
       if (page.generation === cached.generation) return page.rows;
       this.ranked.delete(key);
     }
-    const fresh = await this.rank(key, lens, filter, values, need, cached);
+    const fresh = await this.rank(key, lens, filter, topFilter, values, need, cached);
     return (await this.pageOf(workspaceId, fresh.ids.slice(offset, offset + limit))).rows;
   }
 
@@ -174,7 +177,7 @@ export class EntitiesRepository {
    * page the top group cannot fill, reads every match below what was read at once (the whole
    * index's GIN scan, or for a broad query the walk of entities_lens_rank, as the planner estimates).
    */
-  private async rank(key: string, lens: Lens, filter: string[], values: unknown[], need: number, from?: RankedIds): Promise<RankedIds> {
+  private async rank(key: string, lens: Lens, filter: string[], topFilter: string[], values: unknown[], need: number, from?: RankedIds): Promise<RankedIds> {
     for (let running = this.ranking.get(key); running; running = this.ranking.get(key)) {
       const done = await running.catch(() => undefined);
       if (done && (done.ids.length >= need || done.complete)) return done;
@@ -183,10 +186,12 @@ export class EntitiesRepository {
     }
     const work = (async () => {
       const rest = filter.length > 0 ? ` AND ${filter.join(' AND ')}` : '';
-      if (!from && need <= SEARCH_PER_PAGE + 1 && filter.length > 0) {
-        // the constant is in the text (not a parameter) so that the planner can prove the partial
-        // index's predicate; a query without words or facets walks entities_lens_rank instead
-        const top = await this.readRanked(`e.lens = $1 AND e.rank_score >= ${TOP_GROUP_MIN_RANK}${rest}`, [lens, ...values], RANKED_MAX);
+      if (!from && need <= SEARCH_PER_PAGE + 1 && filter.length > 0 && (LENSES as readonly string[]).includes(lens)) {
+        // the lens and the rank are constants in the text (the lens one of LENSES), so that the
+        // planner can prove a top-group index's predicate, and `terms` is read as strip(terms),
+        // its expression, so that no other index can answer (see migration 0006); a query without
+        // words or facets walks entities_lens_rank instead
+        const top = await this.readRanked(`e.lens = '${lens}' AND e.rank_score >= ${TOP_GROUP_MIN_RANK}${topFilter.map((c) => ` AND ${c}`).join('')}`, values, RANKED_MAX);
         if (top.ids.length >= need) return this.keep(key, { generation: top.generation, ids: top.ids, complete: top.ids.length >= RANKED_MAX });
         from = { ...top, complete: false };
       }
@@ -203,7 +208,10 @@ export class EntitiesRepository {
     return work.finally(() => this.ranking.delete(key));
   }
 
-  /** The ids of `where` over `entities e` in (rank_score DESC, id) order, at most `limit`, and the generation of the same snapshot. */
+  /**
+   * The ids of `where` over `entities e` in (rank_score DESC, id) order, at most `limit`, and the
+   * generation of the same snapshot.
+   */
   private async readRanked(where: string, values: unknown[], limit: number): Promise<{ generation: string; ids: string[] }> {
     const { rows } = await this.pool.query<{ generation: string; id: string | null }>(
       `SELECT g.generation, m.id FROM (${GENERATION_SQL}) g
@@ -247,16 +255,17 @@ export class EntitiesRepository {
    * $1: the lens, or a range of the lens's rank bands), their parameters numbered from $2. Words
    * and facets are matched in `terms`, so with the bands they make one GIN scan.
    */
-  private whereOf(q: string, conditions: Condition[], params: unknown[]): { filter: string[]; values: unknown[] } {
-    let n = 1;
-    const next = () => `$${++n}`;
-    const filter: string[] = conditions.map((c) => c.sql(next));
+  private whereOf(q: string, conditions: Condition[], params: unknown[]): { filter: string[]; topFilter: string[]; values: unknown[] } {
     const values: unknown[] = [...params];
-    if (q.trim() !== '') {
-      values.push(q);
-      filter.push(`e.terms @@ plainto_tsquery('simple', ${next()})`);
-    }
-    return { filter, values };
+    if (q.trim() !== '') values.push(q);
+    const build = (first: number, terms: string) => {
+      let n = first - 1;
+      const next = () => `$${++n}`;
+      const filter = conditions.map((c) => c.sql(next, terms));
+      if (q.trim() !== '') filter.push(`${terms} @@ plainto_tsquery('simple', ${next()})`);
+      return filter;
+    };
+    return { filter: build(2, 'e.terms'), topFilter: build(1, 'strip(e.terms)'), values };
   }
 
   private async searchDirect(workspaceId: string, lens: Lens, filter: string[], values: unknown[], offset: number, limit: number): Promise<EntityRow[]> {
