@@ -76,11 +76,26 @@ type Handler = NonNullable<ReturnType<ServerNats['getHandlerByPattern']>>;
  */
 export class CoalescingServerNats extends ServerNats {
   private readonly routes = new Map<string, Handler | null>();
+  private connection?: NatsConnection;
 
   async createNatsClient(): Promise<Awaited<ReturnType<ServerNats['createNatsClient']>>> {
     const nc = await super.createNatsClient();
     coalesceWrites(nc as unknown as NatsConnection);
+    this.connection = nc as unknown as NatsConnection;
     return nc;
+  }
+
+  /**
+   * Subscribes to every handled subject and reports started only once nats-server has them (a
+   * flush is a PING answered after the SUBs before it): Nest's own start reports at once, so a
+   * service could answer /health/ready while a request sent to it still got "no responders"
+   * (a test suite under load saw that right after start-up).
+   */
+  start(callback: (err?: unknown) => void): void {
+    super.start(() => {
+      const flushed = this.connection ? this.connection.flush() : Promise.resolve();
+      flushed.then(() => callback(), (err: unknown) => callback(err));
+    });
   }
 
   getHandlerByPattern(pattern: string): Handler | null {

@@ -1,6 +1,7 @@
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { TestMesh } from '../../../test/harness';
-import { NoRespondersError, ReplyMux, ReplyTimeoutError } from './reply-mux';
+import { CoalescingServerNats } from './nats';
+import { askService, NoRespondersError, ReplyMux, ReplyTimeoutError } from './reply-mux';
 
 /** The reply multiplexer against a real nats-server (the test mesh's own, no services). */
 describe('ReplyMux', () => {
@@ -62,5 +63,23 @@ describe('ReplyMux', () => {
     const waiting = ReplyMux.of(own).request('echo', 'never', 10_000);
     await own.close();
     await expect(waiting).rejects.toThrow(/connection closed/);
+  });
+
+  it("a service's request-reply server reports started only once nats-server routes its subjects to it", async () => {
+    // its writes are coalesced until the event loop's next turn: without waiting for nats-server,
+    // a request sent the moment it reports started found no subscriber ("no responders")
+    for (let round = 0; round < 5; round++) {
+      const subject = `started.check.${round}`;
+      const service = new CoalescingServerNats({ servers: mesh.natsUrl, queue: 'started-check' });
+      service.addHandler(subject, async (data: unknown) => ({ echoed: data }), false);
+      try {
+        const answer = await new Promise<unknown>((resolve, reject) => {
+          service.listen((err?: unknown) => (err ? reject(err) : askService(client, subject, { ctx: {}, body: round } as never, 2000).then(resolve, reject)));
+        });
+        expect(answer).toMatchObject({ response: { echoed: { ctx: {}, body: round } } });
+      } finally {
+        await service.close();
+      }
+    }
   });
 });
