@@ -185,6 +185,11 @@ describe('search', () => {
       expect(hit.match_score).toBeGreaterThanOrEqual(65);
       expect(hit.match_score).toBeLessThanOrEqual(100);
     }
+    // a query whose ranked ids were kept since the first test (match_score null then): the profile
+    // is read with every page, never kept
+    const again = await search(live.key, 'lens=investors');
+    expect(again.body.data).toHaveLength(25);
+    for (const hit of again.body.data) expect(hit.match_score).toEqual(expect.any(Number));
     const leads = await search(live.key, 'lens=leads');
     expect(leads.body.data[0].match_score).toBeNull();
   });

@@ -88,13 +88,6 @@ export class SearchService {
     @Inject(PG_POOL) private readonly pool: Pool,
   ) {}
 
-  async profile(workspaceId: string): Promise<OpportunityProfile | undefined> {
-    const { rows } = await this.pool.query<{ profile: OpportunityProfile }>({
-      name: 'search-profile', text: 'SELECT profile FROM opportunity_profiles WHERE workspace_id = $1', values: [workspaceId],
-    });
-    return rows[0]?.profile;
-  }
-
   async setProfile(ctx: RequestContext, profile: OpportunityProfile): Promise<OpportunityProfile> {
     if (!profile || typeof profile !== 'object' || Array.isArray(profile)) throw DomainError.invalid('profile', 'profile must be an object');
     const clean: OpportunityProfile = {};
@@ -130,14 +123,11 @@ export class SearchService {
     const { conditions, params } = conditionsFor(request.lens, request.filters);
     // the page is read while billing takes the credit (a read changes nothing); it is returned
     // only once the credit is taken, and refunded when the read failed
-    const read = Promise.all([
-      this.entities.search(ctx.workspace_id, request.lens, request.q ?? '', conditions, params, (page - 1) * SEARCH_PER_PAGE, SEARCH_PER_PAGE + 1),
-      request.lens === 'investors' ? this.profile(ctx.workspace_id) : Promise.resolve(undefined),
-    ]);
+    const read = this.entities.search(ctx.workspace_id, request.lens, request.q ?? '', conditions, params, (page - 1) * SEARCH_PER_PAGE, SEARCH_PER_PAGE + 1);
     read.catch(() => undefined); // awaited below; not an unhandled rejection while the consume runs
     if (charge) await this.consume(ctx, ref);
     try {
-      const [rows, profile] = await read;
+      const { rows, profile } = await read;
       return {
         object: 'search_results',
         lens: request.lens,
@@ -147,7 +137,7 @@ export class SearchService {
         has_more: rows.length > SEARCH_PER_PAGE,
         credits_charged: charge ? 1 : 0,
         livemode: ctx.livemode,
-        data: rows.slice(0, SEARCH_PER_PAGE).map((row) => renderHit(row, profile)),
+        data: rows.slice(0, SEARCH_PER_PAGE).map((row) => renderHit(row, request.lens === 'investors' ? profile : undefined)),
       };
     } catch (err) {
       if (charge) await this.refund(ctx, ref, 'search_failed');

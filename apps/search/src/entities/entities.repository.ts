@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
-import { EmailStatus, ID_PREFIX, Lens, LENSES, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
+import { EmailStatus, ID_PREFIX, Lens, LENSES, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL, Queryable } from '@app/platform';
 import { EntityInput, facetTerms, searchTextOf, TOP_GROUP_MIN_RANK } from './entity';
 
@@ -22,6 +22,12 @@ export interface EntityRow {
   sources: SourceRecord[];
   revealed?: boolean;
   revealed_email_status?: EmailStatus | null;
+}
+
+/** One page's rows and the workspace's opportunity profile (undefined when it has none). */
+export interface Page {
+  rows: EntityRow[];
+  profile: OpportunityProfile | undefined;
 }
 
 /**
@@ -141,8 +147,11 @@ export class EntitiesRepository {
    * the current generation in the statement that reads its rows; a write in between discards the
    * list and the query runs again. `SEARCH_RANKED_CACHE` (entries, default 256) sets the size;
    * 0 reads every page straight from the index.
+   *
+   * The workspace's opportunity profile (investors' match_score) comes with the page, read by the
+   * same statement: one PostgreSQL round trip per served page instead of two.
    */
-  async search(workspaceId: string, lens: Lens, q: string, conditions: Condition[], params: unknown[], offset: number, limit: number): Promise<EntityRow[]> {
+  async search(workspaceId: string, lens: Lens, q: string, conditions: Condition[], params: unknown[], offset: number, limit: number): Promise<Page> {
     const { filter, topFilter, values } = this.whereOf(q, conditions, params);
     if (RANKED_CACHE_ENTRIES <= 0) return this.searchDirect(workspaceId, lens, filter, values, offset, limit);
     const key = JSON.stringify([lens, filter, values]);
@@ -152,11 +161,11 @@ export class EntitiesRepository {
       this.ranked.delete(key); // most recently used last
       this.ranked.set(key, cached);
       const page = await this.pageOf(workspaceId, cached.ids.slice(offset, offset + limit));
-      if (page.generation === cached.generation) return page.rows;
+      if (page.generation === cached.generation) return page;
       this.ranked.delete(key);
     }
     const fresh = await this.rank(key, lens, filter, topFilter, values, need, cached);
-    return (await this.pageOf(workspaceId, fresh.ids.slice(offset, offset + limit))).rows;
+    return this.pageOf(workspaceId, fresh.ids.slice(offset, offset + limit));
   }
 
   private readonly ranked = new Map<string, RankedIds>();
@@ -229,12 +238,18 @@ export class EntitiesRepository {
     return entry;
   }
 
-  /** The rows of the given ids in that order, with this workspace's reveal state and the current generation. */
-  private async pageOf(workspaceId: string, ids: string[]): Promise<{ generation: string; rows: EntityRow[] }> {
+  /**
+   * The rows of the given ids in that order, with this workspace's reveal state, its opportunity
+   * profile and the current generation.
+   */
+  private async pageOf(workspaceId: string, ids: string[]): Promise<Page & { generation: string }> {
     // a named statement: planned once per connection (its plan does not depend on the ids), not per page
-    const { rows } = await this.pool.query<EntityRow & { generation: string; n: string | null }>({
+    const { rows } = await this.pool.query<EntityRow & { generation: string; profile: OpportunityProfile | null; n: string | null }>({
       name: 'search-page',
-      text: `SELECT g.generation, p.* FROM (${GENERATION_SQL}) g
+      text: `SELECT g.generation, g.profile, p.* FROM (
+           SELECT last_value::text || ':' || is_called::text AS generation,
+                  (SELECT o.profile FROM opportunity_profiles o WHERE o.workspace_id = $1) AS profile
+             FROM entities_generation) g
          LEFT JOIN LATERAL (
            SELECT ${COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')}, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status, t.n
              FROM unnest($2::text[]) WITH ORDINALITY AS t(id, n)
@@ -243,17 +258,19 @@ export class EntitiesRepository {
         ORDER BY p.n`,
       values: [workspaceId, ids],
     });
-    const generation = rows[0].generation;
+    const { generation, profile } = rows[0];
     return {
       generation,
-      rows: rows.filter((r) => r.n !== null).map(({ generation: _generation, n: _n, ...row }) => row),
+      profile: profile ?? undefined,
+      rows: rows.filter((r) => r.n !== null).map(({ generation: _generation, profile: _profile, n: _n, ...row }) => row),
     };
   }
 
   /**
-   * The conditions of a query over `entities e` but its lens (each read puts its own first, as
-   * $1: the lens, or a range of the lens's rank bands), their parameters numbered from $2. Words
-   * and facets are matched in `terms`, so with the bands they make one GIN scan.
+   * The conditions of a query over `entities e` but its lens: `filter` with its parameters numbered
+   * from $2 (each read puts the lens first, as $1), and `topFilter`, the same over strip(e.terms)
+   * numbered from $1, for the top group's read (whose lens is a constant). Words and facets are
+   * matched in `terms`, so they make one GIN scan.
    */
   private whereOf(q: string, conditions: Condition[], params: unknown[]): { filter: string[]; topFilter: string[]; values: unknown[] } {
     const values: unknown[] = [...params];
@@ -268,9 +285,11 @@ export class EntitiesRepository {
     return { filter: build(2, 'e.terms'), topFilter: build(1, 'strip(e.terms)'), values };
   }
 
-  private async searchDirect(workspaceId: string, lens: Lens, filter: string[], values: unknown[], offset: number, limit: number): Promise<EntityRow[]> {
+  private async searchDirect(workspaceId: string, lens: Lens, filter: string[], values: unknown[], offset: number, limit: number): Promise<Page> {
     const ordered = [lens, ...values, workspaceId, limit, offset];
     const [ws, lim, off] = [values.length + 2, values.length + 3, values.length + 4];
+    const profile = this.pool.query<{ profile: OpportunityProfile }>('SELECT profile FROM opportunity_profiles WHERE workspace_id = $1', [workspaceId]);
+    profile.catch(() => undefined); // awaited below
     const { rows } = await this.pool.query<EntityRow>(
       `SELECT e.*, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status
          FROM (SELECT ${COLUMNS}, rank_score FROM entities e
@@ -281,7 +300,7 @@ export class EntitiesRepository {
         ORDER BY e.rank_score DESC, e.id`,
       ordered,
     );
-    return rows;
+    return { rows, profile: (await profile).rows[0]?.profile };
   }
 
   async get(id: string): Promise<EntityRow | undefined> {
