@@ -8,10 +8,11 @@ export interface Migration {
 /**
  * `effective_io_concurrency` of every pooled connection (`PG_EFFECTIVE_IO_CONCURRENCY`, default 64;
  * empty leaves the server's): how many heap pages a bitmap heap scan asks the kernel to read ahead.
- * The server default (1) reads a search's matches one page at a time when they are not cached: a
- * first search's every-match read (~2,000 pages of a 1M index) took 110-190 ms from disk at 1 and
- * 37-50 ms at 64 (SSD-backed volume; PostgreSQL's docs suggest hundreds for SSDs, 256 measured the
- * same as 64 here). A startup option, so no SET round trip per connection; a pooler in front that
+ * At the server's default (1) a search's matches are read one page at a time when they are not
+ * cached: one first search's read of every match (~2,000 heap pages of a 1M index) took 110-190 ms
+ * at 1 and 37-50 ms at 64 (256 the same); 16 first searches at once on an index larger than memory
+ * (2M entities) had a p95 of 755-5,286 ms at 1 and 620-631 ms at 64, with less PostgreSQL CPU
+ * (benchmarks.md). A startup option, so no SET round trip per connection; a pooler in front that
  * refuses startup options (PgBouncer without `ignore_startup_parameters = options`) needs it empty.
  */
 const IO_CONCURRENCY = process.env.PG_EFFECTIVE_IO_CONCURRENCY ?? '64';
