@@ -127,6 +127,14 @@ describe('search', () => {
     const zephyr = await walk('lens=leads&q=zephyrtop', [1, 2, 3]);
     expect(zephyr).toEqual(await ordered(`lens = 'leads' AND to_tsvector('simple', search_text) @@ plainto_tsquery('simple', 'zephyrtop')`, 100));
     expect(zephyr).toHaveLength(70);
+    // a write into the top group between a page 1 read from the top group alone and page 2: page 2
+    // goes on from the new generation (the top group's ids read again), never from the stale list
+    const both = 'lens=leads&q=zephyrtop%20person';
+    expect((await search(live.key, `${both}&page=1`)).body.data).toHaveLength(25);
+    expect((await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities: [entity(70, 990_500)] })).err).toBeUndefined();
+    const afterWrite = await walk(both, [2, 1, 3]);
+    expect(afterWrite).toEqual(await ordered(`lens = 'leads' AND to_tsvector('simple', search_text) @@ plainto_tsquery('simple', 'zephyrtop person')`, 100));
+    expect(afterWrite).toHaveLength(71);
     // the top group's read can use a lens's partial index only when its predicate is TOP_GROUP_MIN_RANK's
     const indexes = await mesh.query('search', `SELECT indexname, indexdef FROM pg_indexes WHERE indexname LIKE 'entities_terms_top_%' ORDER BY indexname`);
     expect(indexes.map((i) => i.indexname).sort()).toEqual(LENSES.map((l) => `entities_terms_top_${l}`).sort());

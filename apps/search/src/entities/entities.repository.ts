@@ -164,7 +164,10 @@ export class EntitiesRepository {
       if (page.generation === cached.generation) return page;
       this.ranked.delete(key);
     }
-    const fresh = await this.rank(key, lens, filter, topFilter, values, need, cached);
+    // a top-group list too short for this page is continued (from scratch when the generation moved
+    // meanwhile); a list that was long enough but is stale starts nothing: the query is read afresh
+    const from = cached && !cached.complete && cached.ids.length < need ? cached : undefined;
+    const fresh = await this.rank(key, lens, filter, topFilter, values, need, from);
     return this.pageOf(workspaceId, fresh.ids.slice(offset, offset + limit));
   }
 
@@ -178,8 +181,8 @@ export class EntitiesRepository {
    *
    * Words and facets are all in `terms`, so a read is one GIN scan whose keys skip through each
    * other's posting lists. A first page of a query with words or facets reads the top group first:
-   * `rank_score >= TOP_GROUP_MIN_RANK` makes PostgreSQL scan the partial index entities_terms_top,
-   * whose posting lists hold only the top group's ~2.5% of the entities, so a cold first page
+   * `rank_score >= TOP_GROUP_MIN_RANK` makes PostgreSQL scan the lens's partial index
+   * entities_terms_top_<lens>, whose posting lists hold only the top group's ~2.5% of the lens, so a cold first page
    * costs a scan of short lists and the heap rows of the top group's matches, instead of decoding
    * the words' and facets' posting lists of the whole index. The group is a range of rank_score,
    * so its matches in (rank DESC, id) order are exactly the first hits. A deeper page, or a first
