@@ -137,7 +137,7 @@ export class SearchService {
         has_more: rows.length > SEARCH_PER_PAGE,
         credits_charged: charge ? 1 : 0,
         livemode: ctx.livemode,
-        data: rows.slice(0, SEARCH_PER_PAGE).map((row) => renderHit(row, request.lens === 'investors' ? profile : undefined)),
+        data: rows.slice(0, SEARCH_PER_PAGE).map((row) => renderHit(row, profile)),
       };
     } catch (err) {
       if (charge) await this.refund(ctx, ref, 'search_failed');

@@ -249,10 +249,7 @@ export class EntitiesRepository {
     // a named statement: planned once per connection (its plan does not depend on the ids), not per page
     const { rows } = await this.pool.query<EntityRow & { generation: string; profile: OpportunityProfile | null; n: string | null }>({
       name: 'search-page',
-      text: `SELECT g.generation, g.profile, p.* FROM (
-           SELECT last_value::text || ':' || is_called::text AS generation,
-                  (SELECT o.profile FROM opportunity_profiles o WHERE o.workspace_id = $1) AS profile
-             FROM entities_generation) g
+      text: `SELECT g.generation, (SELECT o.profile FROM opportunity_profiles o WHERE o.workspace_id = $1) AS profile, p.* FROM (${GENERATION_SQL}) g
          LEFT JOIN LATERAL (
            SELECT ${COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')}, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status, t.n
              FROM unnest($2::text[]) WITH ORDINALITY AS t(id, n)
