@@ -1,4 +1,6 @@
+import { Client } from 'pg';
 import { SUBJECTS } from '@app/contracts';
+import { CONSUME_PRIOR_SQL } from '../../apps/billing/src/credits.service';
 import { TestMesh } from '../harness';
 import { waitFor } from '../../tools/mesh/processes';
 import { expectApiError } from './gateway-assertions';
@@ -54,6 +56,46 @@ describe('credits', () => {
     expect(results.filter((r) => r.response?.applied)).toHaveLength(10);
     expect(results.filter((r) => r.err?.code === 'insufficient_credits')).toHaveLength(30);
     expect(await ledgerSum(ws)).toBe(0);
+  });
+
+  it("finds a consume's earlier refs by the refs, however long the workspace's ledger and however stale the statistics", async () => {
+    const { ws } = await account(5, 0);
+    // statistics taken before this workspace had any entry, as autovacuum leaves them for a while
+    // after a workspace starts spending: the planner believes it has (almost) none
+    await mesh.query('billing', 'ANALYZE ledger_entries');
+    const entries = 20_000;
+    await mesh.query('billing', `INSERT INTO ledger_entries (id, workspace_id, type, amount, reason, ref, pool)
+      SELECT 'le_bulk_' || g, $1, 'consume', -1, 'search_page', 'bulk-' || g, 'plan' FROM generate_series(1, $2::int) g`, [ws, entries]);
+    const refs = ['bulk-7', 'bulk-19999', 'never-used'];
+    const db = new Client({ connectionString: mesh.databaseUrl('billing') });
+    await db.connect();
+    try {
+      // the named statement's plan once PostgreSQL switches it to a generic one
+      await db.query('SET plan_cache_mode = force_generic_plan');
+      await db.query(`PREPARE prior (text, text[]) AS ${CONSUME_PRIOR_SQL}`);
+      const explained = await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE prior('${ws}', '{${refs.join(',')}}')`);
+      const nodes: Record<string, any>[] = [];
+      const walk = (node: Record<string, any>) => {
+        nodes.push(node);
+        for (const child of node.Plans ?? []) walk(child);
+      };
+      walk(explained.rows[0]['QUERY PLAN'][0].Plan);
+      const ledgerScans = nodes.filter((n) => n['Relation Name'] === 'ledger_entries' || (n['Index Name'] ?? '').startsWith('ledger_entries'));
+      expect(ledgerScans.length).toBeGreaterThan(0);
+      // what the reads of ledger_entries touched: the refs' own entries, not the workspace's 20,000
+      for (const n of ledgerScans) {
+        expect(n['Actual Rows']).toBeLessThanOrEqual(refs.length);
+        expect(n['Rows Removed by Filter'] ?? 0).toBeLessThanOrEqual(refs.length);
+        expect(n['Rows Removed by Index Recheck'] ?? 0).toBeLessThanOrEqual(refs.length);
+      }
+      const found = await db.query(`EXECUTE prior('${ws}', '{${refs.join(',')}}')`);
+      expect(found.rows.map((r) => r.ref).sort()).toEqual(['bulk-19999', 'bulk-7']);
+    } finally {
+      await db.end();
+    }
+    // and through the service: a ref among them is not taken again, a new one is
+    expect((await consume(ws, 'bulk-19999')).response).toMatchObject({ applied: false, charged: 1, balance: { total: 5 } });
+    expect((await consume(ws, 'fresh')).response).toMatchObject({ applied: true, charged: 1, balance: { total: 4 } });
   });
 
   it('refunds a consume once, into the pool it came from', async () => {

@@ -148,6 +148,9 @@ export async function runSearchBench(): Promise<void> {
       if (process.env.BENCH_SEARCH_CPU === '1') say(await cpu(samples.length));
     }
 
+    // BENCH_SEARCH_SERVED_ONLY=1: the repeated query alone (e.g. to profile it with MESH_NODE_ARGS)
+    if (process.env.BENCH_SEARCH_SERVED_ONLY === '1') return;
+
     // the same shape of search, but every request a query nobody asked before (432 combinations of
     // the corpus's sectors, stages and types, shuffled, half for page 1 and half for page 40): what a
     // first search costs, which no cache answers

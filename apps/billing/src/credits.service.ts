@@ -23,6 +23,17 @@ interface LedgerRow extends Omit<LedgerEntry, 'created_at'> {
 }
 
 const MAX_AMOUNT = 1_000_000_000;
+
+/**
+ * The consumes already taken for some refs ($2) of a workspace ($1). The refs are the only
+ * condition the inner read can descend by (OFFSET 0 keeps the workspace's condition out of it):
+ * with `workspace_id = $1` beside them, a plan made on stale statistics walked every consume of
+ * the workspace by ledger_entries_workspace or (workspace_id, type) and filtered them, a cost
+ * that grew with the ledger (migration 0003). Refs are unique per request, so a ref's entries of
+ * other workspaces are rare.
+ */
+export const CONSUME_PRIOR_SQL = `SELECT ref, amount FROM (SELECT workspace_id, ref, amount FROM ledger_entries WHERE ref = ANY($2::text[]) AND type = 'consume' OFFSET 0) l
+  WHERE l.workspace_id = $1`;
 /** At most this many consumes of one workspace share a transaction. */
 const CONSUME_BATCH_MAX = Number(process.env.BILLING_CONSUME_BATCH_MAX || 200);
 /**
@@ -159,7 +170,7 @@ export class CreditsService {
     // the statements of a consume are named: planned once per connection, not per group
     const { rows: prior } = await tx.query<{ ref: string; amount: number }>({
       name: 'billing-consume-prior',
-      text: `SELECT ref, amount FROM ledger_entries WHERE workspace_id = $1 AND type = 'consume' AND ref = ANY($2::text[])`,
+      text: CONSUME_PRIOR_SQL,
       values: [workspaceId, [...new Set(batch.map((item) => item.ref))]],
     });
     const taken = new Map<string, number>();
@@ -214,7 +225,8 @@ export class CreditsService {
     return withTransaction(this.pool, async (tx) => {
       const account = await this.lock(tx, ctx.workspace_id);
       const { rows } = await tx.query<{ type: LedgerType; amount: number; pool: CreditPool }>(
-        `SELECT type, amount, pool FROM ledger_entries WHERE workspace_id = $1 AND type IN ('consume', 'refund') AND ref = $2`, [ctx.workspace_id, ref],
+        `SELECT type, amount, pool FROM (SELECT * FROM ledger_entries WHERE ref = $2 AND type IN ('consume', 'refund') OFFSET 0) l WHERE l.workspace_id = $1`,
+        [ctx.workspace_id, ref],
       );
       const consumed = rows.filter((r) => r.type === 'consume');
       if (consumed.length === 0 || rows.some((r) => r.type === 'refund')) return { applied: false, refunded: 0 };

@@ -39,4 +39,16 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX credit_accounts_period ON credit_accounts (period_ends_at);
     `,
   },
+  {
+    id: '0003_ledger_ref_first',
+    up: `
+      -- A consume's earlier entries are looked up by ref. With the workspace first in this index, a
+      -- plan made on stale statistics (a workspace the planner believes has one entry) descended by
+      -- (workspace_id, type) alone and filtered every one of the workspace's consumes for the refs:
+      -- a cost growing with the ledger. Ref first, the look-up can only descend by the refs. The
+      -- same columns and predicate: the same uniqueness.
+      CREATE UNIQUE INDEX ledger_entries_ref_first ON ledger_entries (ref, workspace_id, type, pool) WHERE ref IS NOT NULL AND type IN ('consume', 'refund');
+      DROP INDEX ledger_entries_ref;
+    `,
+  },
 ];
