@@ -58,6 +58,30 @@ describe('credits', () => {
     expect(await ledgerSum(ws)).toBe(0);
   });
 
+  it('applies a group of consumes in one statement by the same rules: plan before pack within one consume, a ref once, 402 without taking', async () => {
+    // 103 credits of a 100-a-month plan: no consume here brings credits.low due, so every group
+    // is applied by billing_consume (a group that would is applied by the service's transaction)
+    const { ws } = await account(3, 100);
+    const take = (ref: string, amount: number) => mesh.rpc(SUBJECTS.billing.creditsConsume, { workspace_id: ws }, { ref, reason: 'reveal', amount });
+    expect((await take('x', 5)).response).toEqual({ applied: true, charged: 5, balance: { plan: 0, pack: 98, total: 98 } });
+    expect((await take('x', 5)).response).toEqual({ applied: false, charged: 5, balance: { plan: 0, pack: 98, total: 98 } });
+    const together = await Promise.all([take('y', 1), take('y', 1), take('z', 1000), take('w', 2)]);
+    expect(together.filter((r) => r.response?.applied === true).map((r) => r.response.charged).sort()).toEqual([1, 2]);
+    expect(together.filter((r) => r.response?.applied === false)).toEqual([{ response: { applied: false, charged: 1, balance: expect.any(Object) } }]);
+    expect(together.filter((r) => r.err).map((r) => r.err.code)).toEqual(['insufficient_credits']);
+    const rows = await mesh.query('billing', `SELECT ref, amount, pool, reason FROM ledger_entries WHERE workspace_id = $1 AND type = 'consume' ORDER BY ref, pool DESC`, [ws]);
+    expect(rows).toEqual([
+      { ref: 'w', amount: -2, pool: 'pack', reason: 'reveal' },
+      { ref: 'x', amount: -3, pool: 'plan', reason: 'reveal' },
+      { ref: 'x', amount: -2, pool: 'pack', reason: 'reveal' },
+      { ref: 'y', amount: -1, pool: 'pack', reason: 'reveal' },
+    ]);
+    const [balance] = await mesh.query('billing', 'SELECT plan_balance, pack_balance FROM credit_accounts WHERE workspace_id = $1', [ws]);
+    expect(balance).toEqual({ plan_balance: 0, pack_balance: 95 });
+    expect(await ledgerSum(ws)).toBe(95);
+    expect((await mesh.rpc(SUBJECTS.billing.creditsConsume, { workspace_id: 'ws_without_account' }, { ref: 'n', reason: 'reveal' })).err).toMatchObject({ code: 'insufficient_credits' });
+  });
+
   it("finds a consume's earlier refs by the refs, however long the workspace's ledger and however stale the statistics", async () => {
     const { ws } = await account(5, 0);
     // statistics taken before this workspace had any entry, as autovacuum leaves them for a while

@@ -67,6 +67,7 @@ async function drive(next: () => URL | undefined, headers: Record<string, string
       const status = await get(target, headers, agent).catch(() => 0);
       if (status !== 200) errors++;
       samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+      if (process.env.BENCH_TRACE) require("fs").appendFileSync(process.env.BENCH_TRACE, `${Number(t) / 1e6} ${samples[samples.length - 1]}\n`);
     }
   }));
   agent.destroy();

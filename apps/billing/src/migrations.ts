@@ -51,4 +51,104 @@ export const MIGRATIONS: Migration[] = [
       DROP INDEX ledger_entries_ref;
     `,
   },
+  {
+    id: '0004_consume_function',
+    up: `
+      -- A group of consumes of one workspace in one statement (one round trip, its own transaction):
+      -- the rules of CreditsService.consumeLocked — in order, a ref already consumed takes nothing,
+      -- a consume the balance cannot pay takes nothing, plan before pack — for a group that does
+      -- not bring credits.low due. When one of its consumes would, it writes nothing and answers
+      -- one row 'fallback': the service then applies the group in its own transaction, which emits
+      -- the event. No account: one row 'no_account'. Otherwise one row per consume, in order:
+      -- out_status ('applied', 'already', 'insufficient'), out_charged (for 'already', what the
+      -- ref took before) and the balances after it (out_plan, out_pack).
+      CREATE OR REPLACE FUNCTION billing_consume(p_workspace text, p_refs text[], p_amounts int[], p_reasons text[], p_plan_ids text[], p_pack_ids text[], p_plan_credits jsonb)
+        RETURNS TABLE (out_status text, out_charged int, out_plan int, out_pack int)
+        LANGUAGE plpgsql AS $fn$
+      DECLARE
+        acc credit_accounts%ROWTYPE;
+        monthly int;
+        taken_refs text[] := '{}';
+        taken_amounts int[] := '{}';
+        e_ids text[] := '{}';
+        e_amounts int[] := '{}';
+        e_reasons text[] := '{}';
+        e_refs text[] := '{}';
+        e_pools text[] := '{}';
+        o_status text[] := '{}';
+        o_charged int[] := '{}';
+        o_plan int[] := '{}';
+        o_pack int[] := '{}';
+        prior record;
+        i int;
+        seen int;
+        from_plan int;
+        from_pack int;
+      BEGIN
+        SELECT * INTO acc FROM credit_accounts WHERE workspace_id = p_workspace FOR UPDATE;
+        IF NOT FOUND THEN
+          RETURN QUERY SELECT 'no_account'::text, 0, 0, 0;
+          RETURN;
+        END IF;
+        monthly := coalesce((p_plan_credits ->> acc.plan)::int, 0);
+        -- by the refs alone, as CONSUME_PRIOR_SQL (migration 0003)
+        FOR prior IN
+          SELECT l.ref, -sum(l.amount)::int AS amount
+            FROM (SELECT workspace_id, ref, amount FROM ledger_entries WHERE ref = ANY(p_refs) AND type = 'consume' OFFSET 0) l
+           WHERE l.workspace_id = p_workspace GROUP BY l.ref
+        LOOP
+          taken_refs := array_append(taken_refs, prior.ref);
+          taken_amounts := array_append(taken_amounts, prior.amount);
+        END LOOP;
+        FOR i IN 1 .. coalesce(array_length(p_refs, 1), 0) LOOP
+          seen := array_position(taken_refs, p_refs[i]);
+          IF seen IS NOT NULL THEN
+            o_status := array_append(o_status, 'already'::text);
+            o_charged := array_append(o_charged, taken_amounts[seen]);
+          ELSIF acc.plan_balance + acc.pack_balance < p_amounts[i] THEN
+            o_status := array_append(o_status, 'insufficient'::text);
+            o_charged := array_append(o_charged, 0);
+          ELSE
+            from_plan := least(acc.plan_balance, p_amounts[i]);
+            from_pack := p_amounts[i] - from_plan;
+            IF from_plan > 0 THEN
+              e_ids := array_append(e_ids, p_plan_ids[i]);
+              e_amounts := array_append(e_amounts, -from_plan);
+              e_reasons := array_append(e_reasons, p_reasons[i]);
+              e_refs := array_append(e_refs, p_refs[i]);
+              e_pools := array_append(e_pools, 'plan'::text);
+            END IF;
+            IF from_pack > 0 THEN
+              e_ids := array_append(e_ids, p_pack_ids[i]);
+              e_amounts := array_append(e_amounts, -from_pack);
+              e_reasons := array_append(e_reasons, p_reasons[i]);
+              e_refs := array_append(e_refs, p_refs[i]);
+              e_pools := array_append(e_pools, 'pack'::text);
+            END IF;
+            acc.plan_balance := acc.plan_balance - from_plan;
+            acc.pack_balance := acc.pack_balance - from_pack;
+            taken_refs := array_append(taken_refs, p_refs[i]);
+            taken_amounts := array_append(taken_amounts, p_amounts[i]);
+            IF monthly > 0 AND (acc.plan_balance + acc.pack_balance) * 10 < monthly
+               AND NOT (acc.low_notified_for IS NOT NULL AND acc.low_notified_for = coalesce(acc.period_ends_at, 'epoch'::timestamptz)) THEN
+              RETURN QUERY SELECT 'fallback'::text, 0, 0, 0;
+              RETURN;
+            END IF;
+            o_status := array_append(o_status, 'applied'::text);
+            o_charged := array_append(o_charged, p_amounts[i]);
+          END IF;
+          o_plan := array_append(o_plan, acc.plan_balance);
+          o_pack := array_append(o_pack, acc.pack_balance);
+        END LOOP;
+        IF cardinality(e_ids) > 0 THEN
+          INSERT INTO ledger_entries (id, workspace_id, type, amount, reason, ref, pool)
+            SELECT t.id, p_workspace, 'consume', t.amount, t.reason, t.ref, t.pool
+              FROM unnest(e_ids, e_amounts, e_reasons, e_refs, e_pools) AS t(id, amount, reason, ref, pool);
+          UPDATE credit_accounts SET plan_balance = acc.plan_balance, pack_balance = acc.pack_balance WHERE workspace_id = p_workspace;
+        END IF;
+        RETURN QUERY SELECT * FROM unnest(o_status, o_charged, o_plan, o_pack);
+      END
+      $fn$;
+    `,
+  },
 ];
