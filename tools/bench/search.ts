@@ -1,5 +1,6 @@
-import { Agent, request as httpRequest } from 'node:http';
+import { appendFileSync } from 'node:fs';
 import { Client } from 'pg';
+import { getRequest, LoadConnection } from './http-load';
 import { cpuByPid, cpuSeconds as cpuOf, cpuSince, percentile, postgresBackends, startBenchMesh } from './bench-mesh';
 
 /** CPU seconds (user + system) one process has used so far. */
@@ -34,19 +35,6 @@ async function localDns(): Promise<{ server: string; close: () => Promise<void> 
   return { server: `127.0.0.1:${port}`, close: () => server.close() };
 }
 
-/** One GET on a kept-alive connection: status code once the body has been read. */
-function get(url: URL, headers: Record<string, string>, agent: Agent): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { headers, agent }, (res) => {
-      res.on('data', () => undefined);
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 /** The seed's sectors, stages and investor types (apps/search/src/entities/seed.ts): 432 distinct investor searches. */
 const SECTORS = ['software', 'fintech', 'healthcare', 'biotech', 'climate', 'retail', 'logistics', 'education', 'energy', 'security', 'robotics', 'media'];
 const STAGES = ['pre_seed', 'seed', 'series_a', 'series_b', 'series_c', 'growth'];
@@ -54,23 +42,33 @@ const TYPES = ['vc', 'angel', 'family_office', 'corporate', 'accelerator', 'priv
 
 /**
  * CONNECTIONS loops, each on its own kept-alive connection, asking for `next()` until it says
- * none is left. node:http rather than fetch: the load generator shares the machine's two cores
- * with the mesh, and fetch spent more CPU per request (about 1.9 ms) than the search service did.
+ * none is left. A raw HTTP/1.1 client (LoadConnection) rather than node:http or fetch: the load
+ * generator shares the machine's two cores with the mesh, and node:http spent about 0.4 ms of CPU
+ * per request (fetch about 1.9 ms), more than billing did. BENCH_SEARCH_TRACE=<file> appends each
+ * request's start (ms) and latency (ms), a line each, to look at how latencies cluster in time.
  */
 async function drive(next: () => URL | undefined, headers: Record<string, string>, connections: number): Promise<{ samples: number[]; errors: number }> {
   const samples: number[] = [];
   let errors = 0;
-  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const trace = process.env.BENCH_SEARCH_TRACE;
+  const lines: string[] = [];
+  const requests = new Map<string, Buffer>();
   await Promise.all(Array.from({ length: connections }, async () => {
+    let connection: LoadConnection | undefined;
     for (let target = next(); target; target = next()) {
+      connection ??= new LoadConnection(target.hostname, Number(target.port));
+      let request = requests.get(target.href);
+      if (!request) requests.set(target.href, (request = getRequest(target, headers)));
       const t = process.hrtime.bigint();
-      const status = await get(target, headers, agent).catch(() => 0);
+      const status = await connection.get(request).catch(() => 0);
       if (status !== 200) errors++;
-      samples.push(Number(process.hrtime.bigint() - t) / 1e6);
-      if (process.env.BENCH_TRACE) require("fs").appendFileSync(process.env.BENCH_TRACE, `${Number(t) / 1e6} ${samples[samples.length - 1]}\n`);
+      const ms = Number(process.hrtime.bigint() - t) / 1e6;
+      samples.push(ms);
+      if (trace) lines.push(`${(Number(t) / 1e6).toFixed(3)} ${ms.toFixed(3)}`);
     }
+    connection?.close();
   }));
-  agent.destroy();
+  if (trace) appendFileSync(trace, `${lines.join('\n')}\n`);
   return { samples, errors };
 }
 
@@ -125,7 +123,7 @@ export async function runSearchBench(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1500)); // billing opens the account from workspace.created
     /** Starts counting CPU; the returned function tells where it went: ms of CPU per request by process. */
     const cpuMeter = async () => {
-      const pids = [...mesh.apps.values()].map((app) => [app.name, app.child.pid] as const);
+      const pids = [...[...mesh.apps.values()].map((app) => [app.name, app.child.pid] as const), ['nats-server', mesh.natsPid] as const];
       const before = pids.map(([, pid]) => cpuSeconds(pid));
       const benchBefore = process.cpuUsage();
       const backends = async () => [...await postgresBackends(mesh.prefix), ...(SEARCH_DB ? await postgresBackends(searchDb) : [])];
