@@ -84,6 +84,8 @@ export const MIGRATIONS: Migration[] = [
         seen int;
         from_plan int;
         from_pack int;
+        part int;
+        k int;
       BEGIN
         SELECT * INTO acc FROM credit_accounts WHERE workspace_id = p_workspace FOR UPDATE;
         IF NOT FOUND THEN
@@ -111,20 +113,16 @@ export const MIGRATIONS: Migration[] = [
           ELSE
             from_plan := least(acc.plan_balance, p_amounts[i]);
             from_pack := p_amounts[i] - from_plan;
-            IF from_plan > 0 THEN
-              e_ids := array_append(e_ids, p_plan_ids[i]);
-              e_amounts := array_append(e_amounts, -from_plan);
+            -- an entry per pool it took from (plan, then pack), each with its own id
+            FOR k IN 1 .. 2 LOOP
+              part := CASE k WHEN 1 THEN from_plan ELSE from_pack END;
+              CONTINUE WHEN part = 0;
+              e_ids := array_append(e_ids, CASE k WHEN 1 THEN p_plan_ids[i] ELSE p_pack_ids[i] END);
+              e_amounts := array_append(e_amounts, -part);
               e_reasons := array_append(e_reasons, p_reasons[i]);
               e_refs := array_append(e_refs, p_refs[i]);
-              e_pools := array_append(e_pools, 'plan'::text);
-            END IF;
-            IF from_pack > 0 THEN
-              e_ids := array_append(e_ids, p_pack_ids[i]);
-              e_amounts := array_append(e_amounts, -from_pack);
-              e_reasons := array_append(e_reasons, p_reasons[i]);
-              e_refs := array_append(e_refs, p_refs[i]);
-              e_pools := array_append(e_pools, 'pack'::text);
-            END IF;
+              e_pools := array_append(e_pools, CASE k WHEN 1 THEN 'plan' ELSE 'pack' END);
+            END LOOP;
             acc.plan_balance := acc.plan_balance - from_plan;
             acc.pack_balance := acc.pack_balance - from_pack;
             taken_refs := array_append(taken_refs, p_refs[i]);
