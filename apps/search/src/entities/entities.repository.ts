@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
-import { EmailStatus, ID_PREFIX, Lens, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
+import { EmailStatus, ID_PREFIX, Lens, LENSES, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL, Queryable } from '@app/platform';
 import { EntityInput, facetTerms, searchTextOf, TOP_GROUP_MIN_RANK } from './entity';
 
@@ -32,7 +32,7 @@ export interface Page {
 
 /**
  * A filter condition: SQL for the next `$n` placeholder and its value. `terms` is the expression the
- * condition matches `terms` through (`e.terms`, over entities or entities_top alike).
+ * condition matches `terms` through: `e.terms`, or `strip(e.terms)` for the top group's indexes.
  */
 export interface Condition {
   sql: (next: () => string, terms: string) => string;
@@ -152,7 +152,7 @@ export class EntitiesRepository {
    * same statement: one PostgreSQL round trip per served page instead of two.
    */
   async search(workspaceId: string, lens: Lens, q: string, conditions: Condition[], params: unknown[], offset: number, limit: number): Promise<Page> {
-    const { filter, values } = this.whereOf(q, conditions, params);
+    const { filter, topFilter, values } = this.whereOf(q, conditions, params);
     if (RANKED_CACHE_ENTRIES <= 0) return this.searchDirect(workspaceId, lens, filter, values, offset, limit);
     const key = JSON.stringify([lens, filter, values]);
     const need = Math.min(offset + limit, RANKED_MAX);
@@ -167,7 +167,7 @@ export class EntitiesRepository {
     // a top-group list too short for this page is continued (from scratch when the generation moved
     // meanwhile); a list that was long enough but is stale starts nothing: the query is read afresh
     const from = cached && !cached.complete && cached.ids.length < need ? cached : undefined;
-    const fresh = await this.rank(key, lens, filter, values, need, from);
+    const fresh = await this.rank(key, lens, filter, topFilter, values, need, from);
     return this.pageOf(workspaceId, fresh.ids.slice(offset, offset + limit));
   }
 
@@ -180,17 +180,16 @@ export class EntitiesRepository {
    * from where it stopped. Each read returns the index generation from its own snapshot.
    *
    * Words and facets are all in `terms`, so a read is one GIN scan whose keys skip through each
-   * other's posting lists. A first page of a query with words or facets reads the top group first,
-   * from entities_top (migration 0007): the entities ranked at least TOP_GROUP_MIN_RANK (~2.5% of
-   * each lens), kept by triggers in a narrow table that stays in shared buffers, so a cold first
-   * page costs a scan of short posting lists and no heap page of entities but the page's own rows,
-   * instead of decoding the words' and facets' posting lists of the whole index. The group is a
-   * range of rank_score, so its matches in (rank DESC, id) order are exactly the first hits. A
-   * deeper page, or a first page the top group cannot fill, reads every match below what was read
-   * at once (the whole index's GIN scan, or for a broad query the walk of entities_lens_rank, as
-   * the planner estimates).
+   * other's posting lists. A first page of a query with words or facets reads the top group first:
+   * `rank_score >= TOP_GROUP_MIN_RANK` makes PostgreSQL scan the lens's partial index
+   * entities_terms_top_<lens>, whose posting lists hold only the top group's ~2.5% of the lens, so a cold first page
+   * costs a scan of short lists and the heap rows of the top group's matches, instead of decoding
+   * the words' and facets' posting lists of the whole index. The group is a range of rank_score,
+   * so its matches in (rank DESC, id) order are exactly the first hits. A deeper page, or a first
+   * page the top group cannot fill, reads every match below what was read at once (the whole
+   * index's GIN scan, or for a broad query the walk of entities_lens_rank, as the planner estimates).
    */
-  private async rank(key: string, lens: Lens, filter: string[], values: unknown[], need: number, from?: RankedIds): Promise<RankedIds> {
+  private async rank(key: string, lens: Lens, filter: string[], topFilter: string[], values: unknown[], need: number, from?: RankedIds): Promise<RankedIds> {
     for (let running = this.ranking.get(key); running; running = this.ranking.get(key)) {
       const done = await running.catch(() => undefined);
       if (done && (done.ids.length >= need || done.complete)) return done;
@@ -199,9 +198,12 @@ export class EntitiesRepository {
     }
     const work = (async () => {
       const rest = filter.length > 0 ? ` AND ${filter.join(' AND ')}` : '';
-      if (!from && need <= SEARCH_PER_PAGE + 1 && filter.length > 0) {
-        // a query without words or facets walks entities_lens_rank instead
-        const top = await this.readRanked(`e.lens = $1${rest}`, [lens, ...values], RANKED_MAX, 'entities_top');
+      if (!from && need <= SEARCH_PER_PAGE + 1 && filter.length > 0 && (LENSES as readonly string[]).includes(lens)) {
+        // the lens and the rank are constants in the text (the lens one of LENSES), so that the
+        // planner can prove a top-group index's predicate, and `terms` is read as strip(terms),
+        // its expression, so that no other index can answer (see migration 0006); a query without
+        // words or facets walks entities_lens_rank instead
+        const top = await this.readRanked(`e.lens = '${lens}' AND e.rank_score >= ${TOP_GROUP_MIN_RANK}${topFilter.map((c) => ` AND ${c}`).join('')}`, values, RANKED_MAX);
         if (top.ids.length >= need) return this.keep(key, { generation: top.generation, ids: top.ids, complete: top.ids.length >= RANKED_MAX });
         from = { ...top, complete: false };
       }
@@ -219,13 +221,13 @@ export class EntitiesRepository {
   }
 
   /**
-   * The ids of `where` over `table` as `e` in (rank_score DESC, id) order, at most `limit`, and the
+   * The ids of `where` over `entities e` in (rank_score DESC, id) order, at most `limit`, and the
    * generation of the same snapshot.
    */
-  private async readRanked(where: string, values: unknown[], limit: number, table: 'entities' | 'entities_top' = 'entities'): Promise<{ generation: string; ids: string[] }> {
+  private async readRanked(where: string, values: unknown[], limit: number): Promise<{ generation: string; ids: string[] }> {
     const { rows } = await this.pool.query<{ generation: string; id: string | null }>(
       `SELECT g.generation, m.id FROM (${GENERATION_SQL}) g
-         LEFT JOIN LATERAL (SELECT e.id, e.rank_score FROM ${table} e WHERE ${where} ORDER BY e.rank_score DESC, e.id LIMIT ${limit}) m ON true
+         LEFT JOIN LATERAL (SELECT e.id, e.rank_score FROM entities e WHERE ${where} ORDER BY e.rank_score DESC, e.id LIMIT ${limit}) m ON true
         ORDER BY m.rank_score DESC, m.id`,
       values,
     );
@@ -265,18 +267,22 @@ export class EntitiesRepository {
   }
 
   /**
-   * The conditions of a query over `entities e` (or `entities_top e`) but its lens, with their
-   * parameters numbered from $2 (each read puts the lens first, as $1). Words and facets are
+   * The conditions of a query over `entities e` but its lens: `filter` with its parameters numbered
+   * from $2 (each read puts the lens first, as $1), and `topFilter`, the same over strip(e.terms)
+   * numbered from $1, for the top group's read (whose lens is a constant). Words and facets are
    * matched in `terms`, so they make one GIN scan.
    */
-  private whereOf(q: string, conditions: Condition[], params: unknown[]): { filter: string[]; values: unknown[] } {
+  private whereOf(q: string, conditions: Condition[], params: unknown[]): { filter: string[]; topFilter: string[]; values: unknown[] } {
     const values: unknown[] = [...params];
     if (q.trim() !== '') values.push(q);
-    let n = 1;
-    const next = () => `$${++n}`;
-    const filter = conditions.map((c) => c.sql(next, 'e.terms'));
-    if (q.trim() !== '') filter.push(`e.terms @@ plainto_tsquery('simple', ${next()})`);
-    return { filter, values };
+    const build = (first: number, terms: string) => {
+      let n = first - 1;
+      const next = () => `$${++n}`;
+      const filter = conditions.map((c) => c.sql(next, terms));
+      if (q.trim() !== '') filter.push(`${terms} @@ plainto_tsquery('simple', ${next()})`);
+      return filter;
+    };
+    return { filter: build(2, 'e.terms'), topFilter: build(1, 'strip(e.terms)'), values };
   }
 
   private async searchDirect(workspaceId: string, lens: Lens, filter: string[], values: unknown[], offset: number, limit: number): Promise<Page> {

@@ -53,10 +53,10 @@ export function facetTerms(facets: readonly unknown[] | undefined): string[] {
 
 /**
  * The top group of the rank scale (0..999,999 from every connector and the seed): the entities
- * ranked at least this are kept in a narrow table of their own, `entities_top`, by triggers on
- * entities (migration 0007, whose triggers name this number: keep the two equal), about 2.5% of
- * every lens. A first page is read from it: its posting lists are ~1/40 of the whole index's and
- * its rows stay in shared buffers (EntitiesRepository.rank).
+ * ranked at least this have a GIN index of their own, `entities_terms_top` (migration 0006, whose
+ * predicate names this number: keep the two equal), about 2.5% of every lens. A first page is read
+ * from it: its posting lists are ~1/40 of the whole index's, so a query's words and facets are
+ * intersected over the top group only (EntitiesRepository.rank).
  */
 export const TOP_GROUP_MIN_RANK = 975_000;
 
