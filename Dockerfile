@@ -44,6 +44,9 @@ COPY --from=deps /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY docker/healthcheck.js docker/healthcheck.js
 RUN test -n "$APP" && test -f "dist/apps/$APP/src/main.js" || { echo "build with --build-arg APP=<service>" >&2; exit 1; }
+# V8 flags of every service (APP_NODE_FLAGS in tools/mesh/processes.ts: a 32 MB young generation
+# semi-space, see there); a deployment may set NODE_OPTIONS to its own.
+ENV NODE_OPTIONS="--max-semi-space-size=32"
 # The image's `node` user, numeric so that Kubernetes' runAsNonRoot can check it.
 USER 1000:1000
 STOPSIGNAL SIGTERM

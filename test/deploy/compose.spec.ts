@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { SERVICE_NAMES } from '@app/contracts';
 import { DEFAULT_HTTP_PORTS } from '@app/platform/config';
+import { APP_NODE_FLAGS } from '../../tools/mesh/processes';
 
 /**
  * docker-compose.yml: `docker compose config` where the compose plugin exists; everywhere, the
@@ -99,5 +100,14 @@ describe('Dockerfile', () => {
     expect(runtime).toMatch(/^HEALTHCHECK .*docker\/healthcheck\.js/m);
     expect(runtime).toMatch(/^CMD exec node dist\/apps\/\$\{APP\}\/src\/main\.js$/m);
     expect(runtime).not.toMatch(/npm ci(?! --omit=dev)/);
+  });
+
+  it('runs the services with the V8 flags the local mesh uses', () => {
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(runtime).toContain(`\nENV NODE_OPTIONS="${APP_NODE_FLAGS.join(' ')}"\n`);
+    // and node accepts them in NODE_OPTIONS (not every V8 flag is allowed there)
+    const run = spawnSync(process.execPath, ['-e', 'process.exit(0)'], { env: { ...process.env, NODE_OPTIONS: APP_NODE_FLAGS.join(' ') }, encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
   });
 });
