@@ -1,6 +1,6 @@
 import { appendFileSync } from 'node:fs';
+import autocannon from 'autocannon';
 import { Client } from 'pg';
-import { getRequest, LoadConnection } from './http-load';
 import { cpuByPid, cpuSeconds as cpuOf, cpuSince, percentile, postgresBackends, startBenchMesh } from './bench-mesh';
 
 /** CPU seconds (user + system) one process has used so far. */
@@ -41,48 +41,43 @@ const STAGES = ['pre_seed', 'seed', 'series_a', 'series_b', 'series_c', 'growth'
 const TYPES = ['vc', 'angel', 'family_office', 'corporate', 'accelerator', 'private_equity'];
 
 /**
- * CONNECTIONS loops, each on its own kept-alive connection, asking for `next()` until it says
- * none is left. A raw HTTP/1.1 client (LoadConnection) rather than node:http or fetch: the load
- * generator shares the machine's two cores with the mesh, and node:http spent about 0.4 ms of CPU
- * per request (fetch about 1.9 ms), more than billing did. BENCH_SEARCH_TRACE=<file> appends each
- * request's start (ms) and latency (ms), a line each, to look at how latencies cluster in time.
+ * autocannon (as the leads bench) on CONNECTIONS kept-alive connections: `options` says how long or
+ * how many. Every response's latency is kept, for the p95 autocannon's summary does not give. A
+ * raw client rather than node:http or fetch: the load generator shares the machine's two cores
+ * with the mesh, and node:http spent about 0.4 ms of CPU per request (fetch about 1.9 ms), more
+ * than billing did. BENCH_SEARCH_TRACE=<file> appends each request's start (ms) and latency (ms),
+ * a line each, to look at how latencies cluster in time.
  */
-async function drive(next: () => URL | undefined, headers: Record<string, string>, connections: number): Promise<{ samples: number[]; errors: number }> {
+async function drive(options: autocannon.Options): Promise<{ samples: number[]; errors: number }> {
   const samples: number[] = [];
-  let errors = 0;
+  let non200 = 0;
   const trace = process.env.BENCH_SEARCH_TRACE;
   const lines: string[] = [];
-  const requests = new Map<string, Buffer>();
-  await Promise.all(Array.from({ length: connections }, async () => {
-    let connection: LoadConnection | undefined;
-    for (let target = next(); target; target = next()) {
-      connection ??= new LoadConnection(target.hostname, Number(target.port));
-      let request = requests.get(target.href);
-      if (!request) requests.set(target.href, (request = getRequest(target, headers)));
-      const t = process.hrtime.bigint();
-      const status = await connection.get(request).catch(() => 0);
-      if (status !== 200) errors++;
-      const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const run = autocannon(options, (err, done) => (err ? reject(err) : resolve(done)));
+    run.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
       samples.push(ms);
-      if (trace) lines.push(`${(Number(t) / 1e6).toFixed(3)} ${ms.toFixed(3)}`);
-    }
-    connection?.close();
-  }));
+      if (status !== 200) non200++;
+      if (trace) lines.push(`${(performance.timeOrigin + performance.now() - ms).toFixed(3)} ${ms.toFixed(3)}`);
+    });
+  });
   if (trace) appendFileSync(trace, `${lines.join('\n')}\n`);
-  return { samples, errors };
+  return { samples, errors: non200 + result.errors + result.timeouts };
 }
 
 /** One URL over and over for `seconds`. */
 function load(url: string, headers: Record<string, string>, connections: number, seconds: number): Promise<{ samples: number[]; errors: number }> {
-  const until = Date.now() + seconds * 1000;
-  const target = new URL(url);
-  return drive(() => (Date.now() < until ? target : undefined), headers, connections);
+  return drive({ url, headers, connections, duration: seconds });
 }
 
 /** Each URL requested once: for queries nobody has asked yet (no cache can answer them). */
 function loadOnce(urls: string[], headers: Record<string, string>, connections: number): Promise<{ samples: number[]; errors: number }> {
   let at = 0;
-  return drive(() => (at < urls.length ? new URL(urls[at++]) : undefined), headers, connections);
+  const next = () => {
+    const url = new URL(urls[at++]);
+    return `${url.pathname}${url.search}`;
+  };
+  return drive({ url: urls[0], headers, connections, amount: urls.length, requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: next() }) }] });
 }
 
 /**
