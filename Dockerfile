@@ -51,5 +51,6 @@ ENV NODE_OPTIONS="--max-semi-space-size=32"
 USER 1000:1000
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 CMD ["node", "docker/healthcheck.js"]
-# exec: node becomes PID 1 and receives SIGTERM itself, so shutdown hooks run.
-CMD exec node dist/apps/${APP}/src/main.js
+# exec: node becomes PID 1 and receives SIGTERM itself, so shutdown hooks run. V8 flags NODE_OPTIONS
+# does not accept (APP_V8_FLAGS in tools/mesh/processes.ts: the old generation's growing factor, see there).
+CMD exec node --heap-growing-percent=200 dist/apps/${APP}/src/main.js

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { SERVICE_NAMES } from '@app/contracts';
 import { DEFAULT_HTTP_PORTS } from '@app/platform/config';
-import { APP_NODE_FLAGS } from '../../tools/mesh/processes';
+import { APP_NODE_FLAGS, APP_V8_FLAGS } from '../../tools/mesh/processes';
 
 /**
  * docker-compose.yml: `docker compose config` where the compose plugin exists; everywhere, the
@@ -93,21 +93,26 @@ describe('docker-compose.yml', () => {
 
 describe('Dockerfile', () => {
   const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+  /** The last stage: the image that runs. */
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
   it('is multi-stage, runs as a non-root user, has a HEALTHCHECK and execs node as PID 1', () => {
     expect(dockerfile.match(/^FROM /gm)!.length).toBeGreaterThanOrEqual(2);
-    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
     expect(runtime).toMatch(/^USER (1000|node)/m);
     expect(runtime).toMatch(/^HEALTHCHECK .*docker\/healthcheck\.js/m);
-    expect(runtime).toMatch(/^CMD exec node dist\/apps\/\$\{APP\}\/src\/main\.js$/m);
+    expect(runtime).toMatch(/^CMD exec node (--[a-z0-9=-]+ )*dist\/apps\/\$\{APP\}\/src\/main\.js$/m);
     expect(runtime).not.toMatch(/npm ci(?! --omit=dev)/);
   });
 
   it('runs the services with the V8 flags the local mesh uses', () => {
-    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
     expect(runtime).toContain(`\nENV NODE_OPTIONS="${APP_NODE_FLAGS.join(' ')}"\n`);
     // and node accepts them in NODE_OPTIONS (not every V8 flag is allowed there)
     const run = spawnSync(process.execPath, ['-e', 'process.exit(0)'], { env: { ...process.env, NODE_OPTIONS: APP_NODE_FLAGS.join(' ') }, encoding: 'utf8' });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
+    // the flags NODE_OPTIONS refuses are node's arguments in the CMD, as the local mesh passes them
+    expect(runtime).toContain(`\nCMD exec node ${APP_V8_FLAGS.join(' ')} dist/apps/\${APP}/src/main.js\n`);
+    const direct = spawnSync(process.execPath, [...APP_V8_FLAGS, '-e', 'process.exit(0)'], { encoding: 'utf8' });
+    expect(direct.stderr).toBe('');
+    expect(direct.status).toBe(0);
   });
 });
