@@ -202,6 +202,36 @@ describe('search', () => {
     expect(leads.body.data[0].match_score).toBeNull();
   });
 
+  it('ingest stores every value as given: tabs, line breaks, backslashes, quotes, braces, "\\N" and "NULL"; a lone surrogate as U+FFFD', async () => {
+    const awkward = {
+      ext_key: 'test:awkward\t1', lens: 'leads', name: 'Tabby\tNewline\nReturn\rBack\\slash Zyxawk', person_name: '\\N', first_name: 'NULL',
+      last_name: '', title: 'say "hi", {ok}', organization: 'Lone \ud800 High', location: 'Lone \udc00 Low', country: null, domain: 'awkward.example.com',
+      email: null, phone: null,
+      details: { note: 'C:\\path "quoted"\ttab\nline', literal: '\\ud800 is six characters', lone: 'x\udbff', nested: { list: [1, null, '\\N'] } },
+      facets: ['industry:a,b', 'industry:"quoted"', 'industry:{brace}', 'industry:back\\slash', 'NULL', 'industry:tab\there', 'industry:lone \ud800'],
+      rank_score: 123, sources: [{ field: 'name', value: 'Tabby\tNewline\nReturn\rBack\\slash', provider: 'api', source_url: 'https://awkward.example.com/?q=\\', fetched_at: '2026-11-01T00:00:00.000Z' }],
+    };
+    // a batch PostgreSQL refuses (a number that is not one) writes nothing, and the next batch goes in
+    const refused = await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities: [{ ...awkward, num_min: 'many' }] });
+    expect(refused.err).toBeDefined();
+    expect(await mesh.query('search', 'SELECT 1 FROM entities WHERE ext_key = $1', [awkward.ext_key])).toHaveLength(0);
+    expect((await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities: [awkward] })).err).toBeUndefined();
+    const [row] = await mesh.query('search', `SELECT ext_key, name, person_name, first_name, last_name, title, organization, location, country, email, phone,
+      details, facets, rank_score, sources, terms = strip(to_tsvector('simple', search_text)) || array_to_tsvector(ARRAY(SELECT 'F:' || f FROM unnest(facets) AS f)) AS terms_ok
+      FROM entities WHERE ext_key = $1`, [awkward.ext_key]);
+    const fffd = (s: string) => s.replace(/[\ud800-\udfff]/g, '\ufffd');
+    expect(row).toEqual({
+      ext_key: awkward.ext_key, name: awkward.name, person_name: '\\N', first_name: 'NULL', last_name: '', title: awkward.title,
+      organization: fffd(awkward.organization), location: fffd(awkward.location), country: null, email: null, phone: null,
+      details: { ...awkward.details, lone: 'x\ufffd' }, facets: awkward.facets.map(fffd), rank_score: 123, sources: awkward.sources, terms_ok: true,
+    });
+    expect(row.details.literal).toBe('\\ud800 is six characters');
+    // and it is found by its words and its facets
+    const hit = (await search(live.key, `lens=leads&q=zyxawk&filters[industry]=${encodeURIComponent('back\\slash')}`)).body;
+    expect(hit.data.map((h: any) => h.name)).toEqual([awkward.name]);
+    expect(hit.data[0].sources).toEqual(awkward.sources);
+  });
+
   it('ingest reads each provider file and re-runs update the same entities; search:seed --if-empty skips a filled index', async () => {
     const files: [string, string][] = [
       ['openalex', 'openalex-authors.json'], ['openalex', 'openalex-institutions.json'], ['orcid', 'orcid-record.json'],
