@@ -125,6 +125,8 @@ describe('sequences engine with two replicas', () => {
     // a later change reaches the waiting step too, and the one-day wait keeps running meanwhile
     expect((await mesh.request('PATCH', `/leads/${leadId}`, { key, body: { title: 'CEO' } })).status).toBe(200);
     await eventually('the snapshot follows crm', async () => (await mesh.query('sequences', `SELECT lead->>'title' AS title FROM enrollments WHERE sequence_id = $1`, [seq]))[0].title === 'CEO');
+    // the step after the email is the one-day wait, which the engine's next tick starts (step 2 -> 3)
+    await eventually('the wait step started', async () => (await row()).current_step === 3);
     const waiting = await row();
     expect(waiting.current_step).toBe(3);
     expect(new Date(waiting.next_send_at).getTime()).toBeGreaterThan(Date.now() + 3600_000);
