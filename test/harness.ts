@@ -2,12 +2,12 @@ import { ChildProcess, execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, NatsConnection } from '@nats-io/transport-node';
+import { connect, ConnectionOptions, NatsConnection, nkeyAuthenticator, nkeys } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { RequestContext, ServiceName } from '@app/contracts';
 import { askService, randomToken } from '@app/platform';
 import {
-  freePort, httpReady, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
+  freePort, httpReady, MESH_NATS_IDENTITY_DIR, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
 } from '../tools/mesh/processes';
 
 export const PG_SERVER_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -27,15 +27,19 @@ export interface RequestOptions {
 }
 
 /**
- * A real mesh for one test file: its own nats-server (JetStream in a temp dir), databases
- * under a unique prefix on the local PostgreSQL, and the chosen apps as child processes
- * built from dist/. Nothing is mocked.
+ * A real mesh for one test file: its own nats-server (JetStream in a temp dir, the mesh's NKEY
+ * identities and subject permissions, as `npm start` runs it), databases under a unique prefix
+ * on the local PostgreSQL, and the chosen apps as child processes built from dist/. Nothing is
+ * mocked. The admin CLI runs as the operator; the test's own NATS clients connect as a probe
+ * identity that may publish and subscribe anything (tests forge what a service would send).
  */
 export class TestMesh {
   readonly apps = new Map<ServiceName, RunningApp>();
   readonly logs = new Map<ServiceName, string[]>();
   private nats?: ChildProcess;
   private natsDir = '';
+  /** The probe identity's seed (test clients only; no app has it). */
+  private readonly probeSeed = nkeys.createUser().getSeed();
   private clients: NatsConnection[] = [];
 
   private constructor(
@@ -47,18 +51,23 @@ export class TestMesh {
   static async start(apps: ServiceName[], extraEnv: Record<string, string> = {}): Promise<TestMesh> {
     const natsPort = await freePort();
     const dbPrefix = `t_${randomToken(8).toLowerCase()}_`;
+    const natsDir = mkdtempSync(join(tmpdir(), 'mesh-nats-'));
+    const identityDir = join(natsDir, 'identities');
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       DATABASE_URL: PG_SERVER_URL,
       DB_PREFIX: dbPrefix,
       NATS_URL: `nats://127.0.0.1:${natsPort}`,
+      [MESH_NATS_IDENTITY_DIR]: identityDir,
+      NATS_NKEY_SEED_FILE: join(identityDir, 'operator.nk'),
       LOG_LEVEL: process.env.TEST_LOG_LEVEL || 'warn',
       ...extraEnv,
     };
     const mesh = new TestMesh(env, natsPort, dbPrefix);
-    mesh.natsDir = mkdtempSync(join(tmpdir(), 'mesh-nats-'));
-    mesh.nats = await startNatsServer(natsPort, mesh.natsDir);
+    mesh.natsDir = natsDir;
+    const probe = { publicKey: nkeys.fromSeed(mesh.probeSeed).getPublicKey(), permissions: { publish: ['>'], subscribe: ['>'] } };
+    mesh.nats = (await startNatsServer(natsPort, natsDir, { extraUsers: [probe] })).child;
     try {
       await Promise.all(apps.map((name) => mesh.startApp(name)));
     } catch (err) {
@@ -156,9 +165,14 @@ export class TestMesh {
     return { status: response.status, headers: response.headers, text, body: parsed as T };
   }
 
-  /** A NATS client on this mesh's server, closed with the mesh. */
+  /** Connection options of the probe identity (publishes and subscribes anything). */
+  probeOptions(): ConnectionOptions {
+    return { servers: this.natsUrl, authenticator: nkeyAuthenticator(this.probeSeed) };
+  }
+
+  /** A NATS client on this mesh's server as the probe identity, closed with the mesh. */
   async natsClient(): Promise<NatsConnection> {
-    const nc = await connect({ servers: this.natsUrl });
+    const nc = await connect(this.probeOptions());
     this.clients.push(nc);
     return nc;
   }

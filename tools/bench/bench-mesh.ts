@@ -1,11 +1,12 @@
-import { ChildProcess, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { ServiceName } from '@app/contracts';
 import { randomToken } from '@app/platform';
-import { findNatsServer, freePort, httpReady, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor } from '../mesh/processes';
+import { ConnectionOptions, nkeyAuthenticator, nkeys } from '@nats-io/transport-node';
+import { findNatsServer, freePort, httpReady, MESH_NATS_IDENTITY_DIR, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor } from '../mesh/processes';
 
 export const BENCH_PG = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -20,6 +21,8 @@ export interface BenchMesh {
   prefix: string;
   databaseUrl(service: ServiceName): string;
   admin(...args: string[]): any;
+  /** NATS connection options of the bench's probe identity. */
+  probeOptions: ConnectionOptions;
   close(): Promise<void>;
 }
 
@@ -27,13 +30,18 @@ export async function startBenchMesh(apps: ServiceName[], extraEnv: Record<strin
   if (!findNatsServer()) throw new Error('nats-server is needed for the benchmark');
   const natsPort = await freePort();
   const natsDir = mkdtempSync(join(tmpdir(), 'bench-nats-'));
-  const nats: ChildProcess = await startNatsServer(natsPort, natsDir);
+  // the bench's own clients (events published as a service would) connect as a probe identity
+  const probeSeed = nkeys.createUser().getSeed();
+  const probe = { publicKey: nkeys.fromSeed(probeSeed).getPublicKey(), permissions: { publish: ['>'], subscribe: ['>'] } };
+  const { child: nats, identities } = await startNatsServer(natsPort, natsDir, { extraUsers: [probe] });
   const prefix = `bench_${randomToken(6).toLowerCase()}_`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: BENCH_PG,
     DB_PREFIX: prefix,
     NATS_URL: `nats://127.0.0.1:${natsPort}`,
+    [MESH_NATS_IDENTITY_DIR]: identities.dir,
+    NATS_NKEY_SEED_FILE: identities.seedFile('operator'),
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: '1000000000',
     ...extraEnv,
@@ -68,6 +76,7 @@ export async function startBenchMesh(apps: ServiceName[], extraEnv: Record<strin
     env,
     apps: running,
     apiBase: `http://127.0.0.1:${running.get('gateway')?.port}/api/v1`,
+    probeOptions: { servers: env.NATS_URL, authenticator: nkeyAuthenticator(probeSeed) },
     natsPid: nats.pid as number,
     prefix,
     databaseUrl,

@@ -32,7 +32,7 @@ export async function runWebhooksBench(): Promise<void> {
     NODE_EXTRA_CA_CERTS: cert.caFile,
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
   });
-  const nc = await connect({ servers: mesh.env.NATS_URL });
+  const nc = await connect(mesh.probeOptions);
   const js = jetstream(nc);
   const pg = new Client({ connectionString: mesh.databaseUrl('webhooks') });
   await pg.connect();

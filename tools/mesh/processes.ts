@@ -1,9 +1,9 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { join } from 'node:path';
 import { SERVICE_NAMES, ServiceName } from '@app/contracts';
-import { DEFAULT_HTTP_PORTS } from '@app/platform';
+import { DEFAULT_HTTP_PORTS, ensureNatsIdentities, NatsIdentityFiles, natsServerConfig, NatsUser } from '@app/platform';
 
 /** The repository root, whether this runs from tools/ (tests) or dist/tools/ (built). */
 function findRoot(dir: string): string {
@@ -93,6 +93,13 @@ export const APP_NODE_FLAGS = ['--max-semi-space-size=32'];
  */
 export const APP_V8_FLAGS = ['--heap-growing-percent=200'];
 
+/**
+ * In the environment handed to spawnApp: the directory of the mesh's NATS identities (one seed
+ * file each, see ensureNatsIdentities). spawnApp gives each app its own seed file and never the
+ * directory, so no app can act as another.
+ */
+export const MESH_NATS_IDENTITY_DIR = 'MESH_NATS_IDENTITY_DIR';
+
 export function spawnApp(
   name: ServiceName,
   env: NodeJS.ProcessEnv,
@@ -101,9 +108,10 @@ export function spawnApp(
 ): RunningApp {
   // MESH_NODE_ARGS: extra node flags for every app (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a benchmark)
   const extra = (process.env.MESH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const { [MESH_NATS_IDENTITY_DIR]: identityDir, ...appEnv } = env;
   const child = spawn(process.execPath, ['--enable-source-maps', ...APP_NODE_FLAGS, ...APP_V8_FLAGS, ...extra, appEntry(name)], {
     cwd: ROOT,
-    env: { ...env, [portVariable(name)]: String(port) },
+    env: { ...appEnv, ...(identityDir ? { NATS_NKEY_SEED_FILE: join(identityDir, `${name}.nk`) } : {}), [portVariable(name)]: String(port) },
     stdio: ['ignore', typeof output === 'function' ? 'pipe' : output, typeof output === 'function' ? 'pipe' : output],
   });
   if (typeof output === 'function') {
@@ -141,10 +149,37 @@ export function findNatsServer(): string | null {
   return which.status === 0 && which.stdout.trim() ? which.stdout.trim() : null;
 }
 
-/** A NATS server with JetStream of our own, storing in `storeDir`. */
-export async function startNatsServer(port: number, storeDir: string, binary = findNatsServer()): Promise<ChildProcess> {
+export interface SecuredNats {
+  child: ChildProcess;
+  identities: NatsIdentityFiles;
+  /** The configuration file nats-server runs with (`<dir>/nats.conf`). */
+  configFile: string;
+}
+
+/**
+ * A nats-server of our own in `dir`: JetStream stored in `<dir>/jetstream`, every connection
+ * authenticated by the mesh's NKEY identities (made in `<dir>/identities` when missing) with the
+ * permissions of libs/contracts/src/nats-flows.ts; anonymous connections are refused.
+ * `extraUsers`: more users (the tests' probe).
+ */
+export async function startNatsServer(
+  port: number,
+  dir: string,
+  options: { extraUsers?: NatsUser[]; host?: string; binary?: string | null } = {},
+): Promise<SecuredNats> {
+  const binary = options.binary === undefined ? findNatsServer() : options.binary;
   if (!binary) throw new Error('nats-server not found: install it (Debian: apt-get install nats-server) or set NATS_SERVER_BIN');
-  const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
-  await waitFor(`nats-server on ${port}`, () => tcpAnswers('127.0.0.1', port), 10_000, 50);
-  return child;
+  const identities = ensureNatsIdentities(join(dir, 'identities'));
+  const configFile = join(dir, 'nats.conf');
+  const host = options.host ?? '127.0.0.1';
+  writeFileSync(
+    configFile,
+    natsServerConfig({ host, port, storeDir: join(dir, 'jetstream'), users: [...identities.users, ...(options.extraUsers ?? [])] }),
+    { mode: 0o600 },
+  );
+  const child = spawn(binary, ['-c', configFile], { stdio: 'ignore' });
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`nats-server exited with ${code} (config ${configFile})`))));
+  await Promise.race([waitFor(`nats-server on ${port}`, () => tcpAnswers(host, port), 10_000, 50), exited]);
+  exited.catch(() => undefined);
+  return { child, identities, configFile };
 }

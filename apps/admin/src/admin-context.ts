@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { NatsConnection } from '@nats-io/transport-node';
 import { Pool } from 'pg';
 import {
@@ -8,12 +10,23 @@ import { createPool, prepareDatabase } from '@app/platform/db';
 import { newId } from '@app/platform/ids';
 import { rootLogger } from '@app/platform/logger';
 import { connectNats } from '@app/platform/nats';
+import { LOCAL_NATS_IDENTITY_DIR, readNatsSettings } from '@app/platform/nats-auth';
 import { OutboxRelay } from '@app/platform/outbox-relay';
 import { askService, ReplyPacket } from '@app/platform/reply-mux';
 import { GATEWAY_MIGRATIONS } from '../../gateway/src/migrations';
 import { AdminError, WorkspacesAdmin } from '../../gateway/src/workspaces/workspaces.admin';
 
 const REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * The operator's NATS identity: NATS_NKEY_SEED_FILE or NATS_NKEY_SEED, else the one `npm start`
+ * made for this checkout (.data/nats/identities/operator.nk), so the CLI works beside it as is.
+ */
+function operatorNatsSettings() {
+  const local = join(process.cwd(), LOCAL_NATS_IDENTITY_DIR, 'operator.nk');
+  const env = !process.env.NATS_NKEY_SEED && !process.env.NATS_NKEY_SEED_FILE && existsSync(local) ? { ...process.env, NATS_NKEY_SEED_FILE: local } : process.env;
+  return readNatsSettings('operator', natsUrl(env), env);
+}
 
 /**
  * What every admin command works with: the gateway's database (workspaces, members, keys live
@@ -45,7 +58,7 @@ export class AdminContext {
   /** NATS when it answers within 1.5 s, else null: some commands can do without it. */
   nats(): Promise<NatsConnection | null> {
     this.nc ??= Promise.race([
-      connectNats(natsUrl(), 'admin-cli').catch(() => null),
+      connectNats(operatorNatsSettings(), 'admin-cli').catch(() => null),
       new Promise<null>((resolve) => setTimeout(() => resolve(null), 1500).unref()),
     ]);
     return this.nc;

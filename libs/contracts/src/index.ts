@@ -24,3 +24,4 @@ export * from './dto/sequence.dto';
 export * from './dto/date-time';
 export * from './dto/pagination.dto';
 export * from './dto/validators';
+export * from './nats-flows';

@@ -8,6 +8,7 @@ import { rootLogger } from './logger';
 import { PinoNestLogger } from './nest-logger';
 import { initTracing } from './tracing';
 import { CoalescingServerNats, NATS_CONNECTION_DEFAULTS } from './nats';
+import { natsConnectOptions } from './nats-auth';
 
 export interface ServiceBootOptions {
   config: ServiceConfig;
@@ -39,7 +40,7 @@ export async function startService(options: ServiceBootOptions): Promise<INestAp
   );
   if (options.microservice !== false) {
     app.connectMicroservice<MicroserviceOptions>(
-      { strategy: new CoalescingServerNats({ ...NATS_CONNECTION_DEFAULTS, servers: config.natsUrl, queue: config.service, name: `${config.service}-rpc` }) },
+      { strategy: new CoalescingServerNats({ ...NATS_CONNECTION_DEFAULTS, ...natsConnectOptions(config.nats, `${config.service}-rpc`), queue: config.service }) },
       { inheritAppConfig: true },
     );
   }

@@ -1,9 +1,13 @@
 import { ServiceName } from '@app/contracts';
+import { ConfigError } from './config-error';
+import { NatsConnectSettings, readNatsSettings } from './nats-auth';
 
 export interface ServiceConfig {
   service: ServiceName;
   databaseUrl: string;
   natsUrl: string;
+  /** This service's NATS identity, credentials and TLS (nats-auth.ts). */
+  nats: NatsConnectSettings;
   httpPort: number;
   httpHost: string;
   rpcTimeoutMs: number;
@@ -19,7 +23,7 @@ export const DEFAULT_HTTP_PORTS: Record<ServiceName, number> = {
   webhooks: 3105,
 };
 
-export class ConfigError extends Error {}
+export { ConfigError } from './config-error';
 
 /** An integer setting within [min, max]; unset or empty gives the fallback, anything else is a ConfigError. */
 export function envInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -69,6 +73,7 @@ export function loadServiceConfig(service: ServiceName, env: NodeJS.ProcessEnv =
     service,
     databaseUrl: databaseUrlFor(service, env),
     natsUrl: natsUrl(env),
+    nats: readNatsSettings(service, natsUrl(env), env),
     httpPort: envInt(env, portVar, DEFAULT_HTTP_PORTS[service], 0, 65535),
     httpHost: env.HTTP_HOST || '127.0.0.1',
     rpcTimeoutMs: envInt(env, 'RPC_TIMEOUT_MS', 10_000, 100, 120_000),

@@ -5,6 +5,7 @@ export * from './db';
 export * from './domain-error';
 export * from './pagination';
 export * from './nats';
+export * from './nats-auth';
 export * from './events';
 export * from './jetstream';
 export * from './outbox-relay';

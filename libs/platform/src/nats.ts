@@ -2,6 +2,7 @@ import { connect, NatsConnection } from '@nats-io/transport-node';
 import { NatsContext, ServerNats, WritePacket } from '@nestjs/microservices';
 import { isObservable } from 'rxjs';
 import { RpcRequest } from '@app/contracts';
+import { NatsConnectSettings, natsConnectOptions } from './nats-auth';
 import { observeRpc, outcomeOf } from './rpc-observer';
 import { RAW_JSON_HEADER, RAW_JSON_MARK } from './reply-mux';
 
@@ -17,8 +18,9 @@ const NO_MESSAGE_HANDLER = 'There is no matching message handler defined in the 
  */
 export const NATS_CONNECTION_DEFAULTS = { maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true } as const;
 
-export async function connectNats(url: string, name: string): Promise<NatsConnection> {
-  const nc = await connect({ ...NATS_CONNECTION_DEFAULTS, servers: url, name, waitOnFirstConnect: false });
+/** A connection of one identity (its seed, inbox prefix and TLS from NatsConnectSettings). */
+export async function connectNats(settings: NatsConnectSettings, name: string): Promise<NatsConnection> {
+  const nc = await connect({ ...NATS_CONNECTION_DEFAULTS, ...natsConnectOptions(settings, name), waitOnFirstConnect: false });
   return coalesceWrites(nc);
 }
 

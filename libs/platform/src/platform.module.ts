@@ -44,7 +44,7 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
     const providers: Provider[] = [
       { provide: SERVICE_CONFIG, useValue: { ...config, ...options } },
       { provide: PG_POOL, useFactory: () => createPool(config.databaseUrl) },
-      { provide: NATS_CONNECTION, useFactory: () => connectNats(config.natsUrl, config.service) },
+      { provide: NATS_CONNECTION, useFactory: () => connectNats(config.nats, config.service) },
       { provide: EVENT_CONSUMERS, useValue: options.consumers ?? [] },
     ];
     collectProcessMetrics(config.service);

@@ -11,8 +11,8 @@ describe('ReplyMux', () => {
 
   beforeAll(async () => {
     mesh = await TestMesh.start([]);
-    client = await connect({ servers: mesh.natsUrl });
-    server = await connect({ servers: mesh.natsUrl });
+    client = await connect(mesh.probeOptions());
+    server = await connect(mesh.probeOptions());
     // echoes the request upper-cased after the delay it names (ms); "never" is never answered
     server.subscribe('echo', {
       callback: (_err, msg) => {
@@ -59,7 +59,7 @@ describe('ReplyMux', () => {
   });
 
   it('fails the requests still waiting when the connection closes', async () => {
-    const own = await connect({ servers: mesh.natsUrl });
+    const own = await connect(mesh.probeOptions());
     const waiting = ReplyMux.of(own).request('echo', 'never', 10_000);
     await own.close();
     await expect(waiting).rejects.toThrow(/connection closed/);
@@ -70,7 +70,7 @@ describe('ReplyMux', () => {
     // a request sent the moment it reports started found no subscriber ("no responders")
     for (let round = 0; round < 5; round++) {
       const subject = `started.check.${round}`;
-      const service = new CoalescingServerNats({ servers: mesh.natsUrl, queue: 'started-check' });
+      const service = new CoalescingServerNats({ ...mesh.probeOptions(), queue: 'started-check' });
       service.addHandler(subject, async (data: unknown) => ({ echoed: data }), false);
       try {
         const answer = await new Promise<unknown>((resolve, reject) => {

@@ -49,13 +49,15 @@ export class ReplyMux {
     return mux;
   }
 
-  private readonly prefix = `${createInbox()}.`;
+  /** Under the connection's own inbox prefix: with NATS permissions, only this identity reads it. */
+  private readonly prefix: string;
   private readonly pending = new Map<string, Pending>();
   private readonly sub: Subscription;
   private readonly sweeper: NodeJS.Timeout;
   private seq = 0;
 
   constructor(private readonly nc: NatsConnection) {
+    this.prefix = `${createInbox((nc as unknown as { options?: { inboxPrefix?: string } }).options?.inboxPrefix)}.`;
     this.sub = nc.subscribe(`${this.prefix}*`, { callback: (err, msg) => (err ? undefined : this.settle(msg)) });
     this.sweeper = setInterval(() => this.expire(), SWEEP_MS);
     this.sweeper.unref();

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { NatsRecordBuilder } from '@nestjs/microservices';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { isDomainErrorPayload, RequestContext, RpcRequest } from '@app/contracts';
-import { endSpan, histogram, injectTraceContext, MuxClientNats, RawJson, rootLogger, SERVICE_CONFIG, SpanKind, startSpan } from '@app/platform';
+import { endSpan, histogram, injectTraceContext, MuxClientNats, natsConnectOptions, RawJson, rootLogger, SERVICE_CONFIG, SpanKind, startSpan } from '@app/platform';
 import { GatewayConfig } from '../config';
 import { ApiError } from '../http/api-error';
 import { requestSpans } from '../http/request-span';
@@ -21,7 +21,7 @@ export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown 
 
   constructor(@Inject(SERVICE_CONFIG) config: GatewayConfig) {
     this.client = new MuxClientNats(
-      { servers: config.natsUrl, name: 'gateway-rpc' },
+      natsConnectOptions(config.nats, 'gateway-rpc'),
       config.rpcTimeoutMs,
     );
   }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { Client, Pool } from 'pg';
+import { NATS_BROADCASTS } from '@app/contracts';
 import { counter, histogram, NATS_CONNECTION, PG_POOL, randomToken, rootLogger, SERVICE_CONFIG, ServiceConfig, withTransaction } from '@app/platform';
 import { decryptSecret } from '../secrets';
 import { signatureHeader } from '../signature';
@@ -24,7 +25,7 @@ export const DELIVERIES_CHANNEL = 'webhook_deliveries';
 const DELETED_MEMORY_MS = 60_000;
 
 /** Broadcast to every replica: abort attempts in flight to a deleted endpoint. */
-export const ENDPOINT_DELETED_SUBJECT = 'webhooks.endpoint.deleted';
+export const ENDPOINT_DELETED_SUBJECT = NATS_BROADCASTS.webhookEndpointDeleted;
 
 export interface Claimed {
   id: string;

@@ -1,0 +1,66 @@
+import { EVENT, EventType } from './events';
+import { KEYS_CHANGED_SUBJECT, SERVICE_NAMES, ServiceName, SUBJECTS } from './subjects';
+
+/**
+ * Who may say what on the bus. Every NATS connection has an identity of its own (a service, or
+ * the operator: the admin CLI and the tests' probe), and nats-server's permissions, generated
+ * from this file (libs/platform/src/nats-auth.ts), allow exactly these flows: a service
+ * subscribes to its own request subjects only and answers through `allow_responses`; it asks
+ * only the peers listed here; it publishes only the events it owns; it reads the event stream
+ * through its own durable consumers only. The tenant context a request carries can therefore
+ * only come from the gateway or the operator. A unit test keeps these lists equal to what the
+ * code of each app uses.
+ */
+export const NATS_IDENTITIES = [...SERVICE_NAMES, 'operator'] as const;
+export type NatsIdentity = (typeof NATS_IDENTITIES)[number];
+
+const { crm, sequences, billing, search, webhooks } = SUBJECTS;
+
+/** The request subjects each identity may publish (ask). The operator may ask every service. */
+export const NATS_CALLS: Record<ServiceName, readonly string[]> = {
+  gateway: [
+    crm.leadsList, crm.leadsCreate, crm.leadsGet, crm.leadsUpdate, crm.leadsDelete, crm.leadsMoveStage,
+    crm.companiesList, crm.companiesGet, crm.pipelinesList, crm.tasksList, crm.tasksCreate, crm.tasksUpdate,
+    crm.exportsCreate, crm.exportsGet, crm.exportsFile,
+    sequences.list, sequences.get, sequences.enrollmentsCreate, sequences.enrollmentsDelete,
+    sequences.suppressionsList, sequences.suppressionsCreate, sequences.unsubscribe, sequences.optoutRequest,
+    sequences.optoutConfirm,
+    billing.creditsBalance,
+    search.query, search.revealsCreate,
+    webhooks.endpointsList, webhooks.endpointsCreate, webhooks.endpointsDelete,
+  ],
+  search: [billing.creditsConsume, billing.creditsRefund, crm.leadsUpsertFromReveal],
+  sequences: [crm.leadsGetMany, crm.leadsMarkEmailInvalid, crm.leadsWorkspacesByEmail],
+  crm: [],
+  billing: [],
+  webhooks: [],
+};
+
+/** The domain events each service owns and publishes (through its outbox relay). */
+export const NATS_EVENT_OWNERS: Record<ServiceName, readonly EventType[]> = {
+  gateway: [EVENT.workspaceCreated],
+  search: [EVENT.revealCompleted],
+  crm: [EVENT.leadCreated, EVENT.leadUpdated, EVENT.leadStageChanged, EVENT.leadDeleted],
+  sequences: [EVENT.emailSent, EVENT.emailReplied, EVENT.emailBounced, EVENT.sequenceCompleted, EVENT.unsubscribeCreated],
+  billing: [EVENT.creditsLow],
+  webhooks: [],
+};
+
+/** The durable consumers of the EVENTS stream each service reads through. */
+export const NATS_DURABLES: Record<ServiceName, readonly string[]> = {
+  gateway: [],
+  search: [],
+  crm: ['crm'],
+  sequences: ['sequences-lead-updated', 'sequences-lead-deleted'],
+  billing: ['billing'],
+  webhooks: ['webhooks-dispatcher'],
+};
+
+/**
+ * Broadcasts (no queue group): the operator announces key changes to every gateway replica; a
+ * webhooks replica tells the others an endpoint was deleted.
+ */
+export const NATS_BROADCASTS = { keysChanged: KEYS_CHANGED_SUBJECT, webhookEndpointDeleted: 'webhooks.endpoint.deleted' } as const;
+
+/** The inbox prefix of an identity: its replies can be read by it alone. */
+export const natsInboxPrefix = (identity: NatsIdentity): string => `_INBOX_${identity}`;

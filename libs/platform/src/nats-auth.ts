@@ -1,0 +1,209 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConnectionOptions, nkeyAuthenticator, nkeys, TlsOptions } from '@nats-io/transport-node';
+import {
+  EVENTS_STREAM, eventSubject, NATS_BROADCASTS, NATS_CALLS, NATS_DURABLES, NATS_EVENT_OWNERS, NATS_IDENTITIES, natsInboxPrefix,
+  NatsIdentity, SERVICE_NAMES, ServiceName,
+} from '@app/contracts';
+import { ConfigError } from './config-error';
+
+/** What a connection of one identity needs to reach the bus: where, as whom, over what. */
+export interface NatsConnectSettings {
+  url: string;
+  identity: NatsIdentity;
+  /** The identity's NKEY seed (`SU…`); absent on a development bus without authentication. */
+  seed?: string;
+  tls?: TlsOptions & { servername?: string };
+}
+
+/**
+ * The NATS settings of one identity, read once: `NATS_NKEY_SEED_FILE` (a file holding the
+ * identity's NKEY seed, as a Kubernetes Secret mounts it) or `NATS_NKEY_SEED` (the seed itself);
+ * `NATS_TLS_CA_FILE`, `NATS_TLS_CERT_FILE`, `NATS_TLS_KEY_FILE`, `NATS_TLS_SERVER_NAME` for TLS.
+ * With `NODE_ENV=production` a missing seed refuses to start: the bus is never open in production.
+ */
+export function readNatsSettings(identity: NatsIdentity, url: string, env: NodeJS.ProcessEnv = process.env): NatsConnectSettings {
+  let seed = env.NATS_NKEY_SEED?.trim() || undefined;
+  const seedFile = env.NATS_NKEY_SEED_FILE;
+  if (!seed && seedFile) {
+    try {
+      seed = readFileSync(seedFile, 'utf8').trim();
+    } catch (err) {
+      throw new ConfigError(`NATS_NKEY_SEED_FILE cannot be read (${seedFile}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  }
+  if (seed) {
+    try {
+      nkeys.fromSeed(new TextEncoder().encode(seed));
+    } catch {
+      throw new ConfigError(`${env.NATS_NKEY_SEED ? 'NATS_NKEY_SEED' : 'NATS_NKEY_SEED_FILE'} does not hold an NKEY user seed (SU…)`);
+    }
+  } else if (env.NODE_ENV === 'production') {
+    throw new ConfigError(`NATS_NKEY_SEED_FILE or NATS_NKEY_SEED is required when NODE_ENV=production (the ${identity} identity's NKEY seed)`);
+  }
+  const tls = readTls(env);
+  return { url, identity, seed, ...(tls ? { tls } : {}) };
+}
+
+function readTls(env: NodeJS.ProcessEnv): NatsConnectSettings['tls'] | undefined {
+  const { NATS_TLS_CA_FILE: caFile, NATS_TLS_CERT_FILE: certFile, NATS_TLS_KEY_FILE: keyFile, NATS_TLS_SERVER_NAME: servername } = env;
+  if (!caFile && !certFile && !keyFile && !servername) return undefined;
+  if (Boolean(certFile) !== Boolean(keyFile)) throw new ConfigError('NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE go together (a client certificate and its key)');
+  for (const [name, file] of [['NATS_TLS_CA_FILE', caFile], ['NATS_TLS_CERT_FILE', certFile], ['NATS_TLS_KEY_FILE', keyFile]] as const) {
+    if (file && !existsSync(file)) throw new ConfigError(`${name} names a file that does not exist: ${file}`);
+  }
+  return {
+    ...(caFile ? { ca: readFileSync(caFile, 'utf8') } : {}),
+    ...(certFile ? { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile as string, 'utf8') } : {}),
+    ...(servername ? { servername } : {}),
+  };
+}
+
+/** Options for `connect()` (nats.js or Nest's NATS transport) of an identity. */
+export function natsConnectOptions(settings: NatsConnectSettings, name: string): ConnectionOptions {
+  return {
+    servers: settings.url,
+    name,
+    inboxPrefix: natsInboxPrefix(settings.identity),
+    ...(settings.seed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(settings.seed)) } : {}),
+    ...(settings.tls ? { tls: settings.tls } : {}),
+  };
+}
+
+export interface NatsPermissions {
+  publish: string[];
+  subscribe: string[];
+}
+
+const JS_API = '$JS.API';
+
+/** JetStream API subjects a service needs for the EVENTS stream and its own durable consumers. */
+function jetstreamGrants(durables: readonly string[]): string[] {
+  return [
+    `${JS_API}.INFO`,
+    `${JS_API}.STREAM.INFO.${EVENTS_STREAM}`,
+    `${JS_API}.STREAM.CREATE.${EVENTS_STREAM}`,
+    ...durables.flatMap((durable) => [
+      `${JS_API}.CONSUMER.INFO.${EVENTS_STREAM}.${durable}`,
+      `${JS_API}.CONSUMER.CREATE.${EVENTS_STREAM}.${durable}`,
+      `${JS_API}.CONSUMER.CREATE.${EVENTS_STREAM}.${durable}.>`,
+      `${JS_API}.CONSUMER.DURABLE.CREATE.${EVENTS_STREAM}.${durable}`,
+      `${JS_API}.CONSUMER.MSG.NEXT.${EVENTS_STREAM}.${durable}`,
+      `$JS.ACK.${EVENTS_STREAM}.${durable}.>`,
+    ]),
+  ];
+}
+
+/**
+ * The permissions of an identity, from libs/contracts/src/nats-flows.ts. A service subscribes to
+ * its own request subjects and its own inbox; it publishes the requests it makes, its own events
+ * and the JetStream API calls of its own consumers; replies go through `allow_responses`. The
+ * operator (admin CLI) asks every service, announces key changes, publishes the gateway's events
+ * (the CLI relays the gateway's outbox) and manages the stream (dead letters).
+ */
+export function permissionsFor(identity: NatsIdentity): NatsPermissions {
+  if (identity === 'operator') {
+    return {
+      publish: [
+        ...SERVICE_NAMES.filter((s) => s !== 'gateway').map((s) => `${s}.>`),
+        NATS_BROADCASTS.keysChanged,
+        ...NATS_EVENT_OWNERS.gateway.map(eventSubject),
+        `${JS_API}.>`,
+        `$JS.ACK.${EVENTS_STREAM}.>`,
+      ],
+      subscribe: [`${natsInboxPrefix(identity)}.>`],
+    };
+  }
+  const service: ServiceName = identity;
+  const broadcasts = service === 'webhooks' ? [NATS_BROADCASTS.webhookEndpointDeleted] : [];
+  return {
+    publish: [
+      ...NATS_CALLS[service],
+      ...broadcasts,
+      ...NATS_EVENT_OWNERS[service].map(eventSubject),
+      ...jetstreamGrants(NATS_DURABLES[service]),
+    ],
+    subscribe: [
+      ...(service === 'gateway' ? [NATS_BROADCASTS.keysChanged] : [`${service}.>`]),
+      `${natsInboxPrefix(identity)}.>`,
+    ],
+  };
+}
+
+export interface NatsUser {
+  publicKey: string;
+  permissions: NatsPermissions;
+}
+
+export interface NatsServerConfigOptions {
+  host: string;
+  port: number;
+  storeDir: string;
+  users: NatsUser[];
+  tls?: { certFile: string; keyFile: string; caFile?: string; verify?: boolean };
+}
+
+/**
+ * nats-server's configuration: JetStream, and NKEY users with subject permissions; anonymous
+ * connections are refused (no `no_auth_user`). `npm start`, the tests and the Kubernetes example
+ * (k8s/examples/nats) use this same generator.
+ */
+export function natsServerConfig(options: NatsServerConfigOptions): string {
+  const list = (items: string[]) => `[${items.map((s) => JSON.stringify(s)).join(', ')}]`;
+  const users = options.users.map(
+    (user) =>
+      `    { nkey: ${JSON.stringify(user.publicKey)}, permissions: { publish: { allow: ${list(user.permissions.publish)} }, ` +
+      `subscribe: { allow: ${list(user.permissions.subscribe)} }, allow_responses: true } }`,
+  );
+  const tls = options.tls
+    ? [
+        'tls {',
+        `  cert_file: ${JSON.stringify(options.tls.certFile)}`,
+        `  key_file: ${JSON.stringify(options.tls.keyFile)}`,
+        ...(options.tls.caFile ? [`  ca_file: ${JSON.stringify(options.tls.caFile)}`] : []),
+        ...(options.tls.verify ? ['  verify: true'] : []),
+        '}',
+      ]
+    : [];
+  return [
+    `host: ${JSON.stringify(options.host)}`,
+    `port: ${options.port}`,
+    `jetstream { store_dir: ${JSON.stringify(options.storeDir)} }`,
+    ...tls,
+    'authorization {',
+    '  users = [',
+    users.join(',\n'),
+    '  ]',
+    '}',
+    '',
+  ].join('\n');
+}
+
+/** Where `npm start` keeps this checkout's identities (relative to the repository root). */
+export const LOCAL_NATS_IDENTITY_DIR = '.data/nats/identities';
+
+export interface NatsIdentityFiles {
+  dir: string;
+  /** Seed file of each identity (`<dir>/<identity>.nk`, mode 0600). */
+  seedFile(identity: NatsIdentity): string;
+  users: NatsUser[];
+}
+
+/**
+ * The mesh's identities in a directory: one NKEY seed per identity, made once and kept (a restart
+ * of `npm start` keeps its identities), and the nats-server users they stand for.
+ */
+export function ensureNatsIdentities(dir: string): NatsIdentityFiles {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const seedFile = (identity: NatsIdentity) => join(dir, `${identity}.nk`);
+  const users = NATS_IDENTITIES.map((identity) => {
+    const file = seedFile(identity);
+    if (!existsSync(file)) {
+      writeFileSync(file, `${new TextDecoder().decode(nkeys.createUser().getSeed())}\n`, { mode: 0o600 });
+    }
+    chmodSync(file, 0o600);
+    const pair = nkeys.fromSeed(new TextEncoder().encode(readFileSync(file, 'utf8').trim()));
+    return { publicKey: pair.getPublicKey(), permissions: permissionsFor(identity) };
+  });
+  return { dir, seedFile, users };
+}
