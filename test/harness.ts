@@ -1,10 +1,10 @@
 import { ChildProcess, execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, ConnectionOptions, NatsConnection, nkeyAuthenticator, nkeys } from '@nats-io/transport-node';
 import { Client } from 'pg';
-import { RequestContext, ServiceName } from '@app/contracts';
+import { natsInboxPrefix, NatsIdentity, RequestContext, ServiceName } from '@app/contracts';
 import { askService, randomToken } from '@app/platform';
 import {
   freePort, httpReady, MESH_NATS_IDENTITY_DIR, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
@@ -163,6 +163,12 @@ export class TestMesh {
       parsed = undefined;
     }
     return { status: response.status, headers: response.headers, text, body: parsed as T };
+  }
+
+  /** Connection options of one of the mesh's own identities (a service's, or the operator's). */
+  identityOptions(identity: NatsIdentity): ConnectionOptions {
+    const seed = readFileSync(join(this.natsDir, 'identities', `${identity}.nk`), 'utf8').trim();
+    return { servers: this.natsUrl, authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)), inboxPrefix: natsInboxPrefix(identity) };
   }
 
   /** Connection options of the probe identity (publishes and subscribes anything). */

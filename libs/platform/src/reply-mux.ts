@@ -1,4 +1,4 @@
-import { createInbox, Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { createInbox, Msg, MsgHdrs, NatsConnection, PermissionViolationError, Subscription } from '@nats-io/transport-node';
 import { RpcRequest } from '@app/contracts';
 import { randomToken } from './ids';
 
@@ -64,6 +64,24 @@ export class ReplyMux {
     nc.closed()
       .then(() => this.close())
       .catch(() => this.close());
+    void this.watchPermissions();
+  }
+
+  /**
+   * A request this identity may not publish (nats-server's permissions, nats-auth.ts) fails at
+   * once with the server's PermissionViolationError instead of waiting out its deadline: the
+   * server tells the connection, asynchronously, which subject it refused.
+   */
+  private async watchPermissions(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      const error = status.type === 'error' ? status.error : undefined;
+      if (!(error instanceof PermissionViolationError) || error.operation !== 'publish') continue;
+      for (const [token, waiting] of this.pending) {
+        if (waiting.subject !== error.subject) continue;
+        this.pending.delete(token);
+        waiting.reject(error);
+      }
+    }
   }
 
   request(subject: string, data: Uint8Array | string, timeoutMs: number, headers?: MsgHdrs): Promise<Msg> {
