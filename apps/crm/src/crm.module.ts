@@ -8,6 +8,9 @@ import { LeadsController } from './leads/leads.controller';
 import { LeadsRepository } from './leads/leads.repository';
 import { LeadsService } from './leads/leads.service';
 import { RevealLeadsController, RevealLeadsService } from './leads/reveal-leads.controller';
+import { ListsController } from './lists/lists.controller';
+import { ListsRepository } from './lists/lists.repository';
+import { ListsService } from './lists/lists.service';
 import { NotesController } from './notes/notes.controller';
 import { NotesRepository } from './notes/notes.repository';
 import { NotesService } from './notes/notes.service';
@@ -24,8 +27,8 @@ export class CrmModule {
     return {
       module: CrmModule,
       imports: [PlatformModule.forService(config, { consumers: [workspaceCreatedConsumer] }), ExportsModule],
-      controllers: [LeadsController, LeadsBatchController, CompaniesController, PipelinesController, TasksController, NotesController, RevealLeadsController],
-      providers: [LeadsService, LeadsRepository, CompaniesRepository, PipelinesRepository, TasksService, TasksRepository, NotesService, NotesRepository, RevealLeadsService],
+      controllers: [LeadsController, LeadsBatchController, CompaniesController, PipelinesController, TasksController, NotesController, ListsController, RevealLeadsController],
+      providers: [LeadsService, LeadsRepository, CompaniesRepository, PipelinesRepository, TasksService, TasksRepository, NotesService, NotesRepository, ListsService, ListsRepository, RevealLeadsService],
     };
   }
 }
