@@ -63,7 +63,7 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
       organization: company, location: `${city}, ${country}`, country, domain, email: hasEmail ? `${slug(first)}.${slug(last)}@${domain}` : null, phone,
       details: { industry, size, company_domain: domain },
       facets: [facet('industry', industry), facet('country', country), facet('size', size)],
-      rank_score: rank, search_text: `${industry} ${title}`,
+      rank_score: rank,
       sources: [src('name', `${first} ${last}`, 'crawler', url), src('organization', company, 'crawler', url), src('title', title, 'crawler', url)],
     };
   }
@@ -84,7 +84,7 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
       organization: fund, location: `${city}, ${country}`, country, domain, email: hasEmail ? `${slug(first)}@${domain}` : null, phone,
       details: { stages, sectors, check_size_usd: { min, max }, last_filing_at: filed, type, state },
       facets: [...stages.map((s) => facet('stage', s)), ...sectors.map((s) => facet('sector', s)), facet('type', type), facet('state', state)],
-      num_min: min, num_max: max, rank_score: rank, search_text: `${sectors.join(' ')} ${type}`,
+      num_min: min, num_max: max, rank_score: rank, search_text: type,
       sources: [src('name', fund, 'sec_edgar', url), src('person_name', `${first} ${last}`, 'sec_edgar', url), src('check_size_usd', `${min}-${max}`, 'sec_edgar', url)],
     };
   }
@@ -101,7 +101,7 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
       organization: institution, location: `${city}, ${country}`, country, domain, email: hasEmail ? `${slug(first)}.${slug(last)}@${domain}` : null, phone: null,
       details: { topics, works_count: works, orcid, institution, region, last_active_year: lastYear },
       facets: [facet('region', region), facet('country', country), facet('institution', institution)],
-      num_min: works, num_max: lastYear, rank_score: rank, search_text: topics.join(' '),
+      num_min: works, num_max: lastYear, rank_score: rank,
       sources: [src('name', `${first} ${last}`, 'orcid', url), src('organization', institution, 'openalex', `https://openalex.org/A${5000000000 + n}`)],
     };
   }
@@ -120,7 +120,7 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
     email: hasEmail ? `${slug(first)}.${slug(last)}@${slug(agency)}.gov${DEMO_TLD}` : null, phone,
     details: { agency, program, mechanism, amount, deadline, opportunity_number: `${agency}-${26000 + n}` },
     facets: [facet('agency', agency), facet('program', program), facet('mechanism', mechanism)],
-    num_min: amount, num_max: deadlineDay, rank_score: rank, search_text: `${agency} ${program} ${mechanism} ${topic}`,
+    num_min: amount, num_max: deadlineDay, rank_score: rank, search_text: topic,
     sources: [src('name', title, 'grants_gov', url), src('agency', agency, 'grants_gov', url)],
   };
 }
