@@ -42,6 +42,9 @@ describe('demo mail sandbox', () => {
   it('reveals of demo entities come back revealed (valid, catch_all) or no_contact_found, as the sandbox has their mail', async () => {
     const { mailboxes, catchAll, noMail } = sandbox.directory;
     const seen = new Map<string, number>();
+    // search's verifier keeps a result per address: an address asked before is not asked again
+    const asked = new Set<string>();
+    let checkedConversations = 0;
     for (const lens of LENSES) {
       const page = await mesh.request('GET', `/search?lens=${lens}`, { key });
       expect(page.status).toBe(200);
@@ -53,24 +56,28 @@ describe('demo mail sandbox', () => {
         const candidates: string[] = entity.email ? [entity.email] : candidateAddresses(entity.first_name, entity.last_name, entity.domain);
         const found = noMail.has(entity.domain) ? undefined : candidates.find((address) => catchAll.has(entity.domain) || mailboxes.has(address));
         const rcptsBefore = sandbox.rcpts.length;
+        const fresh = candidates.every((address) => !asked.has(address));
+        candidates.forEach((address) => asked.add(address));
+        if (fresh) checkedConversations++;
         const res = await mesh.request('POST', '/reveals', { key, body: { entity_id: hit.entity_id } });
         expect(res.status).toBe(201);
         if (found) {
           const status = catchAll.has(entity.domain) ? 'catch_all' : 'valid';
           expect(res.body).toMatchObject({ status: 'revealed', email: found, email_status: status, credits_charged: 1, lead_id: expect.stringMatching(/^lead_/) });
           // the verifier held the SMTP conversation: RCPT for the address, then for a random one at the domain
-          expect(sandbox.rcpts.slice(rcptsBefore)).toEqual(expect.arrayContaining([found, expect.stringMatching(new RegExp(`-probe@${entity.domain.replace(/\./g, '\\.')}$`))]));
+          if (fresh) expect(sandbox.rcpts.slice(rcptsBefore)).toEqual(expect.arrayContaining([found, expect.stringMatching(new RegExp(`-probe@${entity.domain.replace(/\./g, '\\.')}$`))]));
           seen.set(status, (seen.get(status) ?? 0) + 1);
         } else {
           expect(res.body).toMatchObject({ status: 'no_contact_found', email: null, credits_charged: 0, lead_id: null });
           // a domain without mail is never reached; a missing mailbox is refused by the server
           if (noMail.has(entity.domain)) expect(sandbox.rcpts.length).toBe(rcptsBefore);
-          else expect(sandbox.rcpts.slice(rcptsBefore)).toEqual(candidates);
+          else if (fresh) expect(sandbox.rcpts.slice(rcptsBefore)).toEqual(candidates);
           seen.set('no_contact_found', (seen.get('no_contact_found') ?? 0) + 1);
         }
       }
     }
     expect([...seen.keys()].sort()).toEqual(['catch_all', 'no_contact_found', 'valid']);
+    expect(checkedConversations).toBeGreaterThan(30);
   });
 
   it('answers for the demo domains only: a real domain is refused, never said to have no mail', async () => {
