@@ -208,6 +208,8 @@ describe('sequences end to end', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  const replied: { sequenceId?: string; leadId?: string } = {};
+
   it('a reply stops the enrollment (email.replied); an out-of-office does not', async () => {
     const s2 = await mesh.admin('sequence:create', '--workspace', ws, '--file', file('long.json', {
       name: 'Long', mailbox_ids: [mailboxId], steps: [
@@ -255,6 +257,7 @@ describe('sequences end to end', () => {
     expect(sups.body.data).toEqual([expect.objectContaining({ type: 'email', value: 'bo@target.test', reason: 'bounce', scope: 'workspace' })]);
     const stats = (await mesh.request('GET', `/sequences/${s2.id}`, { key })).body.stats;
     expect(stats).toEqual({ enrolled: 2, active: 0, sent: 2, replied: 1, bounced: 1, unsubscribed: 0 });
+    Object.assign(replied, { sequenceId: s2.id, leadId: replier });
   });
 
   it('DELETE enrollment: stopped/removed, next_send_at null; 404s', async () => {
@@ -266,6 +269,29 @@ describe('sequences end to end', () => {
     expect(res.body).toMatchObject({ object: 'enrollment', lead_id: l, status: 'stopped', stop_reason: 'removed', next_send_at: null, stopped_at: expect.any(String) });
     expectApiError(await mesh.request('DELETE', `/sequences/${s3.id}/enrollments/${UNKNOWN_LEAD}`, { key }), 404, 'not_found');
     expectApiError(await mesh.request('DELETE', `/sequences/${UNKNOWN_SEQUENCE}/enrollments/${l}`, { key }), 404, 'not_found');
+  });
+
+  it('DELETE of an enrollment that had completed or stopped answers stopped/removed too; its messages and the stats keep its history', async () => {
+    expect(await enrollment(leads.ok)).toMatchObject({ status: 'completed', stop_reason: null });
+    const completed = await mesh.request('DELETE', `/sequences/${sequenceId}/enrollments/${leads.ok}`, { key });
+    expect(completed.status).toBe(200);
+    expect(completed.body).toMatchObject({ object: 'enrollment', lead_id: leads.ok, status: 'stopped', stop_reason: 'removed', next_send_at: null, stopped_at: expect.any(String) });
+    expect(await mesh.query('sequences', `SELECT direction, status FROM email_messages WHERE sequence_id = $1 AND lead_id = $2 ORDER BY created_at`, [sequenceId, leads.ok]))
+      .toEqual([{ direction: 'outbound', status: 'sent' }, { direction: 'outbound', status: 'sent' }]);
+
+    const { sequenceId: s2, leadId: rita } = replied;
+    const before = (await mesh.request('GET', `/sequences/${s2}`, { key })).body.stats;
+    expect(await enrollment(rita!, s2)).toMatchObject({ status: 'stopped', stop_reason: 'replied' });
+    const stopped = await mesh.request('DELETE', `/sequences/${s2}/enrollments/${rita}`, { key });
+    expect(stopped.status).toBe(200);
+    expect(stopped.body).toMatchObject({ object: 'enrollment', lead_id: rita, status: 'stopped', stop_reason: 'removed', next_send_at: null, stopped_at: expect.any(String) });
+    expect((await mesh.request('GET', `/sequences/${s2}`, { key })).body.stats).toEqual(before);
+    expect(await mesh.query('sequences', `SELECT direction FROM email_messages WHERE sequence_id = $1 AND lead_id = $2 ORDER BY created_at`, [s2, rita]))
+      .toEqual([{ direction: 'outbound' }, { direction: 'inbound' }]);
+
+    const again = await mesh.request('DELETE', `/sequences/${s2}/enrollments/${rita}`, { key });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(stopped.body);
   });
 
   it('suppressions: exactly one of email/domain; domain stops active enrollments at once; unsubscribe.created; list filters and global entries', async () => {
