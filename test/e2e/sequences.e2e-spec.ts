@@ -209,7 +209,7 @@ describe('sequences end to end', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  const replied: { sequenceId?: string; leadId?: string } = {};
+  const repliedLead: { sequenceId?: string; leadId?: string } = {};
 
   it('a reply stops the enrollment (email.replied); an out-of-office does not', async () => {
     const s2 = await mesh.admin('sequence:create', '--workspace', ws, '--file', file('long.json', {
@@ -258,7 +258,7 @@ describe('sequences end to end', () => {
     expect(sups.body.data).toEqual([expect.objectContaining({ type: 'email', value: 'bo@target.test', reason: 'bounce', scope: 'workspace' })]);
     const stats = (await mesh.request('GET', `/sequences/${s2.id}`, { key })).body.stats;
     expect(stats).toEqual({ enrolled: 2, active: 0, sent: 2, replied: 1, bounced: 1, unsubscribed: 0 });
-    Object.assign(replied, { sequenceId: s2.id, leadId: replier });
+    Object.assign(repliedLead, { sequenceId: s2.id, leadId: replier });
   });
 
   it('DELETE enrollment: stopped/removed, next_send_at null; 404s', async () => {
@@ -280,7 +280,7 @@ describe('sequences end to end', () => {
     expect(await mesh.query('sequences', `SELECT direction, status FROM email_messages WHERE sequence_id = $1 AND lead_id = $2 ORDER BY created_at`, [sequenceId, leads.ok]))
       .toEqual([{ direction: 'outbound', status: 'sent' }, { direction: 'outbound', status: 'sent' }]);
 
-    const { sequenceId: s2, leadId: rita } = replied;
+    const { sequenceId: s2, leadId: rita } = repliedLead;
     const before = (await mesh.request('GET', `/sequences/${s2}`, { key })).body.stats;
     expect(await enrollment(rita!, s2)).toMatchObject({ status: 'stopped', stop_reason: 'replied' });
     const stopped = await mesh.request('DELETE', `/sequences/${s2}/enrollments/${rita}`, { key });
