@@ -31,8 +31,6 @@ export const SUBJECTS = {
     leadsUpsertFromReveal: 'crm.leads.upsertFromReveal',
     /** Internal: contact fields of many leads in one request (sequences enrolling a batch). */
     leadsGetMany: 'crm.leads.getMany',
-    /** Internal: a hard bounce makes the lead's email `invalid` (sequences). */
-    leadsMarkEmailInvalid: 'crm.leads.markEmailInvalid',
     /** Internal (the opt-out portal, sequences): the workspaces that have a lead with this address. */
     leadsWorkspacesByEmail: 'crm.leads.workspacesByEmail',
   },
