@@ -239,7 +239,7 @@ describe('exports end to end', () => {
       expect(csvObjects(file.text)[0].stage).toBe('Won, finally');
     });
 
-    it('a list_id names no list yet: the export completes with no rows (header only)', async () => {
+    it('a list_id naming no list: the export completes with no rows (header only); lists themselves: lists.e2e-spec.ts', async () => {
       const res = await createExport(mesh, key, { format: 'csv', filter: { list_id: 'list_unknown' } });
       const done = await waitForExport(mesh, key, res.body.id);
       expect(done.row_count).toBe(0);

@@ -1,6 +1,7 @@
 import { SUBJECTS } from '@app/contracts';
 import { TestMesh } from '../harness';
-import { MAIL_ZONE, startDns, startSmtp } from '../support/mail-peers';
+import { startDns, startSmtp } from '../../tools/mesh/mail-peers';
+import { MAIL_ZONE } from '../support/mail-zone';
 import { waitFor } from '../../tools/mesh/processes';
 import { expectApiError } from './gateway-assertions';
 

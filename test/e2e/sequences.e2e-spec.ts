@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestMesh } from '../harness';
+import { EventStreamReader } from '../support/event-stream';
 import { eventually, SmtpSink } from '../support/smtp-sink';
 import { expectApiError } from './gateway-assertions';
 
@@ -208,6 +209,8 @@ describe('sequences end to end', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  const repliedLead: { sequenceId?: string; leadId?: string } = {};
+
   it('a reply stops the enrollment (email.replied); an out-of-office does not', async () => {
     const s2 = await mesh.admin('sequence:create', '--workspace', ws, '--file', file('long.json', {
       name: 'Long', mailbox_ids: [mailboxId], steps: [
@@ -255,6 +258,7 @@ describe('sequences end to end', () => {
     expect(sups.body.data).toEqual([expect.objectContaining({ type: 'email', value: 'bo@target.test', reason: 'bounce', scope: 'workspace' })]);
     const stats = (await mesh.request('GET', `/sequences/${s2.id}`, { key })).body.stats;
     expect(stats).toEqual({ enrolled: 2, active: 0, sent: 2, replied: 1, bounced: 1, unsubscribed: 0 });
+    Object.assign(repliedLead, { sequenceId: s2.id, leadId: replier });
   });
 
   it('DELETE enrollment: stopped/removed, next_send_at null; 404s', async () => {
@@ -266,6 +270,29 @@ describe('sequences end to end', () => {
     expect(res.body).toMatchObject({ object: 'enrollment', lead_id: l, status: 'stopped', stop_reason: 'removed', next_send_at: null, stopped_at: expect.any(String) });
     expectApiError(await mesh.request('DELETE', `/sequences/${s3.id}/enrollments/${UNKNOWN_LEAD}`, { key }), 404, 'not_found');
     expectApiError(await mesh.request('DELETE', `/sequences/${UNKNOWN_SEQUENCE}/enrollments/${l}`, { key }), 404, 'not_found');
+  });
+
+  it('DELETE of an enrollment that had completed or stopped answers stopped/removed too; its messages and the stats keep its history', async () => {
+    expect(await enrollment(leads.ok)).toMatchObject({ status: 'completed', stop_reason: null });
+    const completed = await mesh.request('DELETE', `/sequences/${sequenceId}/enrollments/${leads.ok}`, { key });
+    expect(completed.status).toBe(200);
+    expect(completed.body).toMatchObject({ object: 'enrollment', lead_id: leads.ok, status: 'stopped', stop_reason: 'removed', next_send_at: null, stopped_at: expect.any(String) });
+    expect(await mesh.query('sequences', `SELECT direction, status FROM email_messages WHERE sequence_id = $1 AND lead_id = $2 ORDER BY created_at`, [sequenceId, leads.ok]))
+      .toEqual([{ direction: 'outbound', status: 'sent' }, { direction: 'outbound', status: 'sent' }]);
+
+    const { sequenceId: s2, leadId: rita } = repliedLead;
+    const before = (await mesh.request('GET', `/sequences/${s2}`, { key })).body.stats;
+    expect(await enrollment(rita!, s2)).toMatchObject({ status: 'stopped', stop_reason: 'replied' });
+    const stopped = await mesh.request('DELETE', `/sequences/${s2}/enrollments/${rita}`, { key });
+    expect(stopped.status).toBe(200);
+    expect(stopped.body).toMatchObject({ object: 'enrollment', lead_id: rita, status: 'stopped', stop_reason: 'removed', next_send_at: null, stopped_at: expect.any(String) });
+    expect((await mesh.request('GET', `/sequences/${s2}`, { key })).body.stats).toEqual(before);
+    expect(await mesh.query('sequences', `SELECT direction FROM email_messages WHERE sequence_id = $1 AND lead_id = $2 ORDER BY created_at`, [s2, rita]))
+      .toEqual([{ direction: 'outbound' }, { direction: 'inbound' }]);
+
+    const again = await mesh.request('DELETE', `/sequences/${s2}/enrollments/${rita}`, { key });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(stopped.body);
   });
 
   it('suppressions: exactly one of email/domain; domain stops active enrollments at once; unsubscribe.created; list filters and global entries', async () => {
@@ -341,5 +368,99 @@ describe('sequences end to end', () => {
     expect(await enrollment(stays, s5.id)).toMatchObject({ status: 'active' });
     expect(await mesh.query('sequences', `SELECT status FROM email_messages WHERE id = 'msg_doomedqueued'`)).toEqual([{ status: 'cancelled' }]);
     expect((await mesh.request('GET', `/sequences/${s5.id}`, { key })).body.stats).toMatchObject({ enrolled: 1, active: 1 });
+  });
+
+  it('a reply that asks to stop (raw RFC 822, six languages): workspace suppression `unsubscribe`, enrollments stopped `unsubscribed`, unsubscribe.created; "please don\'t remove me" is an ordinary reply', async () => {
+    const s7 = await mesh.admin('sequence:create', '--workspace', ws, '--file', join(dir, 'long.json'));
+    await mesh.admin('sequence:launch', '--sequence', s7.id);
+    const idle = await mesh.admin('sequence:create', '--workspace', ws, '--file', join(dir, 'long.json')); // never launched: sends nothing
+    const people: Record<string, { email: string; id?: string }> = {
+      en: { email: 'eve@stop.test' }, de: { email: 'dora@stop.test' }, fr: { email: 'france@stop.test' }, es: { email: 'elena@stop.test' },
+      nl: { email: 'noor@stop.test' }, it: { email: 'ilaria@stop.test' }, keep: { email: 'kim@stop.test' },
+    };
+    for (const [name, p] of Object.entries(people)) p.id = await lead({ full_name: `Person ${name}`, email: p.email });
+    const ids = Object.values(people).map((p) => p.id as string);
+    expect((await mesh.request('POST', `/sequences/${s7.id}/enrollments`, { key, body: { lead_ids: ids } })).body.enrolled).toHaveLength(7);
+    expect((await mesh.request('POST', `/sequences/${idle.id}/enrollments`, { key, body: { lead_ids: [people.en.id] } })).body.enrolled).toHaveLength(1);
+    const sent: Record<string, string> = {};
+    for (const [name, p] of Object.entries(people)) sent[name] = (await eventually(`first email to ${p.email}`, () => sink.to(p.email)[0])).messageId as string;
+
+    const headers = (name: string, subject: string, extra: string[] = []) => [
+      `From: ${people[name].email}`, 'To: sales@sender.test', `Subject: ${subject}`, `In-Reply-To: ${sent[name]}`, `References: ${sent[name]}`,
+      `Message-ID: <stop-${name}@stop.test>`, 'MIME-Version: 1.0', ...extra,
+    ];
+    const footer = ['', '> x Unsubscribe: http://127.0.0.1/api/v1/unsubscribe/enr_x.y'];
+    const replies: Record<string, string> = {
+      en: [...headers('en', 'Re: One there', ['Content-Type: text/plain; charset=utf-8']), '', 'Please take me off your list.', '', 'On Mon, sales@sender.test wrote:', ...footer].join('\r\n'),
+      de: [...headers('de', 'AW: One there', ['Content-Type: text/html; charset=utf-8', 'Content-Transfer-Encoding: quoted-printable']), '',
+        '<div>Bitte tragen Sie mich aus Ihrem Verteiler aus. Keine weiteren E-Mails.</div><blockquote>Gr=C3=BC=C3=9Fe, x</blockquote>'].join('\r\n'),
+      fr: [...headers('fr', 'RE: One there', ['Content-Type: multipart/alternative; boundary="A"']), '', '--A', 'Content-Type: text/plain; charset=utf-8',
+        'Content-Transfer-Encoding: 8bit', '', 'Merci de me désinscrire.', '--A', 'Content-Type: text/html; charset=utf-8', '',
+        '<p>Merci de me d&eacute;sinscrire.</p>', '--A--', ''].join('\r\n'),
+      es: [...headers('es', 'RE: One there', ['Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: base64']), '',
+        Buffer.from('Por favor, denme de baja. No me envíen más correos.\n').toString('base64')].join('\r\n'),
+      nl: [...headers('nl', 'Antw: One there', ['Content-Type: text/plain; charset=utf-8']), '', 'Graag afmelden.'].join('\r\n'),
+      it: [...headers('it', 'R: One there', ['Content-Type: text/plain; charset=utf-8', 'Content-Transfer-Encoding: 8bit']), '', 'Non voglio più ricevere email, grazie.'].join('\r\n'),
+      keep: [...headers('keep', 'Re: One there', ['Content-Type: text/plain; charset=utf-8']), '', "Please don't remove me from the list, I enjoy these. Call me Tuesday.", ...footer].join('\r\n'),
+    };
+    for (const [name, raw] of Object.entries(replies)) {
+      const outcome = (await mesh.rpc('sequences.inbound.raw', {}, { raw })).response;
+      expect([name, outcome.kind]).toEqual([name, name === 'keep' ? 'reply' : 'unsubscribe_reply']);
+    }
+
+    const unsubscribed = (await outbox('unsubscribe.created')).map((e) => e.data.object);
+    for (const [name, p] of Object.entries(people)) {
+      const [sup] = await mesh.query('sequences', `SELECT id, reason, scope, type FROM suppressions WHERE workspace_id = $1 AND value = $2`, [ws, p.email]);
+      if (name === 'keep') {
+        expect(sup).toBeUndefined();
+        expect(await enrollment(p.id!, s7.id)).toMatchObject({ status: 'stopped', stop_reason: 'replied' });
+        continue;
+      }
+      expect([name, sup]).toEqual([name, { id: expect.stringMatching(/^sup_/), reason: 'unsubscribe', scope: 'workspace', type: 'email' }]);
+      expect([name, await enrollment(p.id!, s7.id)]).toEqual([name, expect.objectContaining({ status: 'stopped', stop_reason: 'unsubscribed' })]);
+      expect(unsubscribed.filter((o) => o.id === sup.id)).toEqual([{ id: sup.id, object: 'suppression', type: 'email', value: p.email, reason: 'unsubscribe', scope: 'workspace', created_at: expect.any(String) }]);
+    }
+    // the suppression covers the address in every sequence of the workspace
+    expect(await enrollment(people.en.id!, idle.id)).toMatchObject({ status: 'stopped', stop_reason: 'unsubscribed' });
+    expect((await mesh.request('GET', `/sequences/${s7.id}`, { key })).body.stats).toMatchObject({ enrolled: 7, active: 0, replied: 1, unsubscribed: 6 });
+    const repliedTo = (await outbox('email.replied')).map((e) => e.data.object.lead_id);
+    expect(repliedTo).toEqual(expect.arrayContaining(ids));
+    // the same reply delivered again changes nothing
+    expect((await mesh.rpc('sequences.inbound.raw', {}, { raw: replies.en })).response).toMatchObject({ kind: 'unsubscribe_reply' });
+    expect((await outbox('unsubscribe.created')).length).toBe(unsubscribed.length);
+  });
+
+  it('a hard bounce that arrives while crm is stopped: once crm is back the lead is invalid and lead.updated carries previous_attributes.email_status', async () => {
+    const s8 = await mesh.admin('sequence:create', '--workspace', ws, '--file', join(dir, 'long.json'));
+    await mesh.admin('sequence:launch', '--sequence', s8.id);
+    const brook = await lead({ full_name: 'Brook Bounce', email: 'brook@target.test' });
+    await mesh.query('crm', `UPDATE leads SET email_status = 'valid' WHERE id = $1`, [brook]);
+    expect((await mesh.request('POST', `/sequences/${s8.id}/enrollments`, { key, body: { lead_ids: [brook] } })).body.enrolled).toHaveLength(1);
+    const mail = await eventually('first email to brook', () => sink.to('brook@target.test')[0]);
+    const stream = new EventStreamReader(await mesh.natsClient());
+
+    await mesh.stopApp('crm');
+    const dsn = [
+      'From: MAILER-DAEMON@mx.target.test', 'To: sales@sender.test', 'Subject: Undelivered Mail Returned to Sender', 'MIME-Version: 1.0',
+      'Content-Type: multipart/report; report-type=delivery-status; boundary="B"', 'Message-ID: <dsn-brook@mx.target.test>', '',
+      '--B', 'Content-Type: message/delivery-status', '', 'Reporting-MTA: dns; mx.target.test', '', 'Final-Recipient: rfc822; brook@target.test',
+      'Action: failed', 'Status: 5.1.1', 'Diagnostic-Code: smtp; 550 5.1.1 user unknown', '',
+      '--B', 'Content-Type: text/rfc822-headers', '', `Message-ID: ${mail.messageId}`, '', '--B--', '',
+    ].join('\r\n');
+    expect((await mesh.rpc('sequences.inbound.raw', {}, { raw: dsn })).response).toMatchObject({ kind: 'hard_bounce', status: '5.1.1' });
+    const bounce = await stream.waitFor((e) => e.envelope.type === 'email.bounced' && e.envelope.data.object.lead_id === brook);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await mesh.query('crm', 'SELECT email_status FROM leads WHERE id = $1', [brook])).toEqual([{ email_status: 'valid' }]);
+
+    await mesh.startApp('crm');
+    const updated = await stream.waitFor((e) => e.envelope.type === 'lead.updated' && e.envelope.data.object.id === brook, 20_000);
+    expect(updated.envelope).toMatchObject({ workspace_id: ws, livemode: true, data: { object: { id: brook, object: 'lead', email: 'brook@target.test', email_status: 'invalid' }, previous_attributes: { email_status: 'valid' } } });
+    expect(Object.keys(updated.envelope.data.previous_attributes ?? {})).toEqual(['email_status']);
+    const res = await mesh.request('GET', `/leads/${brook}`, { key });
+    expect(res.body.email_status).toBe('invalid');
+    expect(await mesh.query('crm', 'SELECT consumer FROM processed_events WHERE event_id = $1', [bounce.envelope.id])).toEqual([{ consumer: 'crm-email-bounced' }]);
+    // crm back and the event redelivered or not: the lead changed once
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await stream.all()).filter((e) => e.envelope.type === 'lead.updated' && e.envelope.data.object.id === brook)).toHaveLength(1);
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { ServiceName } from '@app/contracts';
 import { ConfigError, DEFAULT_HTTP_PORTS, natsUrl } from '@app/platform';
+import { DEMO_CORPUS_SIZE, startDemoSandbox } from './demo-sandbox';
 import { APPS, findNatsServer, httpReady, portVariable, ROOT, RunningApp, spawnApp, stopApp, tcpAnswers, waitFor } from './processes';
 
 /**
@@ -74,6 +75,7 @@ function portOf(name: ServiceName): number {
 async function main(): Promise<void> {
   await ensurePostgres();
   const stopNats = await ensureNats();
+  Object.assign(process.env, (await startDemoSandbox(process.env, say))?.env);
   const running = new Map<ServiceName, RunningApp>();
   let stopping = false;
 
@@ -108,7 +110,7 @@ async function main(): Promise<void> {
 
 /** A first search returns results: a demo corpus (6,000 entities over the four lenses) when the index is empty. */
 function seedDemoCorpus(): void {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/apps/admin/src/main.js'), 'search:seed', '--count', '6000', '--if-empty', 'true'], { env: process.env });
+  const child = spawn(process.execPath, [join(ROOT, 'dist/apps/admin/src/main.js'), 'search:seed', '--count', String(DEMO_CORPUS_SIZE), '--if-empty', 'true'], { env: process.env });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.on('exit', (code) => say(code === 0 ? `search index: ${out.trim()}` : `demo corpus not seeded (admin exited ${code})`));

@@ -1,17 +1,23 @@
-/** `--name value` pairs after the command; a flag without a value is an error. */
-export function parseFlags(argv: string[]): Record<string, string> {
+/**
+ * `--name value` pairs after the command; a flag without a value is an error. The values of a
+ * `repeatable` flag given more than once are joined with commas (see `commaList`).
+ */
+export function parseFlags(argv: string[], repeatable: readonly string[] = []): Record<string, string> {
   const flags: Record<string, string> = {};
+  const set = (name: string, value: string) => {
+    flags[name] = repeatable.includes(name) && flags[name] !== undefined ? `${flags[name]},${value}` : value;
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (!arg.startsWith('--')) throw new UsageError(`unexpected argument '${arg}'`);
     const eq = arg.indexOf('=');
     if (eq > 0) {
-      flags[arg.slice(2, eq)] = arg.slice(eq + 1);
+      set(arg.slice(2, eq), arg.slice(eq + 1));
       continue;
     }
     const value = argv[i + 1];
     if (value === undefined || value.startsWith('--')) throw new UsageError(`${arg} needs a value`);
-    flags[arg.slice(2)] = value;
+    set(arg.slice(2), value);
     i++;
   }
   return flags;
@@ -39,4 +45,11 @@ export function nonNegativeInt(name: string, value: string | undefined, fallback
 export function rejectUnknown(flags: Record<string, string>, known: string[]): void {
   const unknown = Object.keys(flags).filter((f) => !known.includes(f));
   if (unknown.length > 0) throw new UsageError(`unknown option --${unknown[0]}`);
+}
+
+/** A required flag holding a comma-separated list (a repeatable flag's values are joined so too); no empty items. */
+export function commaList(flags: Record<string, string>, name: string): string[] {
+  const items = required(flags, name).split(',').map((item) => item.trim());
+  if (items.some((item) => item === '')) throw new UsageError(`--${name} must not hold an empty item`);
+  return items;
 }

@@ -15,7 +15,7 @@ async function run(argv: string[]): Promise<unknown> {
   if (!name || name === 'help' || name === '--help') throw new UsageError('a command is required');
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) throw new UsageError(`unknown command '${name}'`);
-  const flags = parseFlags(rest);
+  const flags = parseFlags(rest, command.repeatable);
   rejectUnknown(flags, command.flags);
   const admin = await AdminContext.open();
   try {

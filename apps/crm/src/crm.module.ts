@@ -2,12 +2,16 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { PlatformModule, ServiceConfig } from '@app/platform';
 import { CompaniesController } from './companies/companies.controller';
 import { CompaniesRepository } from './companies/companies.repository';
+import { emailBouncedConsumer } from './leads/email-bounced.consumer';
 import { ExportsModule } from './exports/exports.module';
 import { LeadsBatchController } from './leads/leads-batch.controller';
 import { LeadsController } from './leads/leads.controller';
 import { LeadsRepository } from './leads/leads.repository';
 import { LeadsService } from './leads/leads.service';
 import { RevealLeadsController, RevealLeadsService } from './leads/reveal-leads.controller';
+import { ListsController } from './lists/lists.controller';
+import { ListsRepository } from './lists/lists.repository';
+import { ListsService } from './lists/lists.service';
 import { NotesController } from './notes/notes.controller';
 import { NotesRepository } from './notes/notes.repository';
 import { NotesService } from './notes/notes.service';
@@ -23,9 +27,9 @@ export class CrmModule {
   static register(config: ServiceConfig): DynamicModule {
     return {
       module: CrmModule,
-      imports: [PlatformModule.forService(config, { consumers: [workspaceCreatedConsumer] }), ExportsModule],
-      controllers: [LeadsController, LeadsBatchController, CompaniesController, PipelinesController, TasksController, NotesController, RevealLeadsController],
-      providers: [LeadsService, LeadsRepository, CompaniesRepository, PipelinesRepository, TasksService, TasksRepository, NotesService, NotesRepository, RevealLeadsService],
+      imports: [PlatformModule.forService(config, { consumers: [workspaceCreatedConsumer, emailBouncedConsumer] }), ExportsModule],
+      controllers: [LeadsController, LeadsBatchController, CompaniesController, PipelinesController, TasksController, NotesController, ListsController, RevealLeadsController],
+      providers: [LeadsService, LeadsRepository, CompaniesRepository, PipelinesRepository, TasksService, TasksRepository, NotesService, NotesRepository, ListsService, ListsRepository, RevealLeadsService],
     };
   }
 }

@@ -241,4 +241,26 @@ export const CRM_MIGRATIONS: Migration[] = [
       CREATE INDEX leads_company_name_trgm ON leads USING gin (company_name gin_trgm_ops);
     `,
   },
+  {
+    // Lists of leads (filter.list_id of exports). A member row goes with its lead through the
+    // foreign key (ON DELETE CASCADE): part of the lead's DELETE, so of the transaction that
+    // records lead.deleted. list_members_lead serves that cascade; the primary key serves exports.
+    id: '0008_lists',
+    up: `
+      CREATE TABLE lists (
+        id text COLLATE "C" PRIMARY KEY,
+        workspace_id text COLLATE "C" NOT NULL,
+        name text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', now())
+      );
+      CREATE UNIQUE INDEX lists_workspace_name ON lists (workspace_id, name);
+      CREATE TABLE list_members (
+        list_id text COLLATE "C" NOT NULL REFERENCES lists (id) ON DELETE CASCADE,
+        lead_id text COLLATE "C" NOT NULL REFERENCES leads (id) ON DELETE CASCADE,
+        added_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (list_id, lead_id)
+      );
+      CREATE INDEX list_members_lead ON list_members (lead_id);
+    `,
+  },
 ];

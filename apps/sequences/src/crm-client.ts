@@ -31,8 +31,4 @@ export class CrmClient {
     const ctx = { workspace_id: '', key_id: 'optout-portal', livemode: true, api_version: CURRENT_API_VERSION } as RequestContext;
     return (await this.ask<{ workspace_ids: string[] }>(SUBJECTS.crm.leadsWorkspacesByEmail, ctx, { email })).workspace_ids;
   }
-
-  markEmailInvalid(ctx: RequestContext, leadId: string): Promise<unknown> {
-    return this.ask(SUBJECTS.crm.leadsMarkEmailInvalid, ctx, { id: leadId });
-  }
 }

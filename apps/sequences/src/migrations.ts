@@ -156,4 +156,14 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX mailbox_imap_state_due ON mailbox_imap_state (next_poll_at);
     `,
   },
+  {
+    id: '0003_enrollment_removal',
+    up: `
+      -- DELETE of an enrollment that had already ended (completed, or stopped for a reply, bounce,
+      -- unsubscribe or suppression) makes it stopped/removed as the spec says; how it had ended is
+      -- kept here so the sequence's stats (replied, unsubscribed) still count it.
+      ALTER TABLE enrollments ADD COLUMN ended_before_removal text
+        CHECK (ended_before_removal IN ('completed', 'replied', 'bounced', 'unsubscribed', 'suppressed'));
+    `,
+  },
 ];

@@ -22,6 +22,7 @@ export const ID_PREFIX = {
   request: 'req_',
   tag: 'tag_',
   note: 'note_',
+  list: 'list_',
 } as const;
 
 export const API_KEY_PREFIX = { live: 'svc_live_', test: 'svc_test_' } as const;

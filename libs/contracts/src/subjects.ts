@@ -17,6 +17,12 @@ export const SUBJECTS = {
     tasksCreate: 'crm.tasks.create',
     tasksUpdate: 'crm.tasks.update',
     notesCreate: 'crm.notes.create',
+    /** Lists of leads: written by the application side (admin CLI), read by exports' `filter.list_id`. */
+    listsCreate: 'crm.lists.create',
+    listsAddLeads: 'crm.lists.addLeads',
+    listsRemoveLeads: 'crm.lists.removeLeads',
+    /** Internal (admin CLI): the workspace a list belongs to. */
+    listsOwner: 'crm.lists.owner',
     exportsCreate: 'crm.exports.create',
     exportsGet: 'crm.exports.get',
     /** Internal: the file of a completed export, asked by the gateway for a signed download link. */
@@ -25,8 +31,6 @@ export const SUBJECTS = {
     leadsUpsertFromReveal: 'crm.leads.upsertFromReveal',
     /** Internal: contact fields of many leads in one request (sequences enrolling a batch). */
     leadsGetMany: 'crm.leads.getMany',
-    /** Internal: a hard bounce makes the lead's email `invalid` (sequences). */
-    leadsMarkEmailInvalid: 'crm.leads.markEmailInvalid',
     /** Internal (the opt-out portal, sequences): the workspaces that have a lead with this address. */
     leadsWorkspacesByEmail: 'crm.leads.workspacesByEmail',
   },

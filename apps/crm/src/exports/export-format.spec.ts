@@ -66,7 +66,11 @@ describe('export filter', () => {
     expect(values).toEqual(['ws_1', 'investors', 'vip', 'pl_1', 'st_1', '2026-01-01T00:00:00Z']);
   });
 
-  it('a list_id matches no lead (lists do not exist yet)', () => {
-    expect(exportWhere('ws_1', { list_id: 'list_1' }).where).toBe('workspace_id = $1 AND false');
+  it('a list_id matches the members of that list of the same workspace', () => {
+    const { where, values } = exportWhere('ws_1', { tag: 'vip', list_id: 'list_1' });
+    expect(where).toBe(
+      'workspace_id = $1 AND tags @> ARRAY[$2]::text[] AND id IN (SELECT m.lead_id FROM list_members m JOIN lists l ON l.id = m.list_id WHERE l.workspace_id = $1 AND m.list_id = $3)',
+    );
+    expect(values).toEqual(['ws_1', 'vip', 'list_1']);
   });
 });

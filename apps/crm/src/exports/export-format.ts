@@ -47,8 +47,9 @@ export function jsonSelectList(): string {
 }
 
 /**
- * `WHERE …` and its parameters for a workspace and an ExportFilter. Lists do not exist yet, so
- * a `list_id` names no list and matches no lead (docs/decisions.md).
+ * `WHERE …` and its parameters for a workspace and an ExportFilter. A `list_id` matches the
+ * members of that list only when the list is the workspace's own: an unknown list or another
+ * workspace's matches no lead (docs/decisions.md).
  */
 export function exportWhere(workspaceId: string, filter: ExportFilter): { where: string; values: unknown[] } {
   const values: unknown[] = [workspaceId];
@@ -63,7 +64,7 @@ export function exportWhere(workspaceId: string, filter: ExportFilter): { where:
   add((p) => `pipeline_id = ${p}`, filter.pipeline_id);
   add((p) => `stage_id = ${p}`, filter.stage_id);
   add((p) => `updated_at > ${p}::timestamptz`, filter.updated_since);
-  if (filter.list_id !== undefined && filter.list_id !== null) clauses.push('false');
+  add((p) => `id IN (SELECT m.lead_id FROM list_members m JOIN lists l ON l.id = m.list_id WHERE l.workspace_id = $1 AND m.list_id = ${p})`, filter.list_id);
   return { where: clauses.join(' AND '), values };
 }
 

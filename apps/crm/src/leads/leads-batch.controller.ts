@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import { GetLeadsRequest, LeadContact, RpcRequest, SUBJECTS } from '@app/contracts';
 import { DomainError, PG_POOL, unpack } from '@app/platform';
 
-/** Internal subjects other services ask about many leads at once (sequences enrolling a batch, bounces). */
+/** Internal subjects other services ask about many leads at once (sequences enrolling a batch, the opt-out portal). */
 @Controller()
 export class LeadsBatchController {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
@@ -39,16 +39,5 @@ export class LeadsBatchController {
       [pattern, body.email.trim()],
     );
     return { workspace_ids: rows.map((r) => r.workspace_id) };
-  }
-
-  /** A hard bounce: the lead's email is undeliverable (`invalid`). */
-  @MessagePattern(SUBJECTS.crm.leadsMarkEmailInvalid)
-  async markEmailInvalid(@Payload() message: RpcRequest<{ id: string }>): Promise<{ updated: boolean }> {
-    const { ctx, body } = unpack(message);
-    const { rowCount } = await this.pool.query(
-      `UPDATE leads SET email_status = 'invalid', updated_at = now() WHERE workspace_id = $1 AND id = $2 AND email_status IS DISTINCT FROM 'invalid'`,
-      [ctx.workspace_id, body?.id],
-    );
-    return { updated: rowCount === 1 };
   }
 }

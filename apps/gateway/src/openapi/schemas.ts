@@ -326,7 +326,7 @@ export const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
       tag: str(),
       pipeline_id: str(),
       stage_id: str(),
-      list_id: str(),
+      list_id: str('Members of a list of the workspace (lists are made in the application); an unknown list or another workspace\'s matches no lead.'),
       updated_since: dateTime(),
     },
     [],

@@ -21,6 +21,7 @@ export interface EntityInput {
   num_max?: number | null;
   rank_score?: number;
   sources: SourceRecord[];
+  /** Words free text matches beyond the fields and details searchTextOf reads. */
   search_text?: string;
 }
 
@@ -75,6 +76,19 @@ export function maskPhone(phone: string | null): string | null {
   return `${phone.slice(0, Math.min(5, phone.length - 4))}***${phone.slice(-4)}`;
 }
 
+/**
+ * The details that say what an entity is about: its topics, sectors (industry for a company),
+ * program, agency and mechanism. Free text (`q`) matches their words as it matches names (the
+ * spec: "names, topics, domains, programs"), whichever connector wrote them.
+ */
+const TEXT_DETAILS = ['topics', 'sectors', 'industry', 'agency', 'program', 'mechanism'] as const;
+
+/**
+ * The words `q` matches: names, organization, title, domain, location, the details above, and
+ * `search_text`, the words a connector adds from its source (keywords, category names, former
+ * names...).
+ */
 export function searchTextOf(e: EntityInput): string {
-  return [e.name, e.person_name, e.organization, e.title, e.domain, e.location, e.search_text].filter(Boolean).join(' ');
+  const about = TEXT_DETAILS.flatMap((key) => [e.details?.[key]].flat()).filter((v): v is string => typeof v === 'string');
+  return [e.name, e.person_name, e.organization, e.title, e.domain, e.location, ...about, e.search_text].filter(Boolean).join(' ');
 }

@@ -33,6 +33,13 @@ function rng(seed: number): () => number {
 const pick = <T>(r: () => number, list: readonly T[]): T => list[Math.floor(r() * list.length)];
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '');
 
+/**
+ * Every domain of the demo corpus ends with this reserved top-level domain (RFC 2606): it exists
+ * nowhere on the internet, so `npm start`'s mail sandbox (tools/mesh/demo-sandbox.ts) answers for
+ * it alone and can never answer for a real domain.
+ */
+export const DEMO_TLD = '.example';
+
 export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): EntityInput {
   const r = rng(n + 1);
   const lens: Lens = (['leads', 'investors', 'researchers', 'grants'] as const)[n % 4];
@@ -47,7 +54,7 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
   if (lens === 'leads') {
     const industry = pick(r, INDUSTRIES);
     const company = `${orgName} ${industry === 'software' ? 'Labs' : 'Inc'}`;
-    const domain = `${slug(orgName)}${n}.example.com`;
+    const domain = `${slug(orgName)}${n}${DEMO_TLD}`;
     const size = pick(r, ['1-10', '11-50', '51-200', '201-500', '501-1000', '1001+']);
     const title = pick(r, TITLES);
     const url = `https://${domain}/team`;
@@ -56,7 +63,7 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
       organization: company, location: `${city}, ${country}`, country, domain, email: hasEmail ? `${slug(first)}.${slug(last)}@${domain}` : null, phone,
       details: { industry, size, company_domain: domain },
       facets: [facet('industry', industry), facet('country', country), facet('size', size)],
-      rank_score: rank, search_text: `${industry} ${title}`,
+      rank_score: rank,
       sources: [src('name', `${first} ${last}`, 'crawler', url), src('organization', company, 'crawler', url), src('title', title, 'crawler', url)],
     };
   }
@@ -68,7 +75,7 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
     const max = min * (2 + Math.floor(r() * 20));
     const state = pick(r, STATES);
     const fund = `${orgName} ${type === 'angel' ? 'Angels' : 'Ventures'}${n > 1000 ? ` ${Math.floor(n / 1000)}` : ''}`;
-    const domain = `${slug(orgName)}vc${n}.example.com`;
+    const domain = `${slug(orgName)}vc${n}${DEMO_TLD}`;
     const cik = String(1_000_000 + n);
     const url = `https://www.sec.gov/cgi-bin/browse-edgar?action=getcompany&CIK=${cik}`;
     const filed = new Date(Date.UTC(2024, 0, 1) + Math.floor(r() * 900) * 86_400_000).toISOString().slice(0, 10);
@@ -77,7 +84,7 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
       organization: fund, location: `${city}, ${country}`, country, domain, email: hasEmail ? `${slug(first)}@${domain}` : null, phone,
       details: { stages, sectors, check_size_usd: { min, max }, last_filing_at: filed, type, state },
       facets: [...stages.map((s) => facet('stage', s)), ...sectors.map((s) => facet('sector', s)), facet('type', type), facet('state', state)],
-      num_min: min, num_max: max, rank_score: rank, search_text: `${sectors.join(' ')} ${type}`,
+      num_min: min, num_max: max, rank_score: rank, search_text: type,
       sources: [src('name', fund, 'sec_edgar', url), src('person_name', `${first} ${last}`, 'sec_edgar', url), src('check_size_usd', `${min}-${max}`, 'sec_edgar', url)],
     };
   }
@@ -87,14 +94,14 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
     const works = Math.floor(r() * 400);
     const lastYear = 2015 + Math.floor(r() * 12);
     const orcid = `0000-000${n % 10}-${String(1000 + (n % 9000))}-${String(1000 + ((n * 7) % 9000))}`;
-    const domain = `${slug(institution)}.example.edu`;
+    const domain = `${slug(institution)}.edu${DEMO_TLD}`;
     const url = `https://orcid.org/${orcid}`;
     return {
       ext_key: `seed:${n}`, lens, name: `${first} ${last}`, person_name: `${first} ${last}`, first_name: first, last_name: last, title: 'Professor',
       organization: institution, location: `${city}, ${country}`, country, domain, email: hasEmail ? `${slug(first)}.${slug(last)}@${domain}` : null, phone: null,
       details: { topics, works_count: works, orcid, institution, region, last_active_year: lastYear },
       facets: [facet('region', region), facet('country', country), facet('institution', institution)],
-      num_min: works, num_max: lastYear, rank_score: rank, search_text: topics.join(' '),
+      num_min: works, num_max: lastYear, rank_score: rank,
       sources: [src('name', `${first} ${last}`, 'orcid', url), src('organization', institution, 'openalex', `https://openalex.org/A${5000000000 + n}`)],
     };
   }
@@ -109,11 +116,11 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
   const url = `https://www.grants.gov/search-results-detail/${300000 + n}`;
   return {
     ext_key: `seed:${n}`, lens, name: title, person_name: `${first} ${last}`, first_name: first, last_name: last, title: 'Program Officer',
-    organization: `${agency} ${program}`, location: 'United States', country: 'US', domain: `${slug(agency)}.example.gov`,
-    email: hasEmail ? `${slug(first)}.${slug(last)}@${slug(agency)}.example.gov` : null, phone,
+    organization: `${agency} ${program}`, location: 'United States', country: 'US', domain: `${slug(agency)}.gov${DEMO_TLD}`,
+    email: hasEmail ? `${slug(first)}.${slug(last)}@${slug(agency)}.gov${DEMO_TLD}` : null, phone,
     details: { agency, program, mechanism, amount, deadline, opportunity_number: `${agency}-${26000 + n}` },
     facets: [facet('agency', agency), facet('program', program), facet('mechanism', mechanism)],
-    num_min: amount, num_max: deadlineDay, rank_score: rank, search_text: `${agency} ${program} ${mechanism} ${topic}`,
+    num_min: amount, num_max: deadlineDay, rank_score: rank, search_text: topic,
     sources: [src('name', title, 'grants_gov', url), src('agency', agency, 'grants_gov', url)],
   };
 }

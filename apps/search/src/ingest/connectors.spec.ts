@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { searchTextOf } from '../entities/entity';
 import { parseProviderFile } from './connectors';
 
 const sample = (name: string) => readFileSync(join(__dirname, '../../samples', name), 'utf8');
@@ -50,6 +51,18 @@ describe('ingestion connectors read the providers own formats', () => {
     expect(nw).toMatchObject({ ext_key: 'opencorporates:gb/12345678', lens: 'leads', country: 'GB', person_name: 'Sarah Jane Wilson', title: 'director' });
     expect(nw.facets).toEqual(expect.arrayContaining(['country:gb', 'industry:software']));
     expect(bc).toMatchObject({ country: 'US', person_name: null });
+  });
+
+  it('free text matches topics, keywords, sectors, programs, agencies and mechanisms of every provider', () => {
+    const text = (provider: Parameters<typeof parseProviderFile>[0], file: string, at = 0) => searchTextOf(parseProviderFile(provider, sample(file), AT)[at]);
+    expect(text('openalex', 'openalex-authors.json')).toEqual(expect.stringContaining('CRISPR and Genetic Engineering'));
+    expect(text('openalex', 'openalex-institutions.json')).toEqual(expect.stringContaining('Machine Learning'));
+    expect(text('orcid', 'orcid-record.json')).toEqual(expect.stringMatching(/psychoceramics.*cracked pots/));
+    expect(text('sec_edgar', 'sec-edgar-form-d-primary_doc.xml')).toEqual(expect.stringContaining('Pooled Investment Fund Venture Capital Fund vc'));
+    expect(text('nih_reporter', 'nih-reporter-projects.json')).toEqual(expect.stringContaining('NIH NCI R01 National Cancer Institute'));
+    expect(text('nsf_awards', 'nsf-awards.json')).toEqual(expect.stringContaining('NSF Robust Intelligence Standard Grant'));
+    expect(text('grants_gov', 'grants-gov-extract.xml')).toEqual(expect.stringContaining('DOE 81.086 cooperative_agreement DOE-GFO 81.086 Science and Technology'));
+    expect(text('opencorporates', 'opencorporates-companies.json')).toEqual(expect.stringContaining('software'));
   });
 
   it('refuses what is not the format', () => {

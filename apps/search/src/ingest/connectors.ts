@@ -32,6 +32,15 @@ const rank = (key: string): number => {
   return Math.abs(h) % 1_000_000;
 };
 
+/**
+ * `search_text`: the words of a record free text should match beyond the fields and details
+ * searchTextOf reads (keywords, category and division names, former names...); strings and
+ * arrays of strings, anything else left out.
+ */
+function words(...values: unknown[]): string {
+  return values.flat(2).filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim()).join(' ');
+}
+
 function sources(provider: SourceProvider, url: string, fetchedAt: string, fields: Record<string, string | null | undefined>): SourceRecord[] {
   return Object.entries(fields)
     .filter(([, v]) => v)
@@ -51,6 +60,10 @@ function decodeXml(s: string): string {
 }
 
 // ---- OpenAlex authors and institutions (API JSON: a single object or {results: [...]}) ----
+/** The subfield, field and domain a topic sits in (e.g. Molecular Biology, Life Sciences): broader words for the same topics. */
+const topicFields = (x: any): string[] =>
+  (x.topics ?? []).slice(0, 5).flatMap((t: any) => [t?.subfield?.display_name, t?.field?.display_name, t?.domain?.display_name]);
+
 function openalex(doc: any, fetchedAt: string): EntityInput[] {
   const items: any[] = Array.isArray(doc?.results) ? doc.results : [doc];
   return items.filter((x) => x && typeof x.id === 'string').map((x) => {
@@ -65,6 +78,7 @@ function openalex(doc: any, fetchedAt: string): EntityInput[] {
         details: { topics: (x.topics ?? x.x_concepts ?? []).slice(0, 5).map((t: any) => t.display_name), works_count: num(x.works_count) ?? 0, orcid: null, ror: str(x.ror), institution: name },
         facets: [country && facet('country', country), country && REGION_OF[country] && facet('region', REGION_OF[country]), facet('institution', name)].filter(Boolean) as string[],
         num_min: num(x.works_count) ?? 0, num_max: new Date().getUTCFullYear(), rank_score: rank(url),
+        search_text: words(x.display_name_acronyms, x.display_name_alternatives, topicFields(x)),
         sources: sources('openalex', url, fetchedAt, { name, organization: name }),
       } satisfies EntityInput;
     }
@@ -80,6 +94,7 @@ function openalex(doc: any, fetchedAt: string): EntityInput[] {
       details: { topics: (x.topics ?? x.x_concepts ?? []).slice(0, 5).map((t: any) => t.display_name), works_count: num(x.works_count) ?? 0, orcid, institution: str(inst.display_name) },
       facets: [country && facet('country', country), country && REGION_OF[country] && facet('region', REGION_OF[country]), inst.display_name && facet('institution', inst.display_name)].filter(Boolean) as string[],
       num_min: num(x.works_count) ?? 0, num_max: years.length ? Math.max(...years) : null, rank_score: rank(url),
+      search_text: words(x.display_name_alternatives, topicFields(x)),
       sources: sources('openalex', url, fetchedAt, { name, organization: str(inst.display_name) }),
     } satisfies EntityInput;
   });
@@ -108,6 +123,7 @@ function orcid(doc: any, fetchedAt: string): EntityInput[] {
       details: { topics: keywords, works_count: works, orcid: id, institution: org },
       facets: [country && facet('country', country), country && REGION_OF[country] && facet('region', REGION_OF[country]), org && facet('institution', org)].filter(Boolean) as string[],
       num_min: works, num_max: null, rank_score: rank(id),
+      search_text: words(employment['department-name'], (person['other-names']?.['other-name'] ?? []).map((n: any) => n?.content)),
       sources: sources('orcid', url, fetchedAt, { name, organization: org, email }),
     } satisfies EntityInput;
   });
@@ -137,6 +153,8 @@ function secEdgar(xml: string, fetchedAt: string): EntityInput[] {
     lens: 'investors' as const, organization: fund, location: [city, state].filter(Boolean).join(', ') || null, country: state && state.length === 2 ? 'US' : null,
     phone: phone ? `+1${phone.replace(/\D/g, '').slice(-10)}` : null, num_min: minimum, num_max: total ?? minimum,
     facets: [facet('type', type), state && facet('state', state)].filter(Boolean) as string[],
+    // the offering's industry group and fund type are what Form D says the issuer invests in and is
+    search_text: words(tag(xml, 'industryGroupType'), tag(xml, 'investmentFundType'), type),
   };
   const entities: EntityInput[] = [{
     ...base, ext_key: `sec_edgar:${cik}`, name: fund, person_name: lead ? [lead.first, lead.last].filter(Boolean).join(' ') : null,
@@ -167,6 +185,8 @@ function usDate(s: string | null): string | null {
 function grant(provider: SourceProvider, key: string, url: string, fetchedAt: string, g: {
   title: string; agency: string; program: string | null; mechanism: string | null; amount: number | null; deadline: string | null;
   first?: string | null; last?: string | null; email?: string | null; org?: string | null; location?: string | null; number?: string | null;
+  /** Topic and program words of the source beyond agency, program and mechanism. */
+  words?: string;
 }): EntityInput {
   const person = [g.first, g.last].filter(Boolean).join(' ') || null;
   return {
@@ -175,12 +195,14 @@ function grant(provider: SourceProvider, key: string, url: string, fetchedAt: st
     domain: g.email ? g.email.split('@')[1] : null,
     details: { agency: g.agency, program: g.program, mechanism: g.mechanism, amount: g.amount, deadline: g.deadline, opportunity_number: g.number ?? null },
     facets: [facet('agency', g.agency), g.program && facet('program', g.program), g.mechanism && facet('mechanism', g.mechanism)].filter(Boolean) as string[],
-    num_min: g.amount, num_max: dayOf(g.deadline), rank_score: rank(key), search_text: [g.agency, g.program, g.mechanism].filter(Boolean).join(' '),
+    num_min: g.amount, num_max: dayOf(g.deadline), rank_score: rank(key), search_text: g.words ?? '',
     sources: sources(provider, url, fetchedAt, { name: g.title, agency: g.agency, amount: g.amount === null ? null : String(g.amount), person_name: person, email: g.email }),
   };
 }
 
 // ---- NIH RePORTER v2 projects/search results ----
+const termList = (v: unknown): string[] => (typeof v === 'string' ? v.split(/[;<>]/) : []);
+
 function nihReporter(doc: any, fetchedAt: string): EntityInput[] {
   return (doc?.results ?? []).map((p: any) => {
     const pi = (p.principal_investigators ?? []).find((x: any) => x.is_contact_pi) ?? p.principal_investigators?.[0] ?? {};
@@ -189,6 +211,8 @@ function nihReporter(doc: any, fetchedAt: string): EntityInput[] {
       title: str(p.project_title) ?? key, agency: 'NIH', program: str(p.agency_ic_admin?.abbreviation), mechanism: str(p.activity_code),
       amount: num(p.award_amount), deadline: usDate(str(p.project_end_date)), first: str(pi.first_name), last: str(pi.last_name),
       org: str(p.organization?.org_name), location: [p.organization?.org_city, p.organization?.org_state].filter(Boolean).join(', ') || null, number: str(p.project_num),
+      // the institute's name, the project's thesaurus terms (`pref_terms` "a;b", `terms` "<a><b>") and spending categories
+      words: words(p.agency_ic_admin?.name, p.agency_ic_fundings?.map((f: any) => f?.name), termList(p.pref_terms), termList(p.terms), termList(p.spending_categories_desc)),
     });
   });
 }
@@ -199,11 +223,22 @@ function nsfAwards(doc: any, fetchedAt: string): EntityInput[] {
     title: str(a.title) ?? String(a.id), agency: 'NSF', program: str(a.fundProgramName), mechanism: str(a.transType) ?? 'standard',
     amount: num(a.estimatedTotalAmt ?? a.fundsObligatedAmt), deadline: usDate(str(a.expDate)), first: str(a.piFirstName), last: str(a.piLastName),
     email: str(a.piEmail), org: str(a.awardeeName), location: [a.awardeeCity, a.awardeeStateCode].filter(Boolean).join(', ') || null, number: String(a.id),
+    // the directorate and division that run the program, when the request asked for them (printFields)
+    words: words(a.primaryProgram, a.dirAbbr, a.divAbbr, a.orgLongName, a.orgLongName2, a.cfdaNumber),
   }));
 }
 
 // ---- Grants.gov XML extract (OpportunitySynopsisDetail_1_0) ----
 const INSTRUMENTS: Record<string, string> = { G: 'grant', CA: 'cooperative_agreement', PC: 'procurement_contract', O: 'other' };
+/** Grants.gov's categories of funding activity, by the code the extract carries. */
+const CATEGORIES: Record<string, string> = {
+  ACA: 'Affordable Care Act', AG: 'Agriculture', AR: 'Arts', BC: 'Business and Commerce', CD: 'Community Development',
+  CP: 'Consumer Protection', DPR: 'Disaster Prevention and Relief', ED: 'Education', ELT: 'Employment, Labor and Training',
+  EN: 'Energy', ENV: 'Environment', FN: 'Food and Nutrition', HL: 'Health', HO: 'Housing', HU: 'Humanities',
+  IIJ: 'Infrastructure Investment and Jobs Act', IS: 'Information and Statistics', ISS: 'Income Security and Social Services',
+  LJL: 'Law, Justice and Legal Services', NR: 'Natural Resources', OZ: 'Opportunity Zone Benefits', RA: 'Recovery Act',
+  RD: 'Regional Development', ST: 'Science and Technology and other Research and Development', T: 'Transportation', O: 'Other',
+};
 function grantsGov(xml: string, fetchedAt: string): EntityInput[] {
   return tags(xml, 'OpportunitySynopsisDetail_1_0').map((o) => {
     const id = tag(o, 'OpportunityID') ?? tag(o, 'OpportunityNumber') ?? 'unknown';
@@ -214,6 +249,11 @@ function grantsGov(xml: string, fetchedAt: string): EntityInput[] {
       program: tag(o, 'CFDANumbers'), mechanism: INSTRUMENTS[tag(o, 'FundingInstrumentType') ?? ''] ?? tag(o, 'FundingInstrumentType'),
       amount: num(tag(o, 'AwardCeiling')), deadline: usDate(tag(o, 'CloseDate')), first: contact ? first : null, last: contact ? rest.join(' ') || null : null,
       email: tag(o, 'GrantorContactEmail'), org: tag(o, 'AgencyName'), number: tag(o, 'OpportunityNumber'),
+      words: words(
+        tag(o, 'AgencyCode'), tags(o, 'CFDANumbers').map(decodeXml), tag(o, 'CategoryExplanation'),
+        tags(o, 'CategoryOfFundingActivity').map((c) => CATEGORIES[decodeXml(c).trim()] ?? decodeXml(c)),
+        tags(o, 'FundingInstrumentType').map((i) => INSTRUMENTS[decodeXml(i).trim()]),
+      ),
     });
   });
 }
@@ -236,6 +276,11 @@ function openCorporates(doc: any, fetchedAt: string): EntityInput[] {
       details: { industry, company_number: str(c.company_number), jurisdiction: str(c.jurisdiction_code), incorporated_on: str(c.incorporation_date), company_type: str(c.company_type) },
       facets: [country && facet('country', country), industry && facet('industry', industry)].filter(Boolean) as string[],
       rank_score: rank(key), sources: sources('opencorporates', url, fetchedAt, { name: str(c.name), title: str(officer?.position), person_name: officerName }),
+      // every industry the registry lists (the facet keeps the first), and the names the company had or trades under
+      search_text: words(
+        (c.industry_codes ?? []).map((i: any) => i?.industry_code?.description),
+        (c.previous_names ?? []).map((n: any) => n?.company_name), (c.alternative_names ?? []).map((n: any) => n?.company_name),
+      ),
     } satisfies EntityInput;
   });
 }

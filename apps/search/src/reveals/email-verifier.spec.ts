@@ -1,4 +1,5 @@
-import { MAIL_ZONE, startDns, startSmtp } from '../../../../test/support/mail-peers';
+import { startDns, startSmtp } from '../../../../tools/mesh/mail-peers';
+import { MAIL_ZONE } from '../../../../test/support/mail-zone';
 import { candidateAddresses, EmailVerifier, VerifierConfig } from './email-verifier';
 
 describe('EmailVerifier against a local DNS and SMTP server', () => {
@@ -47,6 +48,18 @@ describe('EmailVerifier against a local DNS and SMTP server', () => {
     expect((await new EmailVerifier({ ...cfg, smtpPort: 1 }).verify('jane@good.test')).status).toBe('unknown');
     expect(await new EmailVerifier({ ...cfg, smtpProbe: false }).verify('jane@good.test')).toMatchObject({ status: 'risky', confidence: 50 });
     expect((await new EmailVerifier({ ...cfg, smtpProbe: false }).verify('x@nomail.test')).status).toBe('invalid');
+  });
+
+  it('unknown, not invalid, when the DNS server refuses the name (a sandbox answering for its own names only)', async () => {
+    const scoped = await startDns({ ...MAIL_ZONE, authority: ['.test'] });
+    try {
+      const v = new EmailVerifier({ ...cfg, dnsServers: [scoped.server] });
+      expect(await v.verify('someone@example.com')).toMatchObject({ status: 'unknown', reason: expect.stringMatching(/^dns: .*EREFUSED/) });
+      expect((await v.verify('jane@good.test')).status).toBe('valid');
+      expect((await v.verify('x@nomail.test')).status).toBe('invalid');
+    } finally {
+      await scoped.close();
+    }
   });
 
   it('caches per address for the TTL', async () => {

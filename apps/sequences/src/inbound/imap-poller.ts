@@ -16,7 +16,7 @@ const STUCK_LIMIT = 5;
 const MAX_BACKOFF_MS = 15 * 60_000;
 
 const polls = counter('sequences_imap_polls_total', 'IMAP polls of mailboxes, by outcome (ok, failed)', ['outcome']);
-const messages = counter('sequences_imap_messages_total', 'Messages fetched from mailboxes by IMAP, by what they were (reply, auto_reply, hard_bounce, soft_bounce, unmatched, too_large, skipped)', ['kind']);
+const messages = counter('sequences_imap_messages_total', 'Messages fetched from mailboxes by IMAP, by what they were (reply, unsubscribe_reply, auto_reply, hard_bounce, soft_bounce, unmatched, too_large, skipped)', ['kind']);
 
 interface StateRow {
   mailbox_id: string;

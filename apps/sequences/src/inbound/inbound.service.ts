@@ -3,13 +3,14 @@ import { simpleParser } from 'mailparser';
 import { Pool, PoolClient } from 'pg';
 import { CURRENT_API_VERSION, EVENT, ID_PREFIX, RequestContext } from '@app/contracts';
 import { newId, PG_POOL, recordEvent, withTransaction } from '@app/platform';
-import { CrmClient } from '../crm-client';
 import { MessageRow, renderMessage, snippetOf } from '../rows';
 import { SuppressionsService } from '../suppressions/suppressions.service';
 import { isAutoReply, parseDeliveryStatus, referencedIds } from './classify';
+import { asksToUnsubscribe } from './unsubscribe-request';
 
 export type InboundOutcome =
   | { kind: 'reply'; message_id: string; enrollment_id: string | null }
+  | { kind: 'unsubscribe_reply'; message_id: string; suppression_id: string | null }
   | { kind: 'auto_reply'; message_id: string | null }
   | { kind: 'hard_bounce'; message_id: string; status: string }
   | { kind: 'soft_bounce'; message_id: string | null; status: string }
@@ -30,7 +31,6 @@ export class InboundService {
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     private readonly suppressions: SuppressionsService,
-    private readonly crm: CrmClient,
   ) {}
 
   /**
@@ -60,7 +60,8 @@ export class InboundService {
     const text = parsed.text ?? '';
     const inboundId = newId(ID_PREFIX.message);
     const messageId = parsed.messageId ?? options.fallbackMessageId ?? `<${inboundId}@inbound.invalid>`;
-    const enrollmentId = await withTransaction(this.pool, async (tx) => {
+    const unsubscribes = asksToUnsubscribe({ text, subject, originalSubject: outbound.subject });
+    const handled = await withTransaction(this.pool, async (tx) => {
       const inserted = await tx.query<MessageRow>(
         `INSERT INTO email_messages (id, workspace_id, lead_id, sequence_id, enrollment_id, mailbox_id, direction, from_addr, to_addr, subject, body,
            snippet, message_id, in_reply_to, status, sent_at)
@@ -69,17 +70,26 @@ export class InboundService {
         [inboundId, outbound.workspace_id, outbound.lead_id, outbound.sequence_id, outbound.enrollment_id, outbound.mailbox_id, from, outbound.from_addr,
           subject, text, snippetOf(text), messageId, outbound.message_id, parsed.date ?? null],
       );
-      if (!inserted.rows[0]) return null; // the same reply delivered twice
+      if (!inserted.rows[0]) return { enrollmentId: null, suppressionId: null }; // the same reply delivered twice
+      await recordEvent(tx, { type: EVENT.emailReplied, workspace_id: outbound.workspace_id, livemode: true, api_version: CURRENT_API_VERSION, object: renderMessage(inserted.rows[0]) });
+      if (unsubscribes) {
+        // the address we wrote to is suppressed in the workspace: this enrollment and any other of
+        // that address stop `unsubscribed`, their queued emails are cancelled, unsubscribe.created
+        const ctx = { workspace_id: outbound.workspace_id, livemode: true, api_version: CURRENT_API_VERSION } as RequestContext;
+        const suppression = await this.suppressions.createIn(tx, ctx, { type: 'email', value: outbound.to_addr, reason: 'unsubscribe' }, 'unsubscribed');
+        return { enrollmentId: null, suppressionId: suppression.id };
+      }
       const stopped = await tx.query<{ id: string }>(
         `UPDATE enrollments SET status = 'stopped', stop_reason = 'replied', stopped_at = date_trunc('milliseconds', now()), next_send_at = NULL
          WHERE id = $1 AND status IN ('active', 'paused') RETURNING id`,
         [outbound.enrollment_id],
       );
       await tx.query(`UPDATE email_messages SET status = 'cancelled', lease_until = NULL WHERE enrollment_id = $1 AND status = 'queued'`, [outbound.enrollment_id]);
-      await recordEvent(tx, { type: EVENT.emailReplied, workspace_id: outbound.workspace_id, livemode: true, api_version: CURRENT_API_VERSION, object: renderMessage(inserted.rows[0]) });
-      return stopped.rows[0]?.id ?? null;
+      return { enrollmentId: stopped.rows[0]?.id ?? null, suppressionId: null };
     });
-    return { kind: 'reply', message_id: outbound.id, enrollment_id: enrollmentId };
+    return unsubscribes
+      ? { kind: 'unsubscribe_reply', message_id: outbound.id, suppression_id: handled.suppressionId }
+      : { kind: 'reply', message_id: outbound.id, enrollment_id: handled.enrollmentId };
   }
 
   private async findOutbound(ids: string[], recipient: string | null): Promise<MessageRow | undefined> {
@@ -99,17 +109,17 @@ export class InboundService {
 
   /**
    * A 5.x.x DSN: the message is `bounced`, the address suppressed (`bounce`), the enrollment
-   * stopped (`bounced`), `email.bounced` emitted, the lead's email made `invalid` in crm; the
-   * sequence pauses when bounces reach 5% of at least 20 sends.
+   * stopped (`bounced`), `email.bounced` emitted (crm consumes it and makes the lead's email
+   * `invalid`); the sequence pauses when bounces reach 5% of at least 20 sends.
    */
   async hardBounce(outbound: MessageRow, text: string): Promise<void> {
     const ctx = { workspace_id: outbound.workspace_id, livemode: true, api_version: CURRENT_API_VERSION } as RequestContext;
-    const changed = await withTransaction(this.pool, async (tx: PoolClient) => {
+    await withTransaction(this.pool, async (tx: PoolClient) => {
       const { rows } = await tx.query<MessageRow>(
         `UPDATE email_messages SET status = 'bounced', error = $2, lease_until = NULL WHERE id = $1 AND status IN ('sent', 'queued', 'failed') RETURNING *`,
         [outbound.id, text.slice(0, 500)],
       );
-      if (!rows[0]) return false;
+      if (!rows[0]) return;
       await tx.query(
         `UPDATE enrollments SET status = 'stopped', stop_reason = 'bounced', stopped_at = date_trunc('milliseconds', now()), next_send_at = NULL,
            lead = jsonb_set(lead, '{email_status}', '"invalid"')
@@ -132,8 +142,6 @@ export class InboundService {
           await tx.query(`UPDATE sequences SET status = 'paused', paused_reason = 'bounce_rate' WHERE id = $1 AND status = 'active'`, [outbound.sequence_id]);
         }
       }
-      return true;
     });
-    if (changed) await this.crm.markEmailInvalid(ctx, outbound.lead_id).catch(() => undefined);
   }
 }

@@ -51,9 +51,9 @@ export class SequencesService {
          (SELECT count(*)::int FROM enrollments e WHERE e.sequence_id = s.id) AS enrolled,
          (SELECT count(*)::int FROM enrollments e WHERE e.sequence_id = s.id AND e.status IN ('active', 'paused')) AS active,
          (SELECT count(*)::int FROM email_messages m WHERE m.sequence_id = s.id AND m.direction = 'outbound' AND m.status IN ('sent', 'bounced')) AS sent,
-         (SELECT count(*)::int FROM enrollments e WHERE e.sequence_id = s.id AND e.stop_reason = 'replied') AS replied,
+         (SELECT count(*)::int FROM enrollments e WHERE e.sequence_id = s.id AND coalesce(e.ended_before_removal, e.stop_reason) = 'replied') AS replied,
          (SELECT count(*)::int FROM email_messages m WHERE m.sequence_id = s.id AND m.direction = 'outbound' AND m.status = 'bounced') AS bounced,
-         (SELECT count(*)::int FROM enrollments e WHERE e.sequence_id = s.id AND e.stop_reason = 'unsubscribed') AS unsubscribed
+         (SELECT count(*)::int FROM enrollments e WHERE e.sequence_id = s.id AND coalesce(e.ended_before_removal, e.stop_reason) = 'unsubscribed') AS unsubscribed
        FROM sequences s WHERE s.id = ANY($1)`,
       [ids],
     );
@@ -258,13 +258,19 @@ export class SequencesService {
     return { object: 'enrollment_result', livemode: true, enrolled: enrolledRows.map(renderEnrollment), skipped };
   }
 
-  /** Stops the sequence for one lead (`removed`); its queued email is cancelled. */
+  /**
+   * Stops the sequence for one lead (`removed`, `next_send_at` null) and cancels its queued email.
+   * An enrollment that had already completed or stopped becomes `removed` too, as the spec's
+   * response says; how it had ended stays in `ended_before_removal` (the stats keep counting it)
+   * and in its messages. Removing it again returns it unchanged.
+   */
   async unenroll(ctx: RequestContext, body: DeleteEnrollmentRequest): Promise<Enrollment> {
     await this.findRow(this.pool, ctx.workspace_id, body.sequence_id);
     return withTransaction(this.pool, async (tx) => {
       const { rows } = await tx.query<EnrollmentRow>(
-        `UPDATE enrollments SET status = 'stopped', stop_reason = 'removed', stopped_at = date_trunc('milliseconds', now()), next_send_at = NULL, hold_reason = NULL
-         WHERE workspace_id = $1 AND sequence_id = $2 AND lead_id = $3 AND status IN ('active', 'paused')
+        `UPDATE enrollments SET status = 'stopped', stop_reason = 'removed', stopped_at = date_trunc('milliseconds', now()), next_send_at = NULL, hold_reason = NULL,
+           ended_before_removal = CASE WHEN status = 'completed' THEN 'completed' WHEN status = 'stopped' THEN stop_reason END
+         WHERE workspace_id = $1 AND sequence_id = $2 AND lead_id = $3 AND stop_reason IS DISTINCT FROM 'removed'
          RETURNING ${ENROLLMENT_COLUMNS}`,
         [ctx.workspace_id, body.sequence_id, body.lead_id],
       );
@@ -282,4 +288,5 @@ export class SequencesService {
       return renderEnrollment(row);
     });
   }
+
 }

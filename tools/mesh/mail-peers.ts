@@ -1,5 +1,5 @@
 import { SMTPServer } from 'smtp-server';
-import { freePort } from '../../tools/mesh/processes';
+import { freePort } from './processes';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const dns2 = require('dns2');
 
@@ -8,9 +8,17 @@ export interface Zone {
   mx?: Record<string, string[]>;
   /** name -> IPv4 */
   a?: Record<string, string>;
+  /**
+   * Suffixes (e.g. `.example`) the server answers for; a name outside them is REFUSED, so a
+   * resolver pointed here can never take a real domain's absence from it. Unset: every name.
+   */
+  authority?: string[];
 }
 
-/** A local DNS server (npm dns2, UDP) answering MX and A from a fixed zone; anything else NXDOMAIN. */
+/**
+ * A local DNS server (npm dns2, UDP) answering MX and A from a fixed zone; any other name in its
+ * authority NXDOMAIN, names outside it REFUSED.
+ */
 export async function startDns(zone: Zone): Promise<{ server: string; close: () => Promise<void> }> {
   const { Packet } = dns2;
   const port = await freePort();
@@ -20,9 +28,11 @@ export async function startDns(zone: Zone): Promise<{ server: string; close: () 
       const response = Packet.createResponseFromRequest(request);
       const [question] = request.questions;
       const name = String(question.name).toLowerCase().replace(/\.$/, '');
-      const mx = zone.mx?.[name];
-      const a = zone.a?.[name];
-      if (question.type === Packet.TYPE.MX && mx) {
+      const mx = zone.mx && Object.hasOwn(zone.mx, name) ? zone.mx[name] : undefined;
+      const a = zone.a && Object.hasOwn(zone.a, name) ? zone.a[name] : undefined;
+      if (zone.authority && !zone.authority.some((suffix) => name.endsWith(suffix))) {
+        response.header.rcode = Packet.RCODE.REFUSED;
+      } else if (question.type === Packet.TYPE.MX && mx) {
         mx.forEach((exchange, i) => response.answers.push({ name: question.name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 60, exchange, priority: 10 * (i + 1) }));
       } else if (question.type === Packet.TYPE.A && a) {
         response.answers.push({ name: question.name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 60, address: a });
@@ -36,10 +46,14 @@ export async function startDns(zone: Zone): Promise<{ server: string; close: () 
   return { server: `127.0.0.1:${port}`, close: () => server.close() };
 }
 
-/** A local SMTP server (npm smtp-server): accepts RCPT for `accept` addresses and every address at `catchAll` domains, 550 otherwise. */
+/**
+ * A local SMTP server (npm smtp-server): accepts RCPT for `accept` addresses and every address at
+ * `catchAll` domains, 550 otherwise. The tests' peer and `npm start`'s demo mail sandbox.
+ */
 export async function startSmtp(options: { accept: string[]; catchAll: string[] }): Promise<{ port: number; rcpts: string[]; close: () => Promise<void> }> {
   const rcpts: string[] = [];
   const accept = new Set(options.accept.map((a) => a.toLowerCase()));
+  const catchAll = new Set(options.catchAll.map((d) => d.toLowerCase()));
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -47,7 +61,7 @@ export async function startSmtp(options: { accept: string[]; catchAll: string[] 
     onRcptTo(address, _session, callback) {
       const to = address.address.toLowerCase();
       rcpts.push(to);
-      if (accept.has(to) || options.catchAll.includes(to.split('@')[1])) return callback();
+      if (accept.has(to) || catchAll.has(to.split('@')[1])) return callback();
       const err = new Error('5.1.1 mailbox unavailable') as Error & { responseCode: number };
       err.responseCode = 550;
       return callback(err);
@@ -60,8 +74,3 @@ export async function startSmtp(options: { accept: string[]; catchAll: string[] 
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
   return { port, rcpts, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
-
-export const MAIL_ZONE: Zone = {
-  mx: { 'good.test': ['mx.good.test'], 'catchall.test': ['mx.catchall.test'], 'mailinator.com': ['mx.good.test'] },
-  a: { 'mx.good.test': '127.0.0.1', 'mx.catchall.test': '127.0.0.1', 'aonly.test': '127.0.0.1' },
-};
