@@ -30,7 +30,7 @@ export const NATS_CALLS: Record<ServiceName, readonly string[]> = {
     webhooks.endpointsList, webhooks.endpointsCreate, webhooks.endpointsDelete,
   ],
   search: [billing.creditsConsume, billing.creditsRefund, crm.leadsUpsertFromReveal],
-  sequences: [crm.leadsGetMany, crm.leadsMarkEmailInvalid, crm.leadsWorkspacesByEmail],
+  sequences: [crm.leadsGetMany, crm.leadsWorkspacesByEmail],
   crm: [],
   billing: [],
   webhooks: [],
@@ -50,7 +50,7 @@ export const NATS_EVENT_OWNERS: Record<ServiceName, readonly EventType[]> = {
 export const NATS_DURABLES: Record<ServiceName, readonly string[]> = {
   gateway: [],
   search: [],
-  crm: ['crm'],
+  crm: ['crm', 'crm-email-bounced'],
   sequences: ['sequences-lead-updated', 'sequences-lead-deleted'],
   billing: ['billing'],
   webhooks: ['webhooks-dispatcher'],
