@@ -1,4 +1,4 @@
-import { envInt, rootLogger } from '@app/platform';
+import { envInt, secretSetting } from '@app/platform';
 import { DEV_SEQUENCES_SECRET_KEY } from './mailboxes/secret-box';
 
 export interface SequencesConfig {
@@ -29,10 +29,7 @@ export interface SequencesConfig {
 export const SEQUENCES_CONFIG = Symbol('SEQUENCES_CONFIG');
 
 export function loadSequencesConfig(env: NodeJS.ProcessEnv = process.env): SequencesConfig {
-  const secretKey = env.SEQUENCES_SECRET_KEY || DEV_SEQUENCES_SECRET_KEY;
-  if (!env.SEQUENCES_SECRET_KEY && env.NODE_ENV === 'production') {
-    rootLogger('sequences').warn('SEQUENCES_SECRET_KEY is not set: mailbox credentials are encrypted with the public development key');
-  }
+  const secretKey = secretSetting(env, 'SEQUENCES_SECRET_KEY', DEV_SEQUENCES_SECRET_KEY);
   return {
     secretKey,
     publicApiUrl: (env.PUBLIC_API_URL || `http://127.0.0.1:${env.PORT || 3000}/api/v1`).replace(/\/$/, ''),

@@ -25,6 +25,21 @@ export const DEFAULT_HTTP_PORTS: Record<ServiceName, number> = {
 
 export { ConfigError } from './config-error';
 
+/**
+ * A signing or sealing secret. With `NODE_ENV=production` it is required (at least
+ * `minLength` characters, never the public development value): the process refuses to start and
+ * names the variable. Elsewhere the development value stands in, so a laptop needs no setup.
+ */
+export function secretSetting(env: NodeJS.ProcessEnv, name: string, developmentValue: string, minLength = 32): string {
+  const value = env[name];
+  if (env.NODE_ENV === 'production') {
+    if (!value) throw new ConfigError(`${name} is required when NODE_ENV=production`);
+    if (value === developmentValue) throw new ConfigError(`${name} is the public development value: set a long random secret`);
+    if (value.length < minLength) throw new ConfigError(`${name} must be at least ${minLength} characters when NODE_ENV=production`);
+  }
+  return value || developmentValue;
+}
+
 /** An integer setting within [min, max]; unset or empty gives the fallback, anything else is a ConfigError. */
 export function envInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];

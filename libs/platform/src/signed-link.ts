@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { rootLogger } from './logger';
+import { secretSetting } from './config';
 
 /**
  * Signed download links of exports. The link is the credential (like a pre-signed S3 URL or a
@@ -17,17 +17,9 @@ export interface ExportLinkConfig {
   publicApiUrl: string;
 }
 
-let warned = false;
-
+/** Read at start-up by crm and the gateway; in production a missing secret refuses to start. */
 export function loadExportLinkConfig(env: NodeJS.ProcessEnv = process.env): ExportLinkConfig {
-  let secret = env.EXPORT_SIGNING_SECRET;
-  if (!secret) {
-    if (env.NODE_ENV === 'production' && !warned) {
-      warned = true;
-      rootLogger().warn('EXPORT_SIGNING_SECRET is not set: export download links are signed with the public development secret');
-    }
-    secret = DEV_EXPORT_SIGNING_SECRET;
-  }
+  const secret = secretSetting(env, 'EXPORT_SIGNING_SECRET', DEV_EXPORT_SIGNING_SECRET);
   const base = env.PUBLIC_API_URL || `http://127.0.0.1:${env.PORT || 3000}/api/v1`;
   return { signingSecret: secret, publicApiUrl: base.replace(/\/+$/, '') };
 }
