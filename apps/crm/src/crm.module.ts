@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { PlatformModule, ServiceConfig } from '@app/platform';
 import { CompaniesController } from './companies/companies.controller';
 import { CompaniesRepository } from './companies/companies.repository';
+import { OrganizationsClient } from './companies/organizations.client';
 import { ExportsModule } from './exports/exports.module';
 import { LeadsBatchController } from './leads/leads-batch.controller';
 import { LeadsController } from './leads/leads.controller';
@@ -25,7 +26,7 @@ export class CrmModule {
       module: CrmModule,
       imports: [PlatformModule.forService(config, { consumers: [workspaceCreatedConsumer] }), ExportsModule],
       controllers: [LeadsController, LeadsBatchController, CompaniesController, PipelinesController, TasksController, NotesController, RevealLeadsController],
-      providers: [LeadsService, LeadsRepository, CompaniesRepository, PipelinesRepository, TasksService, TasksRepository, NotesService, NotesRepository, RevealLeadsService],
+      providers: [LeadsService, LeadsRepository, CompaniesRepository, OrganizationsClient, PipelinesRepository, TasksService, TasksRepository, NotesService, NotesRepository, RevealLeadsService],
     };
   }
 }
