@@ -8,9 +8,11 @@ export interface Zone {
   mx?: Record<string, string[]>;
   /** name -> IPv4 */
   a?: Record<string, string>;
+  /** names answered SERVFAIL: a resolver that cannot answer (read at each question, so a test may change it) */
+  servfail?: string[];
 }
 
-/** A local DNS server (npm dns2, UDP) answering MX and A from a fixed zone; anything else NXDOMAIN. */
+/** A local DNS server (npm dns2, UDP) answering MX and A from a zone; SERVFAIL for `servfail` names; anything else NXDOMAIN. */
 export async function startDns(zone: Zone): Promise<{ server: string; close: () => Promise<void> }> {
   const { Packet } = dns2;
   const port = await freePort();
@@ -22,7 +24,8 @@ export async function startDns(zone: Zone): Promise<{ server: string; close: () 
       const name = String(question.name).toLowerCase().replace(/\.$/, '');
       const mx = zone.mx?.[name];
       const a = zone.a?.[name];
-      if (question.type === Packet.TYPE.MX && mx) {
+      if (zone.servfail?.includes(name)) response.header.rcode = Packet.RCODE.SERVFAIL;
+      else if (question.type === Packet.TYPE.MX && mx) {
         mx.forEach((exchange, i) => response.answers.push({ name: question.name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 60, exchange, priority: 10 * (i + 1) }));
       } else if (question.type === Packet.TYPE.A && a) {
         response.answers.push({ name: question.name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 60, address: a });
