@@ -1,6 +1,26 @@
+import { SUBJECTS } from '@app/contracts';
+import { parseProviderFile } from '../../apps/search/src/ingest/connectors';
 import { TestMesh } from '../harness';
 import { createLead } from '../support/leads';
+import { expectRealSources } from '../support/sources';
 import { expectApiError } from './gateway-assertions';
+
+const FETCHED = '2026-10-03T00:00:00.000Z';
+/** Two OpenCorporates records as its API returns them: one with a website, one known by name only. */
+const OPENCORPORATES = {
+  api_version: '0.4',
+  results: { companies: [
+    { company: {
+      name: 'NORTHWIND ANALYTICS LIMITED', company_number: '12345678', jurisdiction_code: 'gb', opencorporates_url: 'https://opencorporates.com/companies/gb/12345678',
+      registered_address: { locality: 'London', country: 'England' }, website: 'http://www.northwind.example',
+      industry_codes: [{ industry_code: { description: 'software' } }], officers: [],
+    } },
+    { company: {
+      name: 'Blue Cedar Logistics, Inc.', company_number: 'C4123456', jurisdiction_code: 'us_ca', opencorporates_url: 'https://opencorporates.com/companies/us_ca/C4123456',
+      registered_address: { locality: 'Oakland', country_code: 'US' }, industry_codes: [{ industry_code: { description: 'logistics' } }], officers: [],
+    } },
+  ] },
+};
 
 describe('companies', () => {
   let mesh: TestMesh;
@@ -9,7 +29,9 @@ describe('companies', () => {
   let workspaceId: string;
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'crm']);
+    mesh = await TestMesh.start(['gateway', 'crm', 'search']);
+    const ingested = await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities: parseProviderFile('opencorporates', JSON.stringify(OPENCORPORATES), FETCHED) });
+    expect(ingested.err).toBeUndefined();
     const [mine, other] = await Promise.all([mesh.workspace(), mesh.workspace()]);
     key = mine.key;
     workspaceId = mine.workspace.id;
@@ -17,7 +39,11 @@ describe('companies', () => {
   });
   afterAll(() => mesh?.close());
 
-  const company = async (id: string, k = key) => mesh.request('GET', `/companies/${id}`, { key: k });
+  const company = async (id: string, k = key) => {
+    const res = await mesh.request('GET', `/companies/${id}`, { key: k });
+    if (res.status === 200) expectRealSources(res.body.sources);
+    return res;
+  };
 
   it('matches leads to one company by normalised domain, with an exact lead_count', async () => {
     const a = await createLead(mesh, key, { full_name: 'A One', company_name: 'Acme Corp', company_domain: 'https://www.Acme.com/about', source_url: 'https://acme.com/team' });
@@ -52,8 +78,7 @@ describe('companies', () => {
   });
 
   it('lists newest first with q on name or domain, country, and pagination', async () => {
-    const globex = await createLead(mesh, key, { full_name: 'G', company_name: 'Globex', company_domain: 'globex.example' });
-    await mesh.query('crm', `UPDATE companies SET country = 'DE' WHERE id = $1`, [globex.company_id]);
+    const globex = await createLead(mesh, key, { full_name: 'G', company_name: 'Globex', company_domain: 'globex.example', country: 'DE' });
     const all = await mesh.request('GET', '/companies', { key });
     expect(all.status).toBe(200);
     expect(all.body.object).toBe('list');
@@ -82,5 +107,48 @@ describe('companies', () => {
     expectApiError(await company(mine.company_id, otherKey), 404, 'not_found', 'id');
     const [{ n }] = await mesh.query('crm', 'SELECT count(*)::int AS n FROM companies WHERE workspace_id = $1', [workspaceId]);
     expect(n).toBeGreaterThan(0);
+  });
+
+  it('a new company takes the matching OpenCorporates record\'s industry, country and city, each with its Source', async () => {
+    const oc = 'https://opencorporates.com/companies/gb/12345678';
+    // the lead says FR; the registry's GB outranks a caller's value
+    const a = await createLead(mesh, key, { full_name: 'Nora West', company_name: 'Northwind', company_domain: 'northwind.example', country: 'FR', source_url: 'https://northwind.example/people' });
+    const res = await company(a.company_id);
+    expect(res.body).toMatchObject({ name: 'Northwind', domain: 'northwind.example', industry: 'software', size: null, country: 'GB', city: 'London', description: null });
+    expect(res.body.sources).toEqual(expect.arrayContaining([
+      { field: 'company_name', value: 'Northwind', provider: 'api', source_url: 'https://northwind.example/people', fetched_at: expect.any(String) },
+      { field: 'industry', value: 'software', provider: 'opencorporates', source_url: oc, fetched_at: FETCHED },
+      { field: 'country', value: 'GB', provider: 'opencorporates', source_url: oc, fetched_at: FETCHED },
+      { field: 'city', value: 'London', provider: 'opencorporates', source_url: oc, fetched_at: FETCHED },
+    ]));
+    expect(res.body.sources.filter((s: any) => s.field === 'country')).toHaveLength(1);
+
+    // known by name only: matched case-insensitively to the record with that name
+    const b = await createLead(mesh, key, { full_name: 'Cy Dar', company_name: 'BLUE CEDAR LOGISTICS, INC.' });
+    expect((await company(b.company_id)).body).toMatchObject({ industry: 'logistics', country: 'US', city: 'Oakland' });
+  });
+
+  it('a lead\'s country fills its company\'s; a later lead never blanks or overrides it', async () => {
+    const first = await createLead(mesh, key, { full_name: 'U One', company_domain: 'umbra.example', country: 'de', source_url: 'https://umbra.example/about' });
+    const backed = { field: 'country', value: 'DE', provider: 'api', source_url: 'https://umbra.example/about', fetched_at: expect.any(String) };
+    expect((await company(first.company_id)).body).toMatchObject({ country: 'DE', sources: expect.arrayContaining([backed]) });
+    await createLead(mesh, key, { full_name: 'U Two', company_domain: 'umbra.example' });
+    await createLead(mesh, key, { full_name: 'U Three', company_domain: 'umbra.example', country: 'IT', source_url: 'https://umbra.example/it' });
+    const after = (await company(first.company_id)).body;
+    expect(after).toMatchObject({ country: 'DE', lead_count: 3 });
+    expect(after.sources.filter((s: any) => s.field === 'country')).toEqual([backed]);
+    const german = (await mesh.request('GET', '/companies?country=DE', { key })).body.data.map((c: any) => c.id);
+    expect(german).toContain(first.company_id);
+    expect((await mesh.request('GET', '/companies?country=IT', { key })).body.data).toEqual([]);
+  });
+
+  it('creates leads when search does not answer: the company starts with what the lead says', async () => {
+    await mesh.stopApp('search');
+    try {
+      const lead = await createLead(mesh, key, { full_name: 'Off Line', company_domain: 'offline.example', country: 'NL' });
+      expect((await company(lead.company_id)).body).toMatchObject({ domain: 'offline.example', country: 'NL', industry: null, sources: [] });
+    } finally {
+      await mesh.startApp('search');
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { TestMesh } from '../harness';
+import { expectRealSources } from './sources';
 
 /** Helpers of the lead end-to-end tests: the Lead resource of the spec, create and list calls. */
 
@@ -41,6 +42,7 @@ export function expectLead(lead: any, withSources: boolean): void {
         provider: expect.any(String), fetched_at: expect.stringMatching(ISO_DATE_TIME),
       });
     }
+    expectRealSources(lead.sources);
   } else {
     expect(lead).not.toHaveProperty('sources');
   }

@@ -13,11 +13,13 @@ export interface Zone {
    * resolver pointed here can never take a real domain's absence from it. Unset: every name.
    */
   authority?: string[];
+  /** names answered SERVFAIL: a resolver that cannot answer (read at each question, so a test may change it) */
+  servfail?: string[];
 }
 
 /**
- * A local DNS server (npm dns2, UDP) answering MX and A from a fixed zone; any other name in its
- * authority NXDOMAIN, names outside it REFUSED.
+ * A local DNS server (npm dns2, UDP) answering MX and A from a fixed zone; SERVFAIL for
+ * `servfail` names; any other name in its authority NXDOMAIN, names outside it REFUSED.
  */
 export async function startDns(zone: Zone): Promise<{ server: string; close: () => Promise<void> }> {
   const { Packet } = dns2;
@@ -32,6 +34,8 @@ export async function startDns(zone: Zone): Promise<{ server: string; close: () 
       const a = zone.a && Object.hasOwn(zone.a, name) ? zone.a[name] : undefined;
       if (zone.authority && !zone.authority.some((suffix) => name.endsWith(suffix))) {
         response.header.rcode = Packet.RCODE.REFUSED;
+      } else if (zone.servfail?.includes(name)) {
+        response.header.rcode = Packet.RCODE.SERVFAIL;
       } else if (question.type === Packet.TYPE.MX && mx) {
         mx.forEach((exchange, i) => response.answers.push({ name: question.name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 60, exchange, priority: 10 * (i + 1) }));
       } else if (question.type === Packet.TYPE.A && a) {

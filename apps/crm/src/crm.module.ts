@@ -3,6 +3,7 @@ import { PlatformModule, ServiceConfig } from '@app/platform';
 import { CompaniesController } from './companies/companies.controller';
 import { CompaniesRepository } from './companies/companies.repository';
 import { emailBouncedConsumer } from './leads/email-bounced.consumer';
+import { OrganizationsClient } from './companies/organizations.client';
 import { ExportsModule } from './exports/exports.module';
 import { LeadsBatchController } from './leads/leads-batch.controller';
 import { LeadsController } from './leads/leads.controller';
@@ -29,7 +30,7 @@ export class CrmModule {
       module: CrmModule,
       imports: [PlatformModule.forService(config, { consumers: [workspaceCreatedConsumer, emailBouncedConsumer] }), ExportsModule],
       controllers: [LeadsController, LeadsBatchController, CompaniesController, PipelinesController, TasksController, NotesController, ListsController, RevealLeadsController],
-      providers: [LeadsService, LeadsRepository, CompaniesRepository, PipelinesRepository, TasksService, TasksRepository, NotesService, NotesRepository, ListsService, ListsRepository, RevealLeadsService],
+      providers: [LeadsService, LeadsRepository, CompaniesRepository, OrganizationsClient, PipelinesRepository, TasksService, TasksRepository, NotesService, NotesRepository, ListsService, ListsRepository, RevealLeadsService],
     };
   }
 }

@@ -146,4 +146,13 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX entities_terms_top_grants ON entities USING GIN (strip(terms)) WHERE lens = 'grants' AND rank_score >= 975000;
     `,
   },
+  {
+    id: '0007_entities_organizations',
+    up: `
+      -- the organisation records (ORGANIZATION_RECORD_SQL in entities.repository.ts: keep the
+      -- predicates equal) by domain and by name, for the company a reveal or a new lead links to
+      CREATE INDEX entities_org_domain ON entities (domain) WHERE (ext_key LIKE 'opencorporates:%' OR ext_key ~ '^sec_edgar:[^:]+$');
+      CREATE INDEX entities_org_name ON entities (lower(organization)) WHERE (ext_key LIKE 'opencorporates:%' OR ext_key ~ '^sec_edgar:[^:]+$');
+    `,
+  },
 ];

@@ -1,10 +1,11 @@
 import { Controller, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { OpportunityProfile, RpcRequest, SearchRequest, SUBJECTS } from '@app/contracts';
+import { CompanyFact, MatchOrganizationRequest, OpportunityProfile, RpcRequest, SearchRequest, SUBJECTS } from '@app/contracts';
 import { DomainError, runPeriodically, unpack } from '@app/platform';
 import { EntitiesRepository } from './entities/entities.repository';
 import { EntityInput } from './entities/entity';
 import { seedEntity } from './entities/seed';
+import { companyFactsOf, sourceProblem } from './reveals/provenance';
 import { RevealsService } from './reveals/reveals.service';
 import { SearchService } from './search.service';
 
@@ -80,11 +81,29 @@ export class SearchController implements OnApplicationBootstrap, OnApplicationSh
     return { inserted, updated, total: body.total === false ? null : await this.entities.count() };
   }
 
+  /** crm creating a company: what the matching organisation record says of it (none: []). */
+  @MessagePattern(SUBJECTS.search.organizationsMatch)
+  async organization(@Payload() message: RpcRequest<MatchOrganizationRequest>): Promise<CompanyFact[]> {
+    const { body } = unpack(message);
+    const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+    const record = await this.entities.findOrganization(text(body?.domain)?.toLowerCase() ?? null, text(body?.name));
+    return record ? companyFactsOf(record) : [];
+  }
+
   /** Operator: entities parsed by an ingestion connector, upserted by their source key. */
   @MessagePattern(SUBJECTS.search.ingest)
   async ingest(@Payload() message: RpcRequest<{ entities: EntityInput[] }>) {
     const { body } = unpack(message);
     if (!Array.isArray(body?.entities) || body.entities.length > SEED_BATCH) throw DomainError.invalid('entities', `entities must be an array of at most ${SEED_BATCH}`);
+    // provenance is shown to clients as it is stored: a batch with one Source that names no real
+    // provider or no http(s) URL is refused whole
+    body.entities.forEach((entity, i) => {
+      if (!Array.isArray(entity?.sources)) throw DomainError.invalid(`entities[${i}].sources`, 'sources must be an array');
+      entity.sources.forEach((source, j) => {
+        const problem = sourceProblem(source);
+        if (problem) throw DomainError.invalid(`entities[${i}].sources[${j}]`, problem);
+      });
+    });
     const result = await this.entities.upsertMany(body.entities);
     await this.entities.mergePendingIndexEntries();
     return result;

@@ -69,6 +69,8 @@ export const SUBJECTS = {
     profileSet: 'search.profile.set',
     seed: 'search.entities.seed',
     ingest: 'search.entities.ingest',
+    /** Internal (crm creating a company): the facts of the organisation record matching a domain or name. */
+    organizationsMatch: 'search.organizations.match',
   },
   webhooks: {
     endpointsList: 'webhooks.endpoints.list',

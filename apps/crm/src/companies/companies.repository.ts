@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
-import { ID_PREFIX, ListCompaniesRequest, Source } from '@app/contracts';
+import { CompanyFact, ID_PREFIX, ListCompaniesRequest, Source } from '@app/contracts';
 import { ListFilter, newId, PG_POOL, Queryable } from '@app/platform';
+import { CompanyFactValues, mergeCompanyFacts } from './company-facts';
 import { COMPANY_COLUMNS, CompanyRow } from './company.row';
 
 export interface CompanyRef {
@@ -28,6 +29,29 @@ export class CompaniesRepository {
       .contains(['name', 'domain'], query.q);
     const sql = `SELECT ${COMPANY_COLUMNS} FROM companies ${filter.page(query.limit)}`;
     return (await this.pool.query<CompanyRow>(sql, filter.params)).rows;
+  }
+
+  /** Whether the company a lead would be linked to (findOrCreate's match) exists already. */
+  async exists(workspaceId: string, name: string | null, domain: string | null): Promise<boolean> {
+    const { rows } = domain
+      ? await this.pool.query('SELECT 1 FROM companies WHERE workspace_id = $1 AND domain = $2', [workspaceId, domain])
+      : await this.pool.query('SELECT 1 FROM companies WHERE workspace_id = $1 AND lower(name) = lower($2) LIMIT 1', [workspaceId, name]);
+    return rows.length > 0;
+  }
+
+  /** Records facts about a company (mergeCompanyFacts) under its row lock. */
+  async applyFacts(db: Queryable, workspaceId: string, id: string, facts: readonly CompanyFact[]): Promise<void> {
+    if (facts.length === 0) return;
+    const { rows } = await db.query<CompanyFactValues & { sources: Source[] }>(
+      'SELECT industry, size, country, city, description, sources FROM companies WHERE workspace_id = $1 AND id = $2 FOR UPDATE', [workspaceId, id],
+    );
+    const merged = rows[0] && mergeCompanyFacts(rows[0], facts);
+    if (!merged) return;
+    await db.query(
+      `UPDATE companies SET industry = $3, size = $4, country = $5, city = $6, description = $7, sources = $8, updated_at = date_trunc('milliseconds', now())
+        WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, id, merged.industry, merged.size, merged.country, merged.city, merged.description, JSON.stringify(merged.sources)],
+    );
   }
 
   /**

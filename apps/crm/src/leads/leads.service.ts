@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import {
-  CreateLeadDto, DeletedEnvelope, EVENT, ID_PREFIX, Lead, LeadStageChange, ListEnvelope, ListLeadsRequest, RequestContext, Source,
+  CompanyFact, CreateLeadDto, DeletedEnvelope, EVENT, ID_PREFIX, Lead, LeadStageChange, ListEnvelope, ListLeadsRequest, RequestContext, Source,
   UpdateLeadDto,
 } from '@app/contracts';
 import { DomainError, newId, Queryable, recordEvent, toListPage, withTransaction } from '@app/platform';
 import { EarlierCreate } from '../create-keys';
 import { CompaniesRepository } from '../companies/companies.repository';
+import { OrganizationsClient } from '../companies/organizations.client';
 import { PipelinesRepository } from '../pipelines/pipelines.repository';
 import { normalizeDomain } from '../companies/company-domain';
 import { LeadRow, renderLead } from './lead.row';
@@ -39,6 +40,7 @@ export class LeadsService {
     private readonly leads: LeadsRepository,
     private readonly companies: CompaniesRepository,
     private readonly pipelines: PipelinesRepository,
+    private readonly organizations: OrganizationsClient,
   ) {}
 
   async list(ctx: RequestContext, query: ListLeadsRequest): Promise<ListEnvelope<Lead>> {
@@ -74,6 +76,13 @@ export class LeadsService {
           field, value: stored[field] as string, source_url: body.source_url as string, provider: 'api', fetched_at: fetchedAt,
         }))
       : [];
+    // what the lead says of its company (its country), after what the organisation record says
+    // when the lead brings a company the workspace does not have yet (asked before the transaction)
+    const companyFacts: CompanyFact[] = [];
+    if (companyName && !(await this.companies.exists(ctx.workspace_id, blankToNull(body.company_name), domain))) {
+      companyFacts.push(...(await this.organizations.factsOf(ctx, domain, blankToNull(body.company_name))));
+    }
+    if (country) companyFacts.push({ field: 'country', value: country, source: sources.find((s) => s.field === 'country') ?? null });
 
     try {
       const id = newId(ID_PREFIX.lead);
@@ -86,6 +95,7 @@ export class LeadsService {
           ? await this.companies.findOrCreate(tx, ctx.workspace_id, blankToNull(body.company_name), domain,
               sources.filter((s) => s.field === 'company_name'))
           : null;
+        if (company) await this.companies.applyFacts(tx, ctx.workspace_id, company.id, companyFacts);
         await this.leads.ensureTags(tx, ctx.workspace_id, tags);
         await this.pipelines.provision(tx, ctx.workspace_id);
         const entry = await this.pipelines.entryStage(tx, ctx.workspace_id);

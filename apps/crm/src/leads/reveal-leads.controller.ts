@@ -51,6 +51,7 @@ export class RevealLeadsService {
       const company = req.company_name
         ? await this.companies.findOrCreate(tx, ctx.workspace_id, req.company_name, domain, sources.filter((s) => s.field === 'organization'))
         : null;
+      if (company) await this.companies.applyFacts(tx, ctx.workspace_id, company.id, Array.isArray(req.company_facts) ? req.company_facts : []);
       await this.pipelines.provision(tx, ctx.workspace_id);
       const entry = await this.pipelines.entryStage(tx, ctx.workspace_id);
       const row = await this.leads.insert(tx, {

@@ -158,6 +158,13 @@ function copyIn(client: PoolClient, sql: string, pieces: readonly string[]): Pro
   });
 }
 
+/**
+ * Entities that are organisation records: OpenCorporates companies and SEC Form D issuers (the
+ * connectors' ext_keys `opencorporates:<jurisdiction>/<number>` and `sec_edgar:<cik>`; the issuer's
+ * related persons are `sec_edgar:<cik>:<name>`). Migration 0007's partial indexes have this predicate.
+ */
+export const ORGANIZATION_RECORD_SQL = `(ext_key LIKE 'opencorporates:%' OR ext_key ~ '^sec_edgar:[^:]+$')`;
+
 const COLUMNS = 'id, lens, name, person_name, first_name, last_name, title, organization, location, country, domain, email, phone, details, sources';
 
 @Injectable()
@@ -380,6 +387,27 @@ export class EntitiesRepository {
       ordered,
     );
     return { rows, profile: (await profile).rows[0]?.profile };
+  }
+
+  /**
+   * The organisation record (an OpenCorporates company or an SEC Form D issuer, ORGANIZATION_RECORD_SQL)
+   * of a company: the one with its domain, else one with its name (case-insensitive) and no domain
+   * of its own when the company has one (two domains are two companies). The newest wins a tie.
+   */
+  async findOrganization(domain: string | null, name: string | null): Promise<EntityRow | undefined> {
+    if (domain) {
+      const { rows } = await this.pool.query<EntityRow>(
+        `SELECT ${COLUMNS} FROM entities WHERE ${ORGANIZATION_RECORD_SQL} AND domain = $1 ORDER BY updated_at DESC LIMIT 1`, [domain],
+      );
+      if (rows[0]) return rows[0];
+    }
+    if (!name) return undefined;
+    const { rows } = await this.pool.query<EntityRow>(
+      `SELECT ${COLUMNS} FROM entities WHERE ${ORGANIZATION_RECORD_SQL} AND lower(organization) = lower($1) AND ($2::boolean OR domain IS NULL)
+        ORDER BY updated_at DESC LIMIT 1`,
+      [name, domain === null],
+    );
+    return rows[0];
   }
 
   async get(id: string): Promise<EntityRow | undefined> {

@@ -148,7 +148,7 @@ function secEdgar(xml: string, fetchedAt: string): EntityInput[] {
     role: tags(p, 'relationship').map(decodeXml).join(', ') || null,
   }));
   const lead = persons[0];
-  const details = { stages: [] as string[], sectors: [] as string[], check_size_usd: { min: minimum, max: total ?? minimum }, last_filing_at: filed, type, state, cik };
+  const details = { stages: [] as string[], sectors: [] as string[], check_size_usd: { min: minimum, max: total ?? minimum }, last_filing_at: filed, type, state, city, cik };
   const base = {
     lens: 'investors' as const, organization: fund, location: [city, state].filter(Boolean).join(', ') || null, country: state && state.length === 2 ? 'US' : null,
     phone: phone ? `+1${phone.replace(/\D/g, '').slice(-10)}` : null, num_min: minimum, num_max: total ?? minimum,
@@ -159,7 +159,7 @@ function secEdgar(xml: string, fetchedAt: string): EntityInput[] {
   const entities: EntityInput[] = [{
     ...base, ext_key: `sec_edgar:${cik}`, name: fund, person_name: lead ? [lead.first, lead.last].filter(Boolean).join(' ') : null,
     first_name: lead?.first ?? null, last_name: lead?.last ?? null, title: lead?.role ?? null, details, rank_score: rank(cik),
-    sources: sources('sec_edgar', url, fetchedAt, { name: fund, person_name: lead ? `${lead.first} ${lead.last}` : null, check_size_usd: `${minimum}-${total ?? minimum}` }),
+    sources: sources('sec_edgar', url, fetchedAt, { name: fund, person_name: lead ? `${lead.first} ${lead.last}` : null, check_size_usd: `${minimum}-${total ?? minimum}`, phone, city }),
   }];
   for (const p of persons) {
     const name = [p.first, p.last].filter(Boolean).join(' ');
@@ -268,14 +268,17 @@ function openCorporates(doc: any, fetchedAt: string): EntityInput[] {
     const officer = (c.officers ?? []).map((o: any) => o.officer).find((o: any) => o && !o.end_date) ?? null;
     const industry = str(c.industry_codes?.[0]?.industry_code?.description);
     const officerName = str(officer?.name);
+    const city = str(c.registered_address?.locality);
+    const domain = domainOf(str(c.home_company?.website) ?? str(c.website));
     const [first, ...rest] = (officerName ?? '').toLowerCase().split(/\s+/).map((w: string) => w.charAt(0).toUpperCase() + w.slice(1));
     return {
       ext_key: `opencorporates:${key}`, lens: 'leads', name: str(c.name) ?? key, person_name: officerName ? [first, ...rest].join(' ') : null,
       first_name: officerName ? first : null, last_name: officerName ? rest.join(' ') || null : null, title: str(officer?.position),
-      organization: str(c.name), location: str(c.registered_address_in_full), country, domain: domainOf(str(c.home_company?.website) ?? str(c.website)),
-      details: { industry, company_number: str(c.company_number), jurisdiction: str(c.jurisdiction_code), incorporated_on: str(c.incorporation_date), company_type: str(c.company_type) },
+      organization: str(c.name), location: str(c.registered_address_in_full), country, domain,
+      details: { industry, city, company_number: str(c.company_number), jurisdiction: str(c.jurisdiction_code), incorporated_on: str(c.incorporation_date), company_type: str(c.company_type) },
       facets: [country && facet('country', country), industry && facet('industry', industry)].filter(Boolean) as string[],
-      rank_score: rank(key), sources: sources('opencorporates', url, fetchedAt, { name: str(c.name), title: str(officer?.position), person_name: officerName }),
+      rank_score: rank(key),
+      sources: sources('opencorporates', url, fetchedAt, { name: str(c.name), title: str(officer?.position), person_name: officerName, domain, industry, country, city }),
       // every industry the registry lists (the facet keeps the first), and the names the company had or trades under
       search_text: words(
         (c.industry_codes ?? []).map((i: any) => i?.industry_code?.description),

@@ -121,7 +121,7 @@ function smtpProbe(host: string, port: number, address: string, cfg: VerifierCon
 /**
  * Checks an address: syntax, MX (else A) look-up, an SMTP RCPT probe with a random-address
  * catch-all probe on the same connection, role and disposable detection. Results are cached per
- * address for the TTL.
+ * address for the TTL, except `unknown` ones.
  */
 export class EmailVerifier {
   private readonly cache = new Map<string, { at: number; result: Verification }>();
@@ -136,6 +136,8 @@ export class EmailVerifier {
     const cached = this.cache.get(email);
     if (cached && Date.now() - cached.at < this.cfg.cacheTtlMs) return cached.result;
     const result = await this.check(email);
+    // `unknown` says the check could not be made (DNS or SMTP did not answer): the next one may be
+    if (result.status === 'unknown') return result;
     this.cache.set(email, { at: Date.now(), result });
     if (this.cache.size > 100_000) this.cache.delete(this.cache.keys().next().value as string);
     return result;

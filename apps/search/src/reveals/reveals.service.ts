@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
 import {
-  EmailStatus, EVENT, ID_PREFIX, Lead, RequestContext, Reveal, RevealOutcome, SourceRecord, SUBJECTS, UpsertFromRevealRequest,
+  CompanyFact, EmailStatus, EVENT, ID_PREFIX, Lead, RequestContext, Reveal, RevealOutcome, SourceRecord, SUBJECTS, UpsertFromRevealRequest,
 } from '@app/contracts';
 import { DomainError, newId, PG_POOL, recordEvent, rootLogger, withTransaction } from '@app/platform';
 import { EntitiesRepository, EntityRow } from '../entities/entities.repository';
 import { SearchService } from '../search.service';
 import { NoAnswer, ServiceClient } from '../service-client';
 import { candidateAddresses, EmailVerifier, Verification } from './email-verifier';
+import { companyFactsOf, DELIVERABLE, isE164, revealSources } from './provenance';
 
 export const EMAIL_VERIFIER = Symbol('EMAIL_VERIFIER');
 
@@ -61,6 +62,9 @@ export class RevealsService {
     if (typeof entityId !== 'string' || entityId === '') throw DomainError.invalid('entity_id', 'entity_id is required');
     const entity = await this.entities.get(entityId);
     if (!entity) throw DomainError.notFound('entity', entityId, 'entity_id');
+    if (!ctx.lenses.includes(entity.lens)) {
+      throw new DomainError('permission_denied', `The entity is in the lens '${entity.lens}', which is not included in this workspace's plan`, 'entity_id');
+    }
     if (ctx.mode === 'test' || ctx.livemode === false) return this.dryRun(ctx, entity);
     const deadline = Date.now() + WAIT_FOR_PENDING_MS;
     for (;;) {
@@ -94,14 +98,31 @@ export class RevealsService {
     await this.pool.query(`DELETE FROM reveals WHERE id = $1 AND status = 'pending'`, [id]).catch(() => undefined);
   }
 
-  /** The best verifiable address: the known one, else candidate patterns in order. */
+  /**
+   * The first deliverable address (DELIVERABLE): the known one, else candidate patterns in order.
+   * An address whose check could not be made (`unknown`) is not a contact; the other patterns at
+   * its domain would wait on the same silent DNS or mail server, so the search stops there.
+   */
   async findEmail(entity: EntityRow): Promise<Verification | null> {
     const candidates = entity.email ? [entity.email] : entity.domain ? candidateAddresses(entity.first_name, entity.last_name, entity.domain) : [];
     for (const address of candidates) {
       const result = await this.verifier.verify(address);
-      if (result.status !== 'invalid') return result;
+      if (DELIVERABLE.includes(result.status)) return result;
+      if (result.status === 'unknown') return null;
     }
     return null;
+  }
+
+  /**
+   * What the reveal tells crm of the company: the facts of the organisation record matching the
+   * entity's domain or organisation first (they outrank the entity's own in crm's merge), then the
+   * entity's own.
+   */
+  private async companyFacts(entity: EntityRow): Promise<CompanyFact[]> {
+    const own = companyFactsOf(entity);
+    if (!entity.organization) return own;
+    const record = await this.entities.findOrganization(entity.domain, entity.organization);
+    return record && record.id !== entity.id ? [...companyFactsOf(record), ...own] : own;
   }
 
   private async run(ctx: RequestContext, entity: EntityRow, id: string): Promise<RevealOutcome> {
@@ -111,16 +132,20 @@ export class RevealsService {
       await this.release(ctx, id);
       throw err;
     }
-    let found: Verification | null;
+    let found: Verification | null = null;
+    // a phone counts when it is a dialable E.164 number the entity's record carries
+    const phone = isE164(entity.phone) ? entity.phone : null;
+    let sources: SourceRecord[] = entity.sources;
     let lead: Lead | null = null;
     try {
       found = await this.findEmail(entity);
-      if (found) {
+      if (found || phone) {
+        sources = revealSources(entity, found?.email ?? null, phone, new Date().toISOString());
         const request: UpsertFromRevealRequest = {
           entity_id: entity.id, lens: entity.lens, full_name: entity.person_name ?? entity.name, first_name: entity.first_name, last_name: entity.last_name,
-          title: entity.title, email: found.email, email_status: found.status, email_confidence: found.confidence, phone: entity.phone,
-          company_name: entity.organization, company_domain: entity.domain, country: entity.country,
-          sources: [...entity.sources, { field: 'email', value: found.email, provider: entity.sources[0]?.provider ?? 'crawler', source_url: entity.sources[0]?.source_url ?? 'https://example.com', fetched_at: new Date().toISOString() }],
+          title: entity.title, email: found?.email ?? null, email_status: found?.status ?? null, email_confidence: found?.confidence ?? null, phone,
+          company_name: entity.organization, company_domain: entity.domain, country: entity.country, sources,
+          company_facts: await this.companyFacts(entity),
         };
         lead = await this.peers.ask<Lead>(SUBJECTS.crm.leadsUpsertFromReveal, ctx, request);
       }
@@ -130,7 +155,7 @@ export class RevealsService {
       if (err instanceof NoAnswer) throw new DomainError('internal_error', 'The reveal could not be completed; nothing was charged');
       throw err;
     }
-    if (!found || !lead) {
+    if (!lead) {
       // nothing verifiable: the credit goes back; the entity stays unrevealed so a later reveal may find more
       await this.billing.refund(ctx, id, 'reveal_failed');
       return withTransaction(this.pool, async (tx) => {
@@ -142,11 +167,10 @@ export class RevealsService {
     }
     try {
       return await withTransaction(this.pool, async (tx) => {
-        const sources = [...entity.sources, { field: 'email', value: found.email, provider: entity.sources[0]?.provider ?? 'crawler', source_url: entity.sources[0]?.source_url ?? '', fetched_at: new Date().toISOString() } as SourceRecord];
         const { rows } = await tx.query<RevealRow>(
           `UPDATE reveals SET status = 'revealed', lead_id = $2, email = $3, email_status = $4, email_confidence = $5, phone = $6, credits_charged = 1, sources = $7
             WHERE id = $1 RETURNING *`,
-          [id, lead!.id, found.email, found.status, found.confidence, entity.phone, JSON.stringify(sources)],
+          [id, lead.id, found?.email ?? null, found?.status ?? null, found?.confidence ?? null, phone, JSON.stringify(sources)],
         );
         const reveal = this.render(rows[0], ctx, false, 1);
         await recordEvent(tx, { type: EVENT.revealCompleted, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: reveal });

@@ -1,4 +1,5 @@
 import { EmailStatus, Lens, SourceProvider } from '../enums';
+import { CompanyFact } from './company';
 
 export interface SourceRecord {
   field: string;
@@ -111,4 +112,6 @@ export interface UpsertFromRevealRequest {
   company_domain: string | null;
   country: string | null;
   sources: SourceRecord[];
+  /** What the entity and the organisation record it matched say of the company, each with its Source. */
+  company_facts?: CompanyFact[];
 }
