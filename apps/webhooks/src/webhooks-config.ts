@@ -21,7 +21,7 @@ export const WEBHOOKS_CONFIG = Symbol('WEBHOOKS_CONFIG');
 function secretKey(env: NodeJS.ProcessEnv): Buffer {
   const raw = env.WEBHOOK_SECRET_KEY;
   if (!raw) {
-    if (env.NODE_ENV === 'production') throw new ConfigError('WEBHOOK_SECRET_KEY is required in production (32 bytes, hex or base64)');
+    if (env.NODE_ENV === 'production') throw new ConfigError('WEBHOOK_SECRET_KEY is required when NODE_ENV=production (32 bytes, hex or base64)');
     rootLogger('webhooks').warn('WEBHOOK_SECRET_KEY is not set: signing secrets are encrypted with a fixed development key');
     return createHash('sha256').update('lead-intelligence-mesh development webhook key').digest();
   }

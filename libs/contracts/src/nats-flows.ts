@@ -31,7 +31,7 @@ export const NATS_CALLS: Record<ServiceName, readonly string[]> = {
   ],
   search: [billing.creditsConsume, billing.creditsRefund, crm.leadsUpsertFromReveal],
   sequences: [crm.leadsGetMany, crm.leadsWorkspacesByEmail],
-  crm: [],
+  crm: [search.organizationsMatch],
   billing: [],
   webhooks: [],
 };
