@@ -10,7 +10,7 @@ import { EXPORT_DOWNLOAD_PATH } from '../exports/exports.controller';
 import { OPTOUT_PATH } from '../sequences/optout.controller';
 import { UNSUBSCRIBE_PATH } from '../sequences/unsubscribe.controller';
 import { isPublicDocsUrl } from '../openapi/public-routes';
-import { IdempotencyStore, requestFingerprint } from '../idempotency/idempotency.store';
+import { IdempotencyScope, IdempotencyStore, requestFingerprint, scopedServiceKey } from '../idempotency/idempotency.store';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { hasChangesAfter, isKnownVersion, renderForVersion } from '../versioning/versions';
 import { ApiError } from './api-error';
@@ -20,7 +20,7 @@ import { observeResponse } from './request-log';
 declare module 'fastify' {
   interface FastifyRequest {
     ctx?: RequestContext;
-    idempotency?: { workspaceId: string; key: string };
+    idempotency?: { scope: IdempotencyScope; key: string };
     span?: Span;
   }
 }
@@ -144,13 +144,13 @@ export class GatewayPipeline {
     if (Array.isArray(header) || header.length === 0 || header.length > 255) {
       throw ApiError.invalid('Idempotency-Key', 'Idempotency-Key must be a single value of 1 to 255 characters');
     }
-    const workspaceId = request.ctx.workspace_id;
+    const scope: IdempotencyScope = { workspaceId: request.ctx.workspace_id, mode: request.ctx.mode };
     const fingerprint = requestFingerprint(request.method, request.url, request.body);
-    const claim = await this.idempotency.claim(workspaceId, header, fingerprint);
+    const claim = await this.idempotency.claim(scope, header, fingerprint);
     switch (claim.kind) {
       case 'claimed':
-        request.idempotency = { workspaceId, key: header };
-        request.ctx.idempotency = { key: header, request_hash: fingerprint };
+        request.idempotency = { scope, key: header };
+        request.ctx.idempotency = { key: scopedServiceKey(scope.mode, header), request_hash: fingerprint };
         return;
       case 'replay':
         await reply.code(claim.status).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').send(claim.body);
@@ -166,7 +166,7 @@ export class GatewayPipeline {
     const claim = request.idempotency;
     if (!claim) return;
     request.idempotency = undefined;
-    if (reply.statusCode >= 500) await this.idempotency.release(claim.workspaceId, claim.key);
-    else await this.idempotency.complete(claim.workspaceId, claim.key, reply.statusCode, String(payload));
+    if (reply.statusCode >= 500) await this.idempotency.release(claim.scope, claim.key);
+    else await this.idempotency.complete(claim.scope, claim.key, reply.statusCode, String(payload));
   }
 }
