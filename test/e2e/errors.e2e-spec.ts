@@ -248,9 +248,9 @@ describe('gateway error handling (e2e)', () => {
       }
     });
 
-    it.each(['/leads/%zz', '/leads/lead_%ff%41', '/companies/%', '/lea%zzds'])('%s with a key is 404 not_found in the one error format, and counted', async (path) => {
+    it.each(['/leads/%zz', '/leads/lead_%ff%41', '/companies/%', '/lea%zzds'])('%s with a key is 400 invalid_request in the one error format, and counted', async (path) => {
       const first = await raw('GET', path, k);
-      expectApiError(first, 404, 'not_found');
+      expectApiError(first, 400, 'invalid_request');
       const before = expectRateLimitHeaders(first);
       const second = await raw('GET', path, k);
       const after = expectRateLimitHeaders(second);

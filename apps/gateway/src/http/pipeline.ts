@@ -151,11 +151,14 @@ export class GatewayPipeline {
   }
 
   /**
-   * One guard for every route, before any handler: characters no database can store in path
-   * ids (404) and the query (400), and on the keyed routes query parameters the route's
-   * documentation does not list (400). Bodies are checked once parsed (preHandler).
+   * One guard for every route, before any handler: a malformed URL (400), characters no
+   * database can store in path ids (404) and the query (400), and on the keyed routes query
+   * parameters the route's documentation does not list (400). Bodies are checked once parsed
+   * (preHandler).
    */
   private checkInput(request: FastifyRequest, strictQuery: boolean): void {
+    // routableUrl escaped a percent-encoding that does not decode so the request got this far
+    if (request.originalUrl !== request.url) throw ApiError.invalid(undefined, 'The request URL is malformed: a % sign starts no valid percent-encoding');
     const route = request.routeOptions.url;
     if (route === undefined) return; // no such route: 404 follows
     checkPathParameters(request);

@@ -5,8 +5,9 @@ const ESCAPES = /(?:%[0-9A-Fa-f]{2})+|%/g;
  * Fastify's router refuses a path whose percent-encoding does not decode (`%zz`, a cut `%4`,
  * escapes of bytes that are not UTF-8) before any hook runs: no authentication, no rate limit,
  * no count. Each such `%` is escaped as `%25` instead (Fastify's `rewriteUrl`), so the request
- * is routed like any other (its segment then names no route, or an id that does not exist) and
- * passes through the whole pipeline. Well-formed paths are returned as they are.
+ * is routed like any other and passes through the whole pipeline, which answers it 400 once it is
+ * authenticated and counted (it tells a rewritten URL by `originalUrl`). Well-formed paths are
+ * returned as they are.
  */
 export function routableUrl(url: string): string {
   const percent = url.indexOf('%');
