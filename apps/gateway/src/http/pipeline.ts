@@ -71,7 +71,7 @@ export class GatewayPipeline {
     fastify.addHook('onRequest', (request, reply) => this.admit(request, reply));
     fastify.addHook('preHandler', async (request, reply) => {
       // before the claim: input that can never be stored is not an outcome worth recording
-      if (request.body !== undefined) checkBody(request.body);
+      if (request.body !== undefined && request.routeOptions.url !== undefined) checkBody(request.body);
       return this.claimIdempotencyKey(request, reply);
     });
     // a successful response is shaped for the API version the request asked for (header or the key's pin)
@@ -162,7 +162,7 @@ export class GatewayPipeline {
     const route = request.routeOptions.url;
     if (route === undefined) return; // no such route: 404 follows
     checkPathParameters(request);
-    checkQuery(request, strictQuery ? this.catalog.queryParameters(request.method, route) : undefined);
+    if (request.url.includes('?')) checkQuery(request, strictQuery ? this.catalog.queryParameters(request.method, route) : undefined);
   }
 
   private async claimIdempotencyKey(request: FastifyRequest, reply: FastifyReply): Promise<void> {

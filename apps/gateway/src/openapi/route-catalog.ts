@@ -24,6 +24,8 @@ interface OpenApiParameter {
 @Injectable()
 export class RouteCatalog {
   private built?: { document: Record<string, unknown>; json: string; queries: Map<string, QueryParameters> };
+  /** The same, by the Fastify form of the route as the pipeline sees it (one look-up per request). */
+  private readonly byRoute = new Map<string, QueryParameters | undefined>();
 
   constructor(
     private readonly modules: ModulesContainer,
@@ -37,7 +39,11 @@ export class RouteCatalog {
 
   /** Query parameters of a route, by method and its Fastify path (`/api/v1/leads/:id`); undefined for routes not documented. */
   queryParameters(method: string, routeUrl: string): QueryParameters | undefined {
-    return this.build().queries.get(`${method === 'HEAD' ? 'get' : method.toLowerCase()} ${toOpenApiPath(routeUrl)}`);
+    const route = `${method} ${routeUrl}`;
+    if (!this.byRoute.has(route)) {
+      this.byRoute.set(route, this.build().queries.get(`${method === 'HEAD' ? 'get' : method.toLowerCase()} ${toOpenApiPath(routeUrl)}`));
+    }
+    return this.byRoute.get(route);
   }
 
   private build() {
