@@ -57,6 +57,8 @@ interface Operation {
   body: string[];
   /** Pages meant for people (the opt-out portal, unsubscribe) document their errors as HTML. */
   htmlErrors: boolean;
+  /** Takes an HTML form post (and answers a form with a page). */
+  takesForm: boolean;
 }
 
 interface Failure {
@@ -90,6 +92,7 @@ describe('fuzz: seeded bad requests over every route (e2e)', () => {
           query: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name),
           body: Object.keys(properties),
           htmlErrors: Object.entries<any>(op.responses).some(([status, r]) => status >= '400' && r.content?.['text/html']),
+          takesForm: Boolean(op.requestBody?.content?.['application/x-www-form-urlencoded']),
         };
       }),
     );
@@ -163,7 +166,8 @@ describe('fuzz: seeded bad requests over every route (e2e)', () => {
         if (/\n\s+at .+\(|node_modules|\.[jt]s:\d+:\d+|Error: |QueryFailedError|invalid byte sequence/i.test(text)) fail('internals in the body');
         if (response.status < 400) continue;
         const type = response.headers.get('content-type') ?? '';
-        if (type.startsWith('text/html') && req.op.htmlErrors) continue;
+        const formPost = req.op.takesForm && req.contentType === 'application/x-www-form-urlencoded';
+        if (type.startsWith('text/html') && (req.op.htmlErrors || formPost)) continue;
         let body: any;
         try {
           body = JSON.parse(text);
