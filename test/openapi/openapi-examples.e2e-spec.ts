@@ -53,10 +53,10 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
   const local = (url: string) => `${mesh.baseUrl}${new URL(url).pathname.replace(/^\/api\/v1/, '')}${new URL(url).search}`;
 
   /**
-   * One request through the gateway, recorded under its operation when it succeeds (the last
-   * success of an operation is its example: a polled export is recorded completed).
+   * One request through the gateway, recorded under its operation when it succeeds: the first
+   * success is the operation's example, or the last with `replace` (a polled export, completed).
    */
-  async function call(method: string, template: string, path: string, options: { key?: string; body?: unknown; form?: Record<string, string> } = {}) {
+  async function call(method: string, template: string, path: string, options: { key?: string; body?: unknown; form?: Record<string, string>; replace?: boolean } = {}) {
     const headers: Record<string, string> = {};
     if (options.key) headers.authorization = `Bearer ${options.key}`;
     let body: string | undefined;
@@ -72,6 +72,7 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     const text = await res.text();
     const parsed = type === 'application/json' && text ? JSON.parse(text) : text;
     expect({ method, path, status: res.status < 300 ? 'success' : res.status, body: res.status < 300 ? undefined : parsed }).toEqual({ method, path, status: 'success', body: undefined });
+    if (recorded[`${method} ${template}`] && !options.replace) return { status: res.status, body: parsed as any };
     recorded[`${method} ${template}`] = {
       request: { path, ...(options.form ? { body: options.form } : options.body !== undefined ? { body: options.body } : {}) },
       response: { status: res.status, type, body: parsed },
@@ -129,7 +130,7 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     const exp = await call('POST', '/exports', '/exports', { key, body: { format: 'csv', filter: { lens: 'leads' } } });
     let done: any;
     await waitFor('export completed', async () => {
-      done = (await call('GET', '/exports/{id}', `/exports/${exp.body.id}`, { key })).body;
+      done = (await call('GET', '/exports/{id}', `/exports/${exp.body.id}`, { key, replace: true })).body;
       return done.status === 'completed';
     }, 30_000, 200);
     const signed = new URL(done.download_url);

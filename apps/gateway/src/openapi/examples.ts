@@ -30,12 +30,17 @@ export function addRecordedExamples(paths: Record<string, Record<string, any>>, 
     if (!operation) continue;
     const summary = `${method} ${example.request.path} (recorded from a test run)`;
     const requestContent = operation.requestBody?.content as Record<string, any> | undefined;
+    // Copies: the generator shares one content object between the statuses of an operation.
     if (requestContent && example.request.body !== undefined) {
-      const media = requestContent['application/json'] ?? Object.values(requestContent)[0];
-      media.examples = { [EXAMPLE_NAME]: { summary, value: example.request.body } };
+      const type = requestContent['application/json'] ? 'application/json' : Object.keys(requestContent)[0];
+      operation.requestBody = { ...operation.requestBody, content: { ...requestContent, [type]: { ...requestContent[type], examples: { [EXAMPLE_NAME]: { summary, value: example.request.body } } } } };
     }
-    const response = operation.responses?.[String(example.response.status)];
+    const status = String(example.response.status);
+    const response = operation.responses?.[status];
     const media = response?.content?.[example.response.type];
-    if (media) media.examples = { [EXAMPLE_NAME]: { summary: `${example.response.status}: ${summary}`, value: example.response.body } };
+    if (media) {
+      const examples = { [EXAMPLE_NAME]: { summary: `${status}: ${summary}`, value: example.response.body } };
+      operation.responses[status] = { ...response, content: { ...response.content, [example.response.type]: { ...media, examples } } };
+    }
   }
 }
