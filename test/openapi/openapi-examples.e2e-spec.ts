@@ -182,7 +182,7 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     await call('GET', '/optout', '/optout');
     await call('POST', '/optout', '/optout', { form: { email: 'pat@portal.test' } });
     const confirmation = await eventually('the opt-out confirmation email', () => sink.to('pat@portal.test').find((m) => m.from === 'optout@platform.test'), 30_000);
-    const confirm = local(/https?:\/\/\S+\/optout\/confirm\/\S+/.exec(confirmation.text)![0]).slice(mesh.baseUrl.length);
+    const confirm = local(/https?:\/\/\S+\/optout\/confirm\/\S+/.exec(confirmation!.text)![0]).slice(mesh.baseUrl.length);
     await call('GET', '/optout/confirm/{token}', confirm);
     await call('POST', '/optout/confirm/{token}', confirm, { form: {} });
 
