@@ -5,6 +5,7 @@ import { MetadataScanner } from '@nestjs/core';
 import * as contracts from '@app/contracts';
 import { API_VERSIONS, CURRENT_API_VERSION, PAGE_LIMIT, SEARCH_MAX_PAGE } from '@app/contracts';
 import { dtoToJsonSchema } from './dto-schema';
+import { addRecordedExamples } from './examples';
 import { COMMON_ERRORS, ERROR_RESPONSES, OPERATIONS, OperationDoc } from './operations';
 import { JsonSchema, listOf, RESOURCE_SCHEMAS, schemaRef } from './schemas';
 
@@ -269,6 +270,8 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
       responses,
     };
   }
+
+  addRecordedExamples(paths);
 
   const docsUrl = options.docsUrl ?? 'https://docs.example.com/errors';
   const responses = Object.fromEntries(
