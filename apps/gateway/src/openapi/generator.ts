@@ -250,7 +250,10 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
     for (const code of errors) {
       const known = ERROR_RESPONSES[code];
       if (doc.htmlErrors && code < 429) {
-        responses[String(code)] = { description: `${known?.description ?? `Error ${code}`} (an HTML page)`, content: { 'text/html': { schema: { type: 'string' } } } };
+        const html = { 'text/html': { schema: { type: 'string' } } };
+        responses[String(code)] = doc.htmlErrors === 'negotiated'
+          ? { description: `${known?.description ?? `Error ${code}`} (an HTML page to a form post, the error object to a JSON client)`, content: { ...html, 'application/json': { schema: schemaRef('Error') } } }
+          : { description: `${known?.description ?? `Error ${code}`} (an HTML page)`, content: html };
       } else {
         responses[String(code)] = known ? { $ref: `#/components/responses/${known.name}` } : { description: `Error ${code}` };
       }

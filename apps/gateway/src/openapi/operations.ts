@@ -35,8 +35,11 @@ export interface OperationDoc {
   body?: JsonSchema;
   /** A rule over the whole body that the DTO checks in code (e.g. exactly one of two fields). */
   bodyRule?: JsonSchema;
-  /** Errors answered as an HTML page rather than the error object (pages meant for people). */
-  htmlErrors?: boolean;
+  /**
+   * Errors answered as an HTML page rather than the error object (pages meant for people);
+   * `negotiated`: an HTML page to a form post, the error object to a JSON client.
+   */
+  htmlErrors?: boolean | 'negotiated';
   /** Response media type other than JSON (downloads). */
   media?: Record<string, { schema: Record<string, unknown> }>;
 }
@@ -278,6 +281,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     status: 200,
     errors: [400, 429, 500],
     keyless: true,
+    htmlErrors: 'negotiated',
     idempotent: false,
     requestMedia: {
       'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] } },
