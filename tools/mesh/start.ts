@@ -136,8 +136,10 @@ async function main(): Promise<void> {
 function seedDemoCorpus(): void {
   const child = spawn(process.execPath, [join(ROOT, 'dist/apps/admin/src/main.js'), 'search:seed', '--count', '6000', '--if-empty', 'true'], { env: process.env });
   let out = '';
+  let err = '';
   child.stdout.on('data', (d) => (out += d));
-  child.on('exit', (code) => say(code === 0 ? `search index: ${out.trim()}` : `demo corpus not seeded (admin exited ${code})`));
+  child.stderr.on('data', (d) => (err += d));
+  child.on('exit', (code) => say(code === 0 ? `search index: ${out.trim()}` : `demo corpus not seeded (admin exited ${code}): ${err.trim().split('\n')[0]}`));
 }
 
 if (require.main === module) {
