@@ -26,7 +26,7 @@ function isLocal(host: string): boolean {
  * server that answers and refuses (a password it wants, a role it does not know) is said so at
  * once: starting or waiting would not help.
  */
-async function ensurePostgres(): Promise<string> {
+async function ensurePostgres(): Promise<void> {
   const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   let problem = await probePostgres(url);
   const clusters = existsSync('/etc/postgresql') ? readdirSync('/etc/postgresql') : [];
@@ -39,7 +39,7 @@ async function ensurePostgres(): Promise<string> {
       problem = await probePostgres(url);
     } while (problem?.kind === 'no-answer' && Date.now() < deadline);
   }
-  if (!problem) return url;
+  if (!problem) return;
   const install = problem.kind === 'no-answer'
     ? '. Start it, set DATABASE_URL, or install PostgreSQL 15 (Debian/Ubuntu: apt-get install postgresql)'
     : '';
@@ -80,7 +80,7 @@ async function ensureNats(): Promise<(() => void) | undefined> {
 }
 
 /** Where everything is, once it is up; no URL carries its user or password. */
-export function readyLines(env: NodeJS.ProcessEnv, apiPort: number): string[] {
+function readyLines(env: NodeJS.ProcessEnv, apiPort: number): string[] {
   const api = `http://127.0.0.1:${apiPort}/api/v1`;
   const prefix = env.DB_PREFIX ?? 'lim_';
   return [
@@ -142,9 +142,7 @@ function seedDemoCorpus(): void {
   child.on('exit', (code) => say(code === 0 ? `search index: ${out.trim()}` : `demo corpus not seeded (admin exited ${code}): ${err.trim().split('\n')[0]}`));
 }
 
-if (require.main === module) {
-  main().catch((err: Error) => {
-    process.stderr.write(`[mesh] ${err instanceof ConfigError ? 'configuration: ' : ''}${err.message}\n`);
-    process.exit(1);
-  });
-}
+main().catch((err: Error) => {
+  process.stderr.write(`[mesh] ${err instanceof ConfigError ? 'configuration: ' : ''}${err.message}\n`);
+  process.exit(1);
+});
