@@ -162,7 +162,7 @@ async function checkSchema(pool: Pool, databaseUrl: string): Promise<void> {
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === '42P01') throw new AdminError(`the gateway database at ${where} has no schema yet: ${migrate}`);
-    if (code === '3D000') throw new AdminError(`there is no gateway database at ${where}: check DB_PREFIX, or ${migrate}`);
+    if (code === '3D000') throw new AdminError(`there is no gateway database at ${where}: check ${setting === 'DATABASE_URL' ? 'DB_PREFIX' : setting}, or ${migrate}`);
     const problem = await probePostgres(databaseUrl);
     if (problem && problem.kind !== 'no-database') throw new AdminError(describePostgresProblem(problem, databaseUrl, setting));
     throw err;

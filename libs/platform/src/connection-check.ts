@@ -52,8 +52,8 @@ const PASSWORD_REQUESTS = ['authenticationCleartextPassword', 'authenticationMD5
 /** Connects once and runs `SELECT 1`; null when that worked, else what stood in the way. */
 export async function probePostgres(url: string, timeoutMs = 3000): Promise<PostgresProblem | null> {
   const parsed = new URL(url);
-  const user = decodeURIComponent(parsed.username) || process.env.PGUSER || 'postgres';
   const client = new Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
+  const user = client.user ?? ''; // as node-postgres resolved it: the URL's, else PGUSER, else the OS user
   // node-postgres reports a password it lacks as a SASL or hashing error of its own, not as the server's refusal
   let askedForPassword = false;
   const connection = (client as unknown as { connection: EventEmitter }).connection;
