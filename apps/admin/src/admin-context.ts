@@ -3,8 +3,9 @@ import { Pool } from 'pg';
 import {
   CURRENT_API_VERSION, ID_PREFIX, isDomainErrorPayload, KEYS_CHANGED_SUBJECT, Lens, MemberRole, Plan, RequestContext, RpcRequest,
 } from '@app/contracts';
-import { databaseUrlFor, natsUrl } from '@app/platform/config';
-import { createPool, prepareDatabase } from '@app/platform/db';
+import { databaseUrlFor, natsUrl, withoutCredentials } from '@app/platform/config';
+import { describePostgresProblem, noAnswerReason, probePostgres } from '@app/platform/connection-check';
+import { createPool } from '@app/platform/db';
 import { newId } from '@app/platform/ids';
 import { rootLogger } from '@app/platform/logger';
 import { connectNats } from '@app/platform/nats';
@@ -22,6 +23,7 @@ const REQUEST_TIMEOUT_MS = 10_000;
  */
 export class AdminContext {
   private nc?: Promise<NatsConnection | null>;
+  private natsProblem?: string;
 
   private constructor(
     readonly pool: Pool,
@@ -29,10 +31,20 @@ export class AdminContext {
     readonly workspaces: WorkspacesAdmin,
   ) {}
 
+  /**
+   * Opens the gateway's database as the gateway left it. The CLI migrates nothing: the gateway
+   * migrates at start-up (and `dist/tools/migrate.js gateway` before a rollout), so an ordinary
+   * command never takes the migration lock or changes a schema behind a running gateway.
+   */
   static async open(): Promise<AdminContext> {
     const databaseUrl = databaseUrlFor('gateway');
-    await prepareDatabase(databaseUrl, GATEWAY_MIGRATIONS);
     const pool = createPool(databaseUrl, 2);
+    try {
+      await checkSchema(pool, databaseUrl);
+    } catch (err) {
+      await pool.end();
+      throw err;
+    }
     return new AdminContext(pool, databaseUrl, new WorkspacesAdmin(pool));
   }
 
@@ -42,11 +54,19 @@ export class AdminContext {
     await this.pool.end();
   }
 
-  /** NATS when it answers within 1.5 s, else null: some commands can do without it. */
+  /** NATS when it answers within 1.5 s, else null (and `natsProblem` says why): some commands can do without it. */
   nats(): Promise<NatsConnection | null> {
     this.nc ??= Promise.race([
-      connectNats(natsUrl(), 'admin-cli').catch(() => null),
-      new Promise<null>((resolve) => setTimeout(() => resolve(null), 1500).unref()),
+      connectNats(natsUrl(), 'admin-cli').catch((err) => {
+        this.natsProblem = noAnswerReason(err) ?? String((err as Error)?.message ?? err);
+        return null;
+      }),
+      new Promise<null>((resolve) =>
+        setTimeout(() => {
+          this.natsProblem ??= 'no answer within 1.5 s';
+          resolve(null);
+        }, 1500).unref(),
+      ),
     ]);
     return this.nc;
   }
@@ -98,13 +118,17 @@ export class AdminContext {
   /** A request-reply to the service that owns `subject`; its domain errors become AdminErrors. */
   async ask<T>(subject: string, ctx: RequestContext, body: unknown): Promise<T> {
     const nc = await this.nats();
-    if (!nc) throw new AdminError(`NATS is not reachable at ${natsUrl()}: ${subject} is answered by a running service`);
+    if (!nc) {
+      throw new AdminError(`cannot reach NATS at ${withoutCredentials(natsUrl())} (NATS_URL): ${this.natsProblem}; ${subject} is answered by the ${subject.split('.')[0]} service over NATS`);
+    }
     const data: RpcRequest = { ctx, body };
     let packet: ReplyPacket<T>;
     try {
       packet = await askService<T>(nc, subject, data, REQUEST_TIMEOUT_MS);
     } catch (err) {
-      const reason = /no responders/i.test(String((err as Error)?.message)) ? `no ${subject.split('.')[0]} service is running` : (err as Error).message;
+      const reason = /no responders/i.test(String((err as Error)?.message))
+        ? `no ${subject.split('.')[0]} service is running on NATS at ${withoutCredentials(natsUrl())} (NATS_URL)`
+        : (err as Error).message;
       throw new AdminError(`could not reach ${subject}: ${reason}`);
     }
     if (packet.err !== undefined && packet.err !== null) {
@@ -115,5 +139,36 @@ export class AdminContext {
       throw new AdminError(`${subject} failed`);
     }
     return packet.response as T;
+  }
+}
+
+/** The setting a wrong gateway database URL comes from. */
+function databaseSetting(): string {
+  return process.env.GATEWAY_DATABASE_URL ? 'GATEWAY_DATABASE_URL' : 'DATABASE_URL';
+}
+
+/**
+ * The gateway's schema is there and has every migration this CLI knows; otherwise what to fix,
+ * naming the setting: the server (unreachable, refusing), the database (missing: DB_PREFIX or a
+ * gateway that never started), or the schema (behind: the gateway of this version not started).
+ */
+async function checkSchema(pool: Pool, databaseUrl: string): Promise<void> {
+  const setting = databaseSetting();
+  const where = `${withoutCredentials(databaseUrl)} (${setting}${setting === 'DATABASE_URL' ? ' and DB_PREFIX' : ''})`;
+  const migrate = 'start the gateway once (it migrates its database at start-up) or run `npm run -s migrate -- gateway` (in an image: node dist/tools/migrate.js gateway)';
+  let applied: Set<string>;
+  try {
+    applied = new Set((await pool.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id));
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === '42P01') throw new AdminError(`the gateway database at ${where} has no schema yet: ${migrate}`);
+    if (code === '3D000') throw new AdminError(`there is no gateway database at ${where}: check ${setting === 'DATABASE_URL' ? 'DB_PREFIX' : setting}, or ${migrate}`);
+    const problem = await probePostgres(databaseUrl);
+    if (problem && problem.kind !== 'no-database') throw new AdminError(describePostgresProblem(problem, databaseUrl, setting));
+    throw err;
+  }
+  const missing = GATEWAY_MIGRATIONS.filter((m) => !applied.has(m.id)).map((m) => m.id);
+  if (missing.length > 0) {
+    throw new AdminError(`the gateway database at ${where} lacks ${missing.length} migration(s) of this version (${missing.join(', ')}): ${migrate}`);
   }
 }

@@ -21,3 +21,4 @@ export * from './signed-link';
 export * from './storage';
 export * from './metrics';
 export * from './tracing';
+export * from './connection-check';
