@@ -1,12 +1,18 @@
 # syntax=docker/dockerfile:1
-# One image recipe for every service: docker build --build-arg APP=billing -t lim/billing .
-# The build stages do not depend on APP, so the six images share their cached layers.
+# One image per service, each with that service's code and production dependencies only:
+#   docker build --build-arg APP=billing --build-arg VERSION=0.1.0 --build-arg REVISION=$(git rev-parse HEAD) -t lim/billing .
+# The dependency and build stages do not depend on APP, so the six builds share their cached
+# layers; the `image` stage picks what APP's entry points require (tools/image/deps.ts).
 # The same image runs the service (default command) and its one-shot migration:
 #   docker run lim/billing node dist/tools/migrate.js billing
 
-ARG NODE_IMAGE=node:20-slim
+# Node 24, the current LTS, pinned by digest: a rebuild gets the same base until the pin moves.
+# The digest is the multi-platform index of node:24-bookworm-slim (24.18.0 when pinned). To move
+# it: docker buildx imagetools inspect node:24-bookworm-slim --format '{{json .Manifest.Digest}}'
+# and replace it here; test/deploy/compose.spec.ts checks its form.
+ARG NODE_IMAGE=node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
 
-# Production dependencies only, installed once from the lockfile.
+# Production dependencies of every service, installed once from the lockfile.
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -24,13 +30,28 @@ COPY .swcrc tsconfig.json nest-cli.json ./
 COPY libs libs
 COPY apps apps
 COPY tools tools
-# Nothing the runtime does not run: no tests, no source maps, no benchmarks or dev tools.
-RUN npm run build \
- && find dist \( -name '*.spec.js' -o -name '*-spec.js' -o -name '*.map' \) -delete \
- && rm -rf dist/tools/bench dist/tools/mesh dist/tools/lockfile
+RUN npm run build
+
+# APP's files only: the compiled files its main and the migration entry reach, and the production
+# packages they require with what those need (from the lockfile). A require it cannot follow
+# fails the build. No tests, source maps, benchmarks, dev tools or other services' code.
+FROM build AS image
+ARG APP
+RUN test -n "$APP" || { echo "build with --build-arg APP=<service>" >&2; exit 1; }
+COPY --from=deps /app/node_modules /prod/node_modules
+RUN node dist/tools/image/deps.js "$APP" /image --modules /prod \
+ && cp package.json nest-cli.json /image/
 
 FROM ${NODE_IMAGE}
 ARG APP
+ARG VERSION=0.0.0-dev
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="lim-${APP}" \
+      org.opencontainers.image.description="Lead Intelligence API: the ${APP} service" \
+      org.opencontainers.image.source="https://github.com/leadintel/lead-intelligence-mesh" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.licenses="UNLICENSED"
 ENV NODE_ENV=production APP=${APP} HTTP_HOST=0.0.0.0 EXPORT_STORAGE_DIR=/var/lib/lim/exports
 WORKDIR /app
 # npm and corepack are not needed to run: dropping them saves ~20 MB and their CVEs. The export
@@ -39,11 +60,9 @@ RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack 
       /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack \
  && mkdir -p /var/lib/lim/exports && chown node:node /var/lib/lim/exports
 # Files stay owned by root and read-only to the app user: the root filesystem can be read-only.
-COPY package.json nest-cli.json ./
-COPY --from=deps /app/node_modules node_modules
-COPY --from=build /app/dist dist
+COPY --from=image /image/ ./
 COPY docker/healthcheck.js docker/healthcheck.js
-RUN test -n "$APP" && test -f "dist/apps/$APP/src/main.js" || { echo "build with --build-arg APP=<service>" >&2; exit 1; }
+RUN test -f "dist/apps/$APP/src/main.js" && test -f dist/tools/migrate.js
 # V8 flags of every service (APP_NODE_FLAGS in tools/mesh/processes.ts: a 32 MB young generation
 # semi-space, see there); a deployment may set NODE_OPTIONS to its own.
 ENV NODE_OPTIONS="--max-semi-space-size=32"

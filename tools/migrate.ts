@@ -2,12 +2,6 @@ import { SERVICE_NAMES, ServiceName } from '@app/contracts';
 import { databaseUrlFor } from '@app/platform/config';
 import { Migration, prepareDatabase } from '@app/platform/db';
 import { rootLogger } from '@app/platform/logger';
-import { MIGRATIONS as BILLING_MIGRATIONS } from '../apps/billing/src/migrations';
-import { CRM_MIGRATIONS } from '../apps/crm/src/migrations';
-import { GATEWAY_MIGRATIONS } from '../apps/gateway/src/migrations';
-import { MIGRATIONS as SEARCH_MIGRATIONS } from '../apps/search/src/migrations';
-import { MIGRATIONS as SEQUENCES_MIGRATIONS } from '../apps/sequences/src/migrations';
-import { MIGRATIONS as WEBHOOKS_MIGRATIONS } from '../apps/webhooks/src/migrations';
 
 /**
  * One-shot migration of one service's database: `node dist/tools/migrate.js <service>`.
@@ -16,15 +10,22 @@ import { MIGRATIONS as WEBHOOKS_MIGRATIONS } from '../apps/webhooks/src/migratio
  * compose `migrate-<service>` containers and the Kubernetes `<service>-migrate` Jobs before the
  * new version of the service starts. Reads the same variables as the service
  * (`<SERVICE>_DATABASE_URL`, else `DATABASE_URL` + `DB_PREFIX`).
+ *
+ * Each service's migrations load when asked for: a service's image holds its own migrations
+ * and not the other services' (tools/image/deps.ts follows only the required one).
  */
-export const SERVICE_MIGRATIONS: Record<ServiceName, Migration[]> = {
-  gateway: GATEWAY_MIGRATIONS,
-  search: SEARCH_MIGRATIONS,
-  crm: CRM_MIGRATIONS,
-  sequences: SEQUENCES_MIGRATIONS,
-  billing: BILLING_MIGRATIONS,
-  webhooks: WEBHOOKS_MIGRATIONS,
+const LOADERS: Record<ServiceName, () => Migration[]> = {
+  gateway: () => (require('../apps/gateway/src/migrations') as typeof import('../apps/gateway/src/migrations')).GATEWAY_MIGRATIONS,
+  search: () => (require('../apps/search/src/migrations') as typeof import('../apps/search/src/migrations')).MIGRATIONS,
+  crm: () => (require('../apps/crm/src/migrations') as typeof import('../apps/crm/src/migrations')).CRM_MIGRATIONS,
+  sequences: () => (require('../apps/sequences/src/migrations') as typeof import('../apps/sequences/src/migrations')).MIGRATIONS,
+  billing: () => (require('../apps/billing/src/migrations') as typeof import('../apps/billing/src/migrations')).MIGRATIONS,
+  webhooks: () => (require('../apps/webhooks/src/migrations') as typeof import('../apps/webhooks/src/migrations')).MIGRATIONS,
 };
+export const SERVICE_MIGRATIONS = Object.defineProperties(
+  {},
+  Object.fromEntries(SERVICE_NAMES.map((service) => [service, { enumerable: true, get: LOADERS[service] }])),
+) as Record<ServiceName, Migration[]>;
 
 /** Errors worth waiting out: the server is not up yet, or is starting or recovering. */
 const TRANSIENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', '57P03', '53300']);

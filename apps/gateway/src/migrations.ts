@@ -72,4 +72,18 @@ export const GATEWAY_MIGRATIONS: Migration[] = [
       CREATE UNIQUE INDEX audit_log_export_created ON audit_log (action, object_id) WHERE action = 'export.created';
     `,
   },
+  {
+    // Idempotency records are scoped by the key's mode as well (a test key never replays a live
+    // response). A record made before answered both modes; it becomes one record per mode, so a
+    // retry in flight across the upgrade is still answered until the record expires.
+    id: '0003_idempotency_mode',
+    up: `
+      ALTER TABLE idempotency_keys ADD COLUMN mode text;
+      ALTER TABLE idempotency_keys DROP CONSTRAINT idempotency_keys_pkey;
+      INSERT INTO idempotency_keys (workspace_id, mode, key, request_hash, status, response_status, response_body, created_at)
+        SELECT workspace_id, 'test', key, request_hash, status, response_status, response_body, created_at FROM idempotency_keys;
+      UPDATE idempotency_keys SET mode = 'live' WHERE mode IS NULL;
+      ALTER TABLE idempotency_keys ALTER COLUMN mode SET NOT NULL, ADD PRIMARY KEY (workspace_id, mode, key);
+    `,
+  },
 ];

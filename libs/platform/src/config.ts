@@ -51,16 +51,29 @@ export function envInt(env: NodeJS.ProcessEnv, name: string, fallback: number, m
   return value;
 }
 
+/** The URL with user and password removed: safe to print. */
+export function withoutCredentials(value: string): string {
+  try {
+    const parsed = new URL(value);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return '(not a URL)';
+  }
+}
+
 function url(env: NodeJS.ProcessEnv, name: string, fallback: string, schemes: string[]): string {
   const value = env[name] || fallback;
   let parsed: URL;
   try {
     parsed = new URL(value);
   } catch {
-    throw new ConfigError(`${name} is not a URL: "${value}"`);
+    // the value is not echoed: it may hold a password
+    throw new ConfigError(`${name} is not a URL (a user or password with @ : / # ? in it must be percent-encoded)`);
   }
   if (!schemes.includes(parsed.protocol.replace(':', ''))) {
-    throw new ConfigError(`${name} must use ${schemes.join(' or ')}, got "${value}"`);
+    throw new ConfigError(`${name} must use ${schemes.join(' or ')}, got "${withoutCredentials(value)}"`);
   }
   return value;
 }

@@ -22,3 +22,4 @@ export * from './signed-link';
 export * from './storage';
 export * from './metrics';
 export * from './tracing';
+export * from './connection-check';

@@ -131,6 +131,8 @@ export function permissionsFor(identity: NatsIdentity): NatsPermissions {
 }
 
 export interface NatsUser {
+  /** Who it is (a comment in the configuration). */
+  name?: string;
   publicKey: string;
   permissions: NatsPermissions;
 }
@@ -152,6 +154,7 @@ export function natsServerConfig(options: NatsServerConfigOptions): string {
   const list = (items: string[]) => `[${items.map((s) => JSON.stringify(s)).join(', ')}]`;
   const users = options.users.map(
     (user) =>
+      (user.name ? `    # ${user.name}\n` : '') +
       `    { nkey: ${JSON.stringify(user.publicKey)}, permissions: { publish: { allow: ${list(user.permissions.publish)} }, ` +
       `subscribe: { allow: ${list(user.permissions.subscribe)} }, allow_responses: true } }`,
   );
@@ -181,6 +184,8 @@ export function natsServerConfig(options: NatsServerConfigOptions): string {
 
 /** Where `npm start` keeps this checkout's identities (relative to the repository root). */
 export const LOCAL_NATS_IDENTITY_DIR = '.data/nats/identities';
+/** Where `npm start` records the URL of the bus it runs for this checkout (NATS_URL unset). */
+export const LOCAL_NATS_URL_FILE = '.data/nats/url';
 
 export interface NatsIdentityFiles {
   dir: string;
@@ -203,7 +208,7 @@ export function ensureNatsIdentities(dir: string): NatsIdentityFiles {
     }
     chmodSync(file, 0o600);
     const pair = nkeys.fromSeed(new TextEncoder().encode(readFileSync(file, 'utf8').trim()));
-    return { publicKey: pair.getPublicKey(), permissions: permissionsFor(identity) };
+    return { name: identity, publicKey: pair.getPublicKey(), permissions: permissionsFor(identity) };
   });
   return { dir, seedFile, users };
 }

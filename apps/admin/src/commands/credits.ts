@@ -6,6 +6,8 @@ export const creditCommands: AdminCommand[] = [
   {
     name: 'credits:grant',
     usage: '--workspace <ws_id> --pool plan|pack --amount <n> [--reason <r>]',
+    summary: 'Adds credits to the plan pool (expires at renewal) or the pack pool (kept); the new balance (asks billing)',
+    example: 'credits:grant --workspace ws_... --pool pack --amount 500 --reason "welcome pack"',
     flags: ['workspace', 'pool', 'amount', 'reason'],
     async run(admin, flags) {
       const ctx = await admin.contextFor(required(flags, 'workspace'));
@@ -17,6 +19,8 @@ export const creditCommands: AdminCommand[] = [
   {
     name: 'credits:renew',
     usage: '--workspace <ws_id>',
+    summary: "Expires the rest of the plan pool and grants the plan's monthly credits (asks billing)",
+    example: 'credits:renew --workspace ws_...',
     flags: ['workspace'],
     async run(admin, flags) {
       const ctx = await admin.contextFor(required(flags, 'workspace'));

@@ -13,8 +13,10 @@ async function contextOfList(admin: AdminContext, flags: Record<string, string>)
   return admin.contextFor(workspace_id);
 }
 
-const membership = (name: string, subject: string): AdminCommand => ({
+const membership = (name: string, subject: string, summary: string, example: string): AdminCommand => ({
   name,
+  summary,
+  example,
   usage: '--list <list_id> --lead <lead_id>[,<lead_id>…] [--lead <lead_id> …] [--workspace <ws_id>]',
   flags: ['list', 'lead', 'workspace'],
   repeatable: ['lead'],
@@ -27,6 +29,8 @@ const membership = (name: string, subject: string): AdminCommand => ({
 export const listCommands: AdminCommand[] = [
   {
     name: 'list:create',
+    summary: 'A named list of leads in a workspace, for exports filtered by list_id (asks crm)',
+    example: 'list:create --workspace ws_... --name "Q3 conference"',
     usage: '--workspace <ws_id> --name <n>',
     flags: ['workspace', 'name'],
     async run(admin, flags) {
@@ -34,6 +38,6 @@ export const listCommands: AdminCommand[] = [
       return admin.ask<LeadList>(SUBJECTS.crm.listsCreate, ctx, { name: required(flags, 'name') } satisfies CreateListRequest);
     },
   },
-  membership('list:add', SUBJECTS.crm.listsAddLeads),
-  membership('list:remove', SUBJECTS.crm.listsRemoveLeads),
+  membership('list:add', SUBJECTS.crm.listsAddLeads, "Adds leads of the list's workspace to it; the list with its member count (asks crm)", 'list:add --list list_... --lead lead_...,lead_...'),
+  membership('list:remove', SUBJECTS.crm.listsRemoveLeads, 'Takes leads out of a list; the list with its member count (asks crm)', 'list:remove --list list_... --lead lead_...'),
 ];

@@ -6,6 +6,8 @@ export const noteCommands: AdminCommand[] = [
   {
     name: 'note:add',
     usage: '--workspace <ws_id> --lead <lead_id> --body <text> [--author <usr_id>]',
+    summary: 'A note on a lead, by the author given, else the owner (asks crm)',
+    example: 'note:add --workspace ws_... --lead lead_... --body "Called, follow up in May"',
     flags: ['workspace', 'lead', 'body', 'author'],
     async run(admin, flags) {
       const ctx = await admin.contextFor(required(flags, 'workspace'), flags.author);

@@ -3,6 +3,7 @@ import { CURRENT_API_VERSION, ID_PREFIX, OpportunityProfile, RequestContext, SUB
 import { newId } from '@app/platform/ids';
 import { AdminError } from '../../../gateway/src/workspaces/workspaces.admin';
 import { oneOf, required } from '../args';
+import { progress } from '../progress';
 import { INGEST_PROVIDERS, parseProviderFile } from '../../../search/src/ingest/connectors';
 import { AdminCommand } from './command';
 
@@ -14,21 +15,14 @@ export function operatorContext(): RequestContext {
   };
 }
 
-/** A progress bar on stderr (stdout stays one JSON object). */
-export function progress(label: string, done: number, total: number, startedAt: number): void {
-  if (!process.stderr.isTTY && process.env.ADMIN_PROGRESS !== '1') return;
-  const width = 30;
-  const filled = Math.round((done / Math.max(total, 1)) * width);
-  const rate = Math.round(done / Math.max((Date.now() - startedAt) / 1000, 0.001));
-  process.stderr.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} (${rate}/s)${done >= total ? '\n' : ''}`);
-}
-
 const SEED_CHUNK = Number(process.env.SEED_CHUNK || 2000);
 
 const baseSearchCommands: AdminCommand[] = [
   {
     name: 'search:seed',
-    usage: '--count <n> [--start <n>] [--if-empty true]   generated entities over the four lenses (idempotent per number)',
+    usage: '--count <n> [--start <n>] [--if-empty true]',
+    summary: 'Generated entities over the four lenses, idempotent per number; --if-empty true does nothing on a filled index (asks search)',
+    example: 'search:seed --count 100000',
     flags: ['count', 'start', 'if-empty'],
     async run(admin, flags) {
       if (flags['if-empty'] === 'true') {
@@ -65,7 +59,9 @@ const baseSearchCommands: AdminCommand[] = [
   },
   {
     name: 'profile:set',
-    usage: '--workspace <ws_id> --file <profile.json>   opportunity profile {sectors, stage, amount_usd, location}',
+    usage: '--workspace <ws_id> --file <profile.json>',
+    summary: "The workspace's opportunity profile {sectors, stage, amount_usd, location}, which investors' match_score uses (asks search)",
+    example: 'profile:set --workspace ws_... --file profile.json',
     flags: ['workspace', 'file'],
     async run(admin, flags) {
       const ctx = await admin.contextFor(required(flags, 'workspace'));
@@ -85,7 +81,9 @@ const INGEST_BATCH = 1000;
 export const ingestCommands: AdminCommand[] = [
   {
     name: 'ingest',
-    usage: `--provider ${INGEST_PROVIDERS.join('|')} --file <path>   re-runs update the same entities`,
+    usage: `--provider ${INGEST_PROVIDERS.join('|')} --file <path>`,
+    summary: "Entities from a provider's export into the search index; a re-run updates the same entities (asks search; samples in apps/search/samples)",
+    example: 'ingest --provider openalex --file apps/search/samples/openalex-authors.json',
     flags: ['provider', 'file'],
     async run(admin, flags) {
       const provider = oneOf('provider', required(flags, 'provider'), INGEST_PROVIDERS);

@@ -18,10 +18,11 @@ async function contextOfSequence(admin: AdminContext, flags: Record<string, stri
 const sequenceAction = (name: string, subject: string, what: string): AdminCommand => ({
   name,
   usage: '--sequence <seq_id> [--workspace <ws_id>]',
+  summary: `${what} (asks sequences)`,
+  example: `${name} --sequence seq_...`,
   flags: ['sequence', 'workspace'],
   async run(admin, flags) {
     const ctx = await contextOfSequence(admin, flags);
-    void what;
     return admin.ask(subject, ctx, { id: required(flags, 'sequence') });
   },
 });
@@ -30,6 +31,8 @@ export const sequenceCommands: AdminCommand[] = [
   {
     name: 'mailbox:create',
     usage: '--workspace <ws_id> --email <addr> --smtp-url <smtp[s]://user:pass@host:port> [--imap-url <imaps://…>] [--daily-cap <n>] [--timezone <tz>] [--window 09:00-17:00]',
+    summary: 'A sending mailbox (SMTP, and IMAP to poll replies and bounces) with its daily cap, time zone and sending window (asks sequences)',
+    example: 'mailbox:create --workspace ws_... --email sales@acme.test --smtp-url smtps://sales%40acme.test:secret@smtp.acme.test:465 --daily-cap 150 --timezone Europe/Berlin',
     flags: ['workspace', 'email', 'smtp-url', 'imap-url', 'daily-cap', 'timezone', 'window'],
     async run(admin, flags) {
       const ctx = await admin.contextFor(required(flags, 'workspace'));
@@ -47,6 +50,8 @@ export const sequenceCommands: AdminCommand[] = [
   {
     name: 'sequence:create',
     usage: '--workspace <ws_id> --file <sequence.json>',
+    summary: 'A sequence from a JSON file {name, lens, mailbox_ids, business_days_only, steps: [{type: email, subject, body} | {type: wait, wait_days}]} (asks sequences)',
+    example: 'sequence:create --workspace ws_... --file sequence.json',
     flags: ['workspace', 'file'],
     async run(admin, flags) {
       const ctx = await admin.contextFor(required(flags, 'workspace'));
@@ -59,12 +64,14 @@ export const sequenceCommands: AdminCommand[] = [
       return admin.ask(SUBJECTS.sequences.create, ctx, body);
     },
   },
-  sequenceAction('sequence:launch', SUBJECTS.sequences.launch, 'runs the pre-launch checklist, then active'),
-  sequenceAction('sequence:pause', SUBJECTS.sequences.pause, 'paused'),
-  sequenceAction('sequence:resume', SUBJECTS.sequences.resume, 'active again'),
+  sequenceAction('sequence:launch', SUBJECTS.sequences.launch, 'Runs the pre-launch checklist, then the sequence is active; refused with every failing check listed'),
+  sequenceAction('sequence:pause', SUBJECTS.sequences.pause, 'Pauses an active sequence: no step is sent until it resumes'),
+  sequenceAction('sequence:resume', SUBJECTS.sequences.resume, 'A paused sequence active again'),
   {
     name: 'optout:add',
-    usage: '(--email <addr> | --domain <domain>) [--workspace <ws_id>]  (global opt-out; with --workspace, a workspace entry)',
+    usage: '(--email <addr> | --domain <domain>) [--workspace <ws_id>]',
+    summary: 'A global opt-out of an address or domain; with --workspace, that workspace\'s suppression list only (asks sequences)',
+    example: 'optout:add --domain competitor.test',
     flags: ['email', 'domain', 'workspace'],
     async run(admin, flags) {
       if ((flags.email === undefined) === (flags.domain === undefined)) throw new UsageError('give exactly one of --email and --domain');
@@ -80,6 +87,8 @@ export const sequenceCommands: AdminCommand[] = [
   {
     name: 'countries:set',
     usage: `--workspace <ws_id> --country <CC> --rule ${COUNTRY_RULES.join('|')}`,
+    summary: "A workspace's sending rule for leads of one country (asks sequences)",
+    example: 'countries:set --workspace ws_... --country DE --rule consent_required',
     flags: ['workspace', 'country', 'rule'],
     async run(admin, flags) {
       const ctx = await admin.contextFor(required(flags, 'workspace'));
@@ -88,7 +97,9 @@ export const sequenceCommands: AdminCommand[] = [
   },
   {
     name: 'mail:intake',
-    usage: '--file <message.eml>  (a raw RFC 822 reply, bounce or auto-reply, as a forwarding setup would hand it over)',
+    usage: '--file <message.eml>',
+    summary: 'A raw RFC 822 reply, bounce or auto-reply, as a forwarding setup would hand it over (asks sequences; mailboxes with an IMAP URL are also polled)',
+    example: 'mail:intake --file reply.eml',
     flags: ['file'],
     async run(admin, flags) {
       const raw = readFileSync(required(flags, 'file'), 'utf8');

@@ -15,6 +15,8 @@ export const webhookCommands: AdminCommand[] = [
   {
     name: 'webhook:enable',
     usage: '--endpoint <we_id>',
+    summary: 'A disabled webhook endpoint back on, its failure count restarted (asks webhooks)',
+    example: 'webhook:enable --endpoint we_...',
     flags: ['endpoint'],
     async run(admin, flags) {
       const body: WebhookEndpointRef = { endpoint_id: required(flags, 'endpoint') };
@@ -24,6 +26,8 @@ export const webhookCommands: AdminCommand[] = [
   {
     name: 'deliveries:list',
     usage: '--endpoint <we_id> [--limit <n, default 50>]',
+    summary: "An endpoint's recent delivery attempts: status code or error, latency, next attempt (asks webhooks)",
+    example: 'deliveries:list --endpoint we_... --limit 20',
     flags: ['endpoint', 'limit'],
     async run(admin, flags) {
       const body: ListDeliveriesRequest = { endpoint_id: required(flags, 'endpoint'), limit: nonNegativeInt('limit', flags.limit, 50) };

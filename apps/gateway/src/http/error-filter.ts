@@ -48,7 +48,8 @@ export function sendApiError(reply: FastifyReply, error: ApiError, docsUrl: stri
 
 /**
  * Failures Fastify's router answers before any hook or filter runs (a path parameter longer than
- * maxParamLength, a malformed percent-encoding): the same error object and Request-Id.
+ * maxParamLength, a request target that is not a path): the same error object and Request-Id.
+ * Malformed percent-encoding never gets here: `routableUrl` escapes it before routing.
  */
 export function frameworkErrorHandler(docsUrl: string) {
   return (err: { code?: string }, request: FastifyRequest, reply: FastifyReply): void => {

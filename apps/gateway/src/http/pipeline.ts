@@ -10,17 +10,19 @@ import { EXPORT_DOWNLOAD_PATH } from '../exports/exports.controller';
 import { OPTOUT_PATH } from '../sequences/optout.controller';
 import { UNSUBSCRIBE_PATH } from '../sequences/unsubscribe.controller';
 import { isPublicDocsUrl } from '../openapi/public-routes';
-import { IdempotencyStore, requestFingerprint } from '../idempotency/idempotency.store';
+import { RouteCatalog } from '../openapi/route-catalog';
+import { IdempotencyScope, IdempotencyStore, requestFingerprint, scopedServiceKey } from '../idempotency/idempotency.store';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { hasChangesAfter, isKnownVersion, renderForVersion } from '../versioning/versions';
 import { ApiError } from './api-error';
+import { checkBody, checkPathParameters, checkQuery } from './input-guard';
 import { requestSpans } from './request-span';
 import { observeResponse } from './request-log';
 
 declare module 'fastify' {
   interface FastifyRequest {
     ctx?: RequestContext;
-    idempotency?: { workspaceId: string; key: string };
+    idempotency?: { scope: IdempotencyScope; key: string };
     span?: Span;
   }
 }
@@ -30,8 +32,9 @@ const IDEMPOTENCY_HEADER = 'idempotency-key';
 
 /**
  * The gateway's request pipeline, in the order of the architecture: Request-Id, authenticate,
- * rate limit (every request counts), plan permission, version, then (POST) idempotency. It
- * runs as Fastify hooks so that unknown routes and unparsable bodies pass through it too.
+ * rate limit (every request counts), plan permission, version, input that no route accepts,
+ * then (POST) idempotency. It runs as Fastify hooks so that unknown routes, malformed URLs and
+ * unparsable bodies pass through it too.
  */
 @Injectable()
 export class GatewayPipeline {
@@ -40,6 +43,7 @@ export class GatewayPipeline {
     private readonly keys: ApiKeysRepository,
     private readonly limiter: RateLimiter,
     private readonly idempotency: IdempotencyStore,
+    private readonly catalog: RouteCatalog,
   ) {}
 
   install(fastify: FastifyInstance): void {
@@ -65,7 +69,11 @@ export class GatewayPipeline {
         : done(ApiError.invalid(undefined, 'Request bodies must be JSON, sent with Content-Type: application/json'), undefined),
     );
     fastify.addHook('onRequest', (request, reply) => this.admit(request, reply));
-    fastify.addHook('preHandler', (request, reply) => this.claimIdempotencyKey(request, reply));
+    fastify.addHook('preHandler', async (request, reply) => {
+      // before the claim: input that can never be stored is not an outcome worth recording
+      if (request.body !== undefined && request.routeOptions.url !== undefined) checkBody(request.body);
+      return this.claimIdempotencyKey(request, reply);
+    });
     // a successful response is shaped for the API version the request asked for (header or the key's pin)
     fastify.addHook('preSerialization', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, body: unknown) => void) => {
       const version = request.ctx?.api_version;
@@ -108,7 +116,10 @@ export class GatewayPipeline {
         'Retry-After': String(verdict.resetSeconds),
       });
     }
-    if (signedLink) return;
+    if (signedLink) {
+      this.checkInput(request, false);
+      return;
+    }
     if (!key) {
       throw new ApiError(
         'authentication_failed',
@@ -136,6 +147,22 @@ export class GatewayPipeline {
       lenses: key.lenses,
     };
     requestSpans.set(request.ctx, request.span);
+    this.checkInput(request, true);
+  }
+
+  /**
+   * One guard for every route, before any handler: a malformed URL (400), characters no
+   * database can store in path ids (404) and the query (400), and on the keyed routes query
+   * parameters the route's documentation does not list (400). Bodies are checked once parsed
+   * (preHandler).
+   */
+  private checkInput(request: FastifyRequest, strictQuery: boolean): void {
+    // routableUrl escaped a percent-encoding that does not decode so the request got this far
+    if (request.originalUrl !== request.url) throw ApiError.invalid(undefined, 'The request URL is malformed: a % sign starts no valid percent-encoding');
+    const route = request.routeOptions.url;
+    if (route === undefined) return; // no such route: 404 follows
+    checkPathParameters(request);
+    if (request.url.includes('?')) checkQuery(request, strictQuery ? this.catalog.queryParameters(request.method, route) : undefined);
   }
 
   private async claimIdempotencyKey(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -144,13 +171,13 @@ export class GatewayPipeline {
     if (Array.isArray(header) || header.length === 0 || header.length > 255) {
       throw ApiError.invalid('Idempotency-Key', 'Idempotency-Key must be a single value of 1 to 255 characters');
     }
-    const workspaceId = request.ctx.workspace_id;
+    const scope: IdempotencyScope = { workspaceId: request.ctx.workspace_id, mode: request.ctx.mode };
     const fingerprint = requestFingerprint(request.method, request.url, request.body);
-    const claim = await this.idempotency.claim(workspaceId, header, fingerprint);
+    const claim = await this.idempotency.claim(scope, header, fingerprint);
     switch (claim.kind) {
       case 'claimed':
-        request.idempotency = { workspaceId, key: header };
-        request.ctx.idempotency = { key: header, request_hash: fingerprint };
+        request.idempotency = { scope, key: header };
+        request.ctx.idempotency = { key: scopedServiceKey(scope.mode, header), request_hash: fingerprint };
         return;
       case 'replay':
         await reply.code(claim.status).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').send(claim.body);
@@ -166,7 +193,7 @@ export class GatewayPipeline {
     const claim = request.idempotency;
     if (!claim) return;
     request.idempotency = undefined;
-    if (reply.statusCode >= 500) await this.idempotency.release(claim.workspaceId, claim.key);
-    else await this.idempotency.complete(claim.workspaceId, claim.key, reply.statusCode, String(payload));
+    if (reply.statusCode >= 500) await this.idempotency.release(claim.scope, claim.key);
+    else await this.idempotency.complete(claim.scope, claim.key, reply.statusCode, String(payload));
   }
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
+import { KeyMode } from '@app/contracts';
 import { PG_POOL, runPeriodically } from '@app/platform';
 
 export type Claim =
@@ -29,8 +30,26 @@ export function requestFingerprint(method: string, url: string, body: unknown): 
 }
 
 /**
- * Idempotency records in the gateway's database, scoped by workspace, valid 24 hours. The
- * primary key makes one request win the claim; the others see it in progress (409).
+ * Whose records a key is looked up among: the workspace and the API key's mode, so a test key
+ * never replays what a live key produced (nor the other way round), while two live keys of one
+ * workspace share their Idempotency-Keys.
+ */
+export interface IdempotencyScope {
+  workspaceId: string;
+  mode: KeyMode;
+}
+
+/**
+ * The key a service records a create under (RequestContext.idempotency): the client's key in the
+ * same scope as the gateway's record, as the service scopes its records by workspace only.
+ */
+export function scopedServiceKey(mode: KeyMode, key: string): string {
+  return `${mode}:${key}`;
+}
+
+/**
+ * Idempotency records in the gateway's database, scoped by workspace and key mode, valid 24
+ * hours. The primary key makes one request win the claim; the others see it in progress (409).
  */
 @Injectable()
 export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -46,41 +65,42 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
     this.stopSweeping?.();
   }
 
-  async claim(workspaceId: string, key: string, fingerprint: string): Promise<Claim> {
+  async claim(scope: IdempotencyScope, key: string, fingerprint: string): Promise<Claim> {
     const claimed = await this.pool.query(
-      `INSERT INTO idempotency_keys AS i (workspace_id, key, request_hash, status)
-       VALUES ($1, $2, $3, 'in_progress')
-       ON CONFLICT (workspace_id, key) DO UPDATE
+      `INSERT INTO idempotency_keys AS i (workspace_id, mode, key, request_hash, status)
+       VALUES ($1, $2, $3, $4, 'in_progress')
+       ON CONFLICT (workspace_id, mode, key) DO UPDATE
          SET request_hash = EXCLUDED.request_hash, status = 'in_progress', response_status = NULL,
              response_body = NULL, created_at = now()
          WHERE i.created_at < now() - interval '24 hours'
             OR (i.status = 'in_progress' AND i.created_at < now() - interval '${ABANDONED_AFTER}')
        RETURNING 1`,
-      [workspaceId, key, fingerprint],
+      [scope.workspaceId, scope.mode, key, fingerprint],
     );
     if (claimed.rowCount === 1) return { kind: 'claimed' };
     const { rows } = await this.pool.query<{ request_hash: string; status: string; response_status: number; response_body: string }>(
-      'SELECT request_hash, status, response_status, response_body FROM idempotency_keys WHERE workspace_id = $1 AND key = $2',
-      [workspaceId, key],
+      'SELECT request_hash, status, response_status, response_body FROM idempotency_keys WHERE workspace_id = $1 AND mode = $2 AND key = $3',
+      [scope.workspaceId, scope.mode, key],
     );
     const record = rows[0];
-    if (!record) return this.claim(workspaceId, key, fingerprint); // released meanwhile
+    if (!record) return this.claim(scope, key, fingerprint); // released meanwhile
     if (record.request_hash !== fingerprint) return { kind: 'mismatch' };
     if (record.status !== 'done') return { kind: 'in_progress' };
     return { kind: 'replay', status: record.response_status, body: record.response_body };
   }
 
-  async complete(workspaceId: string, key: string, status: number, body: string): Promise<void> {
+  async complete(scope: IdempotencyScope, key: string, status: number, body: string): Promise<void> {
     await this.pool.query(
-      `UPDATE idempotency_keys SET status = 'done', response_status = $3, response_body = $4 WHERE workspace_id = $1 AND key = $2`,
-      [workspaceId, key, status, body],
+      `UPDATE idempotency_keys SET status = 'done', response_status = $4, response_body = $5 WHERE workspace_id = $1 AND mode = $2 AND key = $3`,
+      [scope.workspaceId, scope.mode, key, status, body],
     );
   }
 
   /** A server-side failure is not recorded: the client may retry with the same key. */
-  async release(workspaceId: string, key: string): Promise<void> {
-    await this.pool.query(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND status = 'in_progress'`, [
-      workspaceId,
+  async release(scope: IdempotencyScope, key: string): Promise<void> {
+    await this.pool.query(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND mode = $2 AND key = $3 AND status = 'in_progress'`, [
+      scope.workspaceId,
+      scope.mode,
       key,
     ]);
   }

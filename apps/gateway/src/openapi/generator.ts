@@ -5,12 +5,14 @@ import { MetadataScanner } from '@nestjs/core';
 import * as contracts from '@app/contracts';
 import { API_VERSIONS, CURRENT_API_VERSION, PAGE_LIMIT, SEARCH_MAX_PAGE } from '@app/contracts';
 import { dtoToJsonSchema } from './dto-schema';
+import { addRecordedExamples } from './examples';
 import { COMMON_ERRORS, ERROR_RESPONSES, OPERATIONS, OperationDoc } from './operations';
 import { JsonSchema, listOf, RESOURCE_SCHEMAS, schemaRef } from './schemas';
 
 export const API_BASE = '/api/v1';
 export const OPENAPI_PATH = `${API_BASE}/openapi.json`;
 export const DOCS_PATH = `${API_BASE}/docs`;
+export const ERROR_DOCS_PATH = `${API_BASE}/docs/errors`;
 
 
 /** One route of a controller, as Nest registers it. */
@@ -95,7 +97,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   credits: 'Plan and pack balances with a ledger.',
   webhook_endpoints: 'HTTPS endpoints receiving signed events.',
   exports: 'Background CSV or JSON files of leads.',
-  docs: 'This document and its reference page.',
+  docs: 'This document, its reference page and the error catalogue.',
 };
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -155,7 +157,7 @@ Generated from the gateway's code: every route its controllers serve, request sc
 **Errors.** Every failure returns one error object; every response carries \`Request-Id\` and the \`RateLimit-*\` headers. 120 requests per minute per key; a 429 carries \`Retry-After\` (seconds).`;
 
 export interface OpenApiOptions {
-  /** Base of `error.doc_url` links, for the examples. */
+  /** Base of `error.doc_url` links: the error catalogue the document links, and the examples. */
   docsUrl?: string;
 }
 
@@ -186,7 +188,7 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
     const doc = OPERATIONS[key] ?? fallbackDoc(route.method, path, pathParams.length > 0, Boolean(inputs.query) || hasBody);
     const keyless = Boolean(doc.keyless);
     const tag = path.split('/').filter(Boolean)[0]?.replace(/\.json$/, '') ?? 'api';
-    const tagName = key === 'GET /openapi.json' ? 'docs' : tag === 'unsubscribe' ? 'suppressions' : tag;
+    const tagName = key === 'GET /openapi.json' ? 'docs' : tag === 'unsubscribe' || tag === 'optout' ? 'suppressions' : tag;
     tags.add(tagName);
 
     const parameters: unknown[] = pathParams.map((name) => ({
@@ -248,7 +250,10 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
     for (const code of errors) {
       const known = ERROR_RESPONSES[code];
       if (doc.htmlErrors && code < 429) {
-        responses[String(code)] = { description: `${known?.description ?? `Error ${code}`} (an HTML page)`, content: { 'text/html': { schema: { type: 'string' } } } };
+        const html = { 'text/html': { schema: { type: 'string' } } };
+        responses[String(code)] = doc.htmlErrors === 'negotiated'
+          ? { description: `${known?.description ?? `Error ${code}`} (an HTML page to a form post, the error object to a JSON client)`, content: { ...html, 'application/json': { schema: schemaRef('Error') } } }
+          : { description: `${known?.description ?? `Error ${code}`} (an HTML page)`, content: html };
       } else {
         responses[String(code)] = known ? { $ref: `#/components/responses/${known.name}` } : { description: `Error ${code}` };
       }
@@ -268,6 +273,8 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
       responses,
     };
   }
+
+  addRecordedExamples(paths);
 
   const docsUrl = options.docsUrl ?? 'https://docs.example.com/errors';
   const responses = Object.fromEntries(
@@ -292,6 +299,7 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
       description: DESCRIPTION,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
+    externalDocs: { description: 'Error codes: what each means, what to do, whether to retry (`error.doc_url` links here).', url: docsUrl },
     servers: [{ url: API_BASE, description: 'This gateway' }],
     security: [{ ApiKey: [] }],
     tags: [...tags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `${humanize(name)}.` })),

@@ -35,8 +35,11 @@ export interface OperationDoc {
   body?: JsonSchema;
   /** A rule over the whole body that the DTO checks in code (e.g. exactly one of two fields). */
   bodyRule?: JsonSchema;
-  /** Errors answered as an HTML page rather than the error object (pages meant for people). */
-  htmlErrors?: boolean;
+  /**
+   * Errors answered as an HTML page rather than the error object (pages meant for people);
+   * `negotiated`: an HTML page to a form post, the error object to a JSON client.
+   */
+  htmlErrors?: boolean | 'negotiated';
   /** Response media type other than JSON (downloads). */
   media?: Record<string, { schema: Record<string, unknown> }>;
 }
@@ -231,6 +234,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     keyless: true,
     media: { 'text/html': { schema: { type: 'string' } } },
   },
+  'GET /docs/errors': {
+    summary: 'Error catalogue',
+    description: 'One section per error code, anchored by the code (`#not_found`): what it means, what to do, whether to retry. `error.doc_url` links here. No API key needed.',
+    response: 'file',
+    errors: [429, 500],
+    keyless: true,
+    media: { 'text/html': { schema: { type: 'string' } } },
+  },
   'GET /unsubscribe/{token}': {
     summary: 'Unsubscribe page (email footer link)',
     description: 'The signed token of an email is the credential: no API key. Shows a page with one button; a GET changes nothing.',
@@ -251,6 +262,51 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     requestMedia: {
       'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { 'List-Unsubscribe': { type: 'string', const: 'One-Click' } } } },
     },
+    media: { 'text/html': { schema: { type: 'string' } } },
+  },
+  'GET /optout': {
+    summary: 'Opt-out portal: request form',
+    description: 'A page for recipients: enter an address, receive a confirmation link. No API key.',
+    response: 'file',
+    errors: [429, 500],
+    keyless: true,
+    media: { 'text/html': { schema: { type: 'string' } } },
+  },
+  'POST /optout': {
+    summary: 'Opt-out portal: send the confirmation link',
+    description:
+      'Mails a confirmation link to the address (whether or not it can receive mail, the answer is the same). A refused address is 400: ' +
+      'the form again, with the reason, to the HTML form; the error object to a JSON client. No API key.',
+    response: 'file',
+    status: 200,
+    errors: [400, 429, 500],
+    keyless: true,
+    htmlErrors: 'negotiated',
+    idempotent: false,
+    requestMedia: {
+      'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] } },
+      'application/json': { schema: { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] } },
+    },
+    media: { 'text/html': { schema: { type: 'string' } } },
+  },
+  'GET /optout/confirm/{token}': {
+    summary: 'Opt-out portal: confirmation page (the mailed link)',
+    description: 'A page with one button; a GET changes nothing. No API key: the signed token is the credential.',
+    response: 'file',
+    errors: [429, 500],
+    keyless: true,
+    media: { 'text/html': { schema: { type: 'string' } } },
+  },
+  'POST /optout/confirm/{token}': {
+    summary: 'Opt-out portal: confirm',
+    description: 'Adds a global suppression of the address: no workspace can email it. An expired or altered link is a 404 page. No API key.',
+    response: 'file',
+    status: 200,
+    errors: [404, 429, 500],
+    keyless: true,
+    htmlErrors: true,
+    idempotent: false,
+    requestMedia: { 'application/x-www-form-urlencoded': { schema: { type: 'object' } } },
     media: { 'text/html': { schema: { type: 'string' } } },
   },
   'GET /exports/{id}/download': {

@@ -1,7 +1,7 @@
-import { DOCS_PATH, OPENAPI_PATH } from './generator';
+import { DOCS_PATH, ERROR_DOCS_PATH, OPENAPI_PATH } from './generator';
 
-/** Exactly the two documentation routes, with or without a query string. */
+/** Exactly the three documentation routes, with or without a query string. */
 export function isPublicDocsUrl(url: string): boolean {
   const path = url.split('?', 1)[0];
-  return path === OPENAPI_PATH || path === DOCS_PATH;
+  return path === OPENAPI_PATH || path === DOCS_PATH || path === ERROR_DOCS_PATH;
 }

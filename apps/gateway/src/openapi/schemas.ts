@@ -342,6 +342,7 @@ export const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
       row_count: nullable(int('Rows once completed.')),
       download_url: nullable(str('Signed, set once completed, valid 24 hours.', { format: 'uri' })),
       expires_at: nullable(dateTime('When download_url stops working.')),
+      livemode,
       created_at: dateTime(),
       completed_at: nullable(dateTime()),
     },

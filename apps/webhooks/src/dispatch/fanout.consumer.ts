@@ -23,7 +23,6 @@ const ACK_WAIT_MS = 10_000;
 interface EndpointMatch {
   id: string;
   workspace_id: string;
-  livemode: boolean;
   events: string[];
   api_version: ApiVersion;
   url: string;
@@ -33,10 +32,10 @@ interface EndpointMatch {
 /**
  * The dispatcher's durable consumer of every public event type (one filter subject `events.>`:
  * nats-server 2.9 has no plural filters; other types are acknowledged and skipped). Each event
- * becomes one delivery row per enabled endpoint of its workspace and mode subscribed to the type
- * (or `*`), in the transaction that records the event as processed: a redelivered event adds
- * nothing, and an event is acknowledged only after its rows are committed, so a crash loses
- * none. Events waiting together are handled in one transaction (one commit for many), which is
+ * becomes one delivery row per enabled endpoint of its workspace subscribed to the type (or `*`),
+ * live and test events alike (the envelope's `livemode` tells them apart), in the transaction
+ * that records the event as processed: a redelivered event adds nothing, and an event is
+ * acknowledged only after its rows are committed, so a crash loses none. Events waiting together are handled in one transaction (one commit for many), which is
  * what lets the consumer keep up with thousands of events a second; two such transactions run at
  * once, as two replicas' would.
  *
@@ -152,7 +151,7 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
         if (fresh.length === 0) return;
         const todo = fresh.map((r) => events.get(r.event_id)!);
         const { rows: endpoints } = await tx.query<EndpointMatch>(
-          `SELECT id, workspace_id, livemode, events, api_version, url, secret_enc FROM webhook_endpoints
+          `SELECT id, workspace_id, events, api_version, url, secret_enc FROM webhook_endpoints
            WHERE workspace_id = ANY($1::text[]) AND status = 'enabled'`,
           [[...new Set(todo.map((e) => e.workspace_id))]],
         );
@@ -164,7 +163,7 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
         for (const event of todo) {
           const rendered = new Map<string, string>();
           for (const e of endpoints) {
-            if (e.workspace_id !== event.workspace_id || e.livemode !== (event.livemode === true)) continue;
+            if (e.workspace_id !== event.workspace_id) continue;
             if (!e.events.includes('*') && !e.events.includes(event.type)) continue;
             if (!rendered.has(e.api_version)) rendered.set(e.api_version, renderEvent(event, e.api_version));
             const id = newId(DELIVERY_ID_PREFIX);

@@ -5,6 +5,7 @@ import {
   ListWebhookEndpointsRequest, RequestContext, WebhookAttempt, WebhookEndpoint,
 } from '@app/contracts';
 import { DomainError, NATS_CONNECTION, newId, Queryable, toListPage, withTransaction } from '@app/platform';
+import { literalAllowed } from '../dispatch/address-guard';
 import { ENDPOINT_DELETED_SUBJECT } from '../dispatch/dispatcher';
 import { decryptSecret, encryptSecret, newSigningSecret } from '../secrets';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
@@ -25,6 +26,11 @@ export class EndpointsService {
 
   /** A new endpoint pinned at the request's API version; the secret is shown in this answer only. */
   async create(ctx: RequestContext, body: CreateWebhookEndpointDto): Promise<CreatedWebhookEndpoint> {
+    // A literal address is judged now, since no DNS answer can change it; a host name is judged
+    // on every attempt, on the addresses actually connected to.
+    if (!literalAllowed(new URL(body.url).hostname, this.config.allowedHosts)) {
+      throw DomainError.invalid('url', 'url points at a private, loopback, link-local or reserved address, to which nothing is ever delivered');
+    }
     const id = newId(ID_PREFIX.webhookEndpoint);
     const secret = newSigningSecret();
     return withTransaction(this.endpoints.pool, async (tx) => {

@@ -1,0 +1,110 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SERVICE_NAMES, ServiceName } from '@app/contracts';
+import { assembleImage, imageContents, ImageContents } from '../../tools/image/deps';
+import { APP_NODE_FLAGS, APP_V8_FLAGS, freePort, httpReady, portVariable, ROOT, stopApp, waitFor } from '../../tools/mesh/processes';
+import { TestMesh } from '../harness';
+
+/**
+ * One image per service (Dockerfile, `image` stage: tools/image/deps.ts). With no Docker engine
+ * here, the test assembles each image's /app the way that stage does, from the built dist/ and
+ * the installed packages, in a directory outside the repository (so node cannot fall back to the
+ * repository's node_modules), and runs the service's migration entry and the service from it
+ * against a real PostgreSQL and NATS: what an image holds is enough, and it holds no more.
+ */
+describe('per-service images: only the service\'s code and production packages, and enough to run it', () => {
+  let mesh: TestMesh;
+  let dir: string;
+  const contents = new Map<ServiceName, ImageContents>();
+  beforeAll(async () => {
+    expect(existsSync(join(ROOT, 'dist/tools/migrate.js'))).toBe(true);
+    dir = mkdtempSync(join(tmpdir(), 'lim-images-'));
+    for (const service of SERVICE_NAMES) {
+      const found = imageContents(ROOT, service);
+      contents.set(service, found);
+      assembleImage(found, ROOT, join(dir, service), { link: true });
+      for (const file of ['package.json', 'nest-cli.json']) copyFileSync(join(ROOT, file), join(dir, service, file));
+    }
+    mesh = await TestMesh.start([]);
+  }, 120_000);
+  afterAll(async () => {
+    await mesh?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const modulesOf = (service: ServiceName) => contents.get(service)!.modules;
+
+  it('sequences\' holiday data is in the sequences image only; mail packages in sequences only; no dev package anywhere', () => {
+    for (const service of SERVICE_NAMES) {
+      const names = contents.get(service)!.packages;
+      expect({ service, holidays: modulesOf(service).some((k) => k.endsWith('/date-holidays')) }).toEqual({ service, holidays: service === 'sequences' });
+      expect({ service, mail: names.filter((n) => ['nodemailer', 'imapflow', 'mailparser'].includes(n)).length > 0 }).toEqual({ service, mail: service === 'sequences' });
+      for (const dev of ['jest', 'typescript', '@swc/core', 'playwright-core', 'autocannon', 'kubernetes-models', 'yaml']) {
+        expect({ service, dev, present: modulesOf(service).includes(`node_modules/${dev}`) }).toEqual({ service, dev, present: false });
+      }
+    }
+    expect(modulesOf('gateway').length).toBeLessThan(modulesOf('sequences').length);
+  });
+
+  it('each image holds its own service\'s code, no other service\'s (migrations included), and no tests, benches or dev tools', () => {
+    for (const service of SERVICE_NAMES) {
+      const files = contents.get(service)!.files;
+      expect(files).toEqual(expect.arrayContaining([`dist/apps/${service}/src/main.js`, `dist/apps/${service}/src/migrations.js`, 'dist/tools/migrate.js']));
+      const foreign = files.filter((f) => f.startsWith('dist/apps/') && !f.startsWith(`dist/apps/${service}/`));
+      expect({ service, foreign }).toEqual({ service, foreign: [] });
+      const dev = files.filter((f) => /(\.spec|-spec)\.js$|\.map$|^dist\/tools\/(bench|mesh|lockfile|image)\//.test(f));
+      expect({ service, dev }).toEqual({ service, dev: [] });
+    }
+  });
+
+  it('the build fails on a package the code requires that is not a production dependency, and on a require it cannot follow', () => {
+    const root = mkdtempSync(join(tmpdir(), 'lim-image-deps-'));
+    try {
+      copyFileSync(join(ROOT, 'package-lock.json'), join(root, 'package-lock.json'));
+      writeFileSync(join(root, 'package.json'), JSON.stringify({ dependencies: { pg: '8.23.1' }, devDependencies: { jest: '30.5.2' } }));
+      mkdirSync(join(root, 'dist/apps/crm/src'), { recursive: true });
+      mkdirSync(join(root, 'dist/tools'), { recursive: true });
+      writeFileSync(join(root, 'dist/tools/migrate.js'), 'require("pg");\n');
+      writeFileSync(join(root, 'dist/apps/crm/src/main.js'), 'require("pg"); require("./lazy");\n');
+      writeFileSync(join(root, 'dist/apps/crm/src/lazy.js'), 'const jest = require(\'jest\');\n');
+      expect(() => imageContents(root, 'crm')).toThrow(/lazy\.js: requires jest, which is not in package\.json's dependencies/);
+      writeFileSync(join(root, 'dist/apps/crm/src/lazy.js'), 'const name = "pg"; require(name);\n');
+      expect(() => imageContents(root, 'crm')).toThrow(/require\(name\) is not a string literal/);
+      writeFileSync(join(root, 'dist/apps/crm/src/lazy.js'), 'module.exports = require("pg");\n');
+      expect(imageContents(root, 'crm').packages).toEqual(['pg']);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it.each([...SERVICE_NAMES])('%s: the migration entry and the service run from the image\'s files alone', async (service) => {
+    const app = join(dir, service);
+    expect(existsSync(join(app, 'node_modules/pg'))).toBe(true);
+    expect(existsSync(join(app, 'node_modules/jest'))).toBe(false);
+    const env = { ...mesh.env, WEBHOOK_SECRET_KEY: 'b'.repeat(64) };
+    const migrate = spawnSync(process.execPath, ['dist/tools/migrate.js', service], { cwd: app, env, encoding: 'utf8' });
+    expect({ status: migrate.status, stderr: migrate.stderr }).toEqual({ status: 0, stderr: '' });
+
+    const port = await freePort();
+    const log: string[] = [];
+    const child = spawn(process.execPath, [...APP_NODE_FLAGS, ...APP_V8_FLAGS, `dist/apps/${service}/src/main.js`], {
+      cwd: app,
+      env: { ...env, [portVariable(service)]: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (d) => log.push(String(d)));
+    child.stderr.on('data', (d) => log.push(String(d)));
+    const running = { name: service, port, child, exited: new Promise<number | null>((r) => child.once('exit', (code) => r(code))) };
+    try {
+      await Promise.race([
+        waitFor(`${service} from its image`, () => httpReady(port), 30_000),
+        running.exited.then((code) => Promise.reject(new Error(`${service} exited with ${code}:\n${log.join('').slice(-3000)}`))),
+      ]);
+      expect(log.join('')).not.toMatch(/Cannot find module/);
+    } finally {
+      await stopApp(running);
+    }
+  }, 60_000);
+});

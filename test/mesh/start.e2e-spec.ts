@@ -1,0 +1,146 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { SERVICE_NAMES } from '@app/contracts';
+import { randomToken } from '@app/platform';
+import { findNatsServer, freePort, MESH_NATS_IDENTITY_DIR, portVariable, ROOT, startNatsServer, tcpAnswers, waitFor } from '../../tools/mesh/processes';
+import { PG_SERVER_URL } from '../harness';
+import { PostgresAuthPeer } from '../support/postgres-peer';
+
+const START = join(ROOT, 'dist/tools/mesh/start.js');
+
+interface Run {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** `npm start`'s script (built), with the environment given; stdout and stderr together. */
+function runStart(env: Record<string, string>): Run {
+  const child = spawn(process.execPath, [START], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+/** Runs it to its end (it must stop by itself, and soon: no waiting out a server that answered). */
+async function startFails(env: Record<string, string>): Promise<{ code: number | null; output: string; ms: number }> {
+  const at = Date.now();
+  const run = runStart(env);
+  const timer = setTimeout(() => run.child.kill('SIGKILL'), 30_000);
+  const code = await run.exited;
+  clearTimeout(timer);
+  return { code, output: run.output(), ms: Date.now() - at };
+}
+
+describe('npm start tells the truth about PostgreSQL and NATS', () => {
+  const SECRET = `pw-${randomToken(10)}`;
+
+  it('a PostgreSQL that answers but does not know the role: refused, named as such, at once, without the password', async () => {
+    const { code, output, ms } = await startFails({ DATABASE_URL: `postgres://devx_no_such_role:${SECRET}@127.0.0.1:5432/postgres` });
+    expect(code).toBe(1);
+    expect(output).toContain('PostgreSQL at postgres://127.0.0.1:5432/postgres (DATABASE_URL) answered but refused the connection');
+    expect(output).toContain('role "devx_no_such_role" does not exist');
+    expect(output).not.toMatch(/not answering|does not answer|cannot reach/);
+    expect(output).not.toContain(SECRET);
+    expect(ms).toBeLessThan(20_000); // the old check waited 20 s for a cluster that was up all along
+  });
+
+  it('a stock Debian PostgreSQL (scram-sha-256 on TCP) and no password in DATABASE_URL: says to put one there, or trust 127.0.0.1', async () => {
+    const peer = await PostgresAuthPeer.start('scram-sha-256');
+    try {
+      const { code, output } = await startFails({ DATABASE_URL: `postgres://postgres@127.0.0.1:${peer.port}/postgres` });
+      expect(code).toBe(1);
+      expect(output).toContain(`PostgreSQL at postgres://127.0.0.1:${peer.port}/postgres (DATABASE_URL) answered but asks user "postgres" for a password and DATABASE_URL has none`);
+      expect(output).toContain('put it in DATABASE_URL (postgres://postgres:<password>@host:port/db)');
+      expect(output).toContain('host all all 127.0.0.1/32 trust');
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it.each(['scram-sha-256', 'password'] as const)('a wrong password (%s, 28P01): refused the password, the fix named, the password never printed', async (method) => {
+    const peer = await PostgresAuthPeer.start(method);
+    try {
+      const { code, output } = await startFails({ DATABASE_URL: `postgres://alice:${SECRET}@127.0.0.1:${peer.port}/postgres` });
+      expect(peer.passwordsSeen).toHaveLength(1); // the server did get a password (or its SCRAM proof), and refused it
+      expect(code).toBe(1);
+      expect(output).toContain(`PostgreSQL at postgres://127.0.0.1:${peer.port}/postgres (DATABASE_URL) answered but refused the password of user "alice"`);
+      expect(output).toContain('fix the password in DATABASE_URL');
+      expect(output).not.toContain(SECRET);
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('nothing listening: cannot reach, with the reason and what to do, without the password', async () => {
+    const port = await freePort();
+    // 127.0.0.2: loopback, but not an address npm start would start this machine's cluster for
+    const { code, output } = await startFails({ DATABASE_URL: `postgres://bob:${SECRET}@127.0.0.2:${port}/postgres` });
+    expect(code).toBe(1);
+    expect(output).toContain(`cannot reach PostgreSQL at postgres://127.0.0.2:${port}/postgres (DATABASE_URL): connection refused. Start it, set DATABASE_URL`);
+    expect(output).not.toContain(SECRET);
+  });
+
+  it('a nats-server without JetStream is refused with how to enable it (the services would restart every 2 s)', async () => {
+    const port = await freePort();
+    const nats = spawn(findNatsServer()!, ['-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+    try {
+      await waitFor('nats-server', () => tcpAnswers('127.0.0.1', port), 10_000);
+      const { code, output } = await startFails({ NATS_URL: `nats://127.0.0.1:${port}` });
+      expect(code).toBe(1);
+      expect(output).toContain(`NATS at nats://127.0.0.1:${port} (NATS_URL) answered but runs without JetStream`);
+      expect(output).toContain('restart nats-server with -js');
+      expect(output).not.toContain('[gateway]'); // no service was started
+    } finally {
+      nats.kill('SIGKILL');
+    }
+  });
+
+  it('once all six services are up: the API, its docs, NATS and PostgreSQL addresses, and no password anywhere', async () => {
+    const natsPort = await freePort();
+    const natsDir = mkdtempSync(join(tmpdir(), 'start-nats-'));
+    const nats = await startNatsServer(natsPort, natsDir);
+    const prefix = `t_${randomToken(8).toLowerCase()}_`;
+    const server = new URL(PG_SERVER_URL);
+    server.password = SECRET; // the test PostgreSQL trusts local connections: any password gets in
+    const env: Record<string, string> = {
+      DATABASE_URL: server.toString(), DB_PREFIX: prefix, NATS_URL: `nats://mesh:${SECRET}@127.0.0.1:${natsPort}`, [MESH_NATS_IDENTITY_DIR]: nats.identities.dir,
+    };
+    for (const name of SERVICE_NAMES) env[portVariable(name)] = String(await freePort());
+    const run = runStart(env);
+    try {
+      await waitFor('the addresses', async () => /\[mesh\] {3}PostgreSQL .*\n/.test(run.output()) || run.child.exitCode !== null, 150_000, 250);
+      const output = run.output();
+      const api = `http://127.0.0.1:${env.PORT}/api/v1`;
+      expect(output).toContain(`[mesh] all ${SERVICE_NAMES.length} services ready`);
+      expect(output).toContain(`[mesh]   API         ${api}\n`);
+      expect(output).toContain(`[mesh]   API docs    ${api}/docs (OpenAPI: ${api}/openapi.json)\n`);
+      expect(output).toContain(`[mesh]   NATS        nats://127.0.0.1:${natsPort} (JetStream)\n`);
+      expect(output).toContain(`[mesh]   PostgreSQL  postgres://${server.host}${server.pathname} (databases ${prefix}<service>)\n`);
+      expect((await fetch(`${api}/docs`)).status).toBe(200);
+      expect(output).not.toContain(SECRET);
+    } finally {
+      run.child.kill('SIGTERM');
+      const hard = setTimeout(() => run.child.kill('SIGKILL'), 20_000);
+      await run.exited;
+      clearTimeout(hard);
+      expect(run.output()).not.toContain(SECRET);
+      nats.child.kill('SIGKILL');
+      rmSync(natsDir, { recursive: true, force: true });
+      const admin = new Client({ connectionString: PG_SERVER_URL });
+      await admin.connect();
+      const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${prefix}%`]);
+      for (const row of rows) await admin.query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`);
+      await admin.end();
+    }
+  }, 200_000);
+});

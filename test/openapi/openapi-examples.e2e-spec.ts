@@ -1,0 +1,226 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { SUBJECTS } from '@app/contracts';
+import { RecordedExamples } from '../../apps/gateway/src/openapi/examples';
+import { ROOT, waitFor } from '../../tools/mesh/processes';
+import { TestMesh } from '../harness';
+import { eventually, SmtpSink } from '../support/smtp-sink';
+
+/**
+ * The request and response examples of the OpenAPI document come from this run: it calls every
+ * operation once against a real mesh (all six services, an SMTP sink for the sequence and opt-out
+ * mails) and records what was sent and answered. With OPENAPI_EXAMPLES_WRITE=1 it writes them to
+ * apps/gateway/src/openapi/examples.json (`npm run openapi:examples`), which the generator puts in
+ * the document; otherwise it checks that every operation of the served document has examples,
+ * that they validate against the operation's schemas, and that this run's answers do too.
+ *
+ * The two documentation routes (tag `docs`: the document itself and the page rendering it) have
+ * no example: the example of the document would be the document.
+ */
+const EXAMPLES_FILE = join(ROOT, 'apps', 'gateway', 'src', 'openapi', 'examples.json');
+const WRITE = process.env.OPENAPI_EXAMPLES_WRITE === '1';
+
+describe('OpenAPI examples: every operation called once, recorded, and valid against its schemas', () => {
+  let mesh: TestMesh;
+  let sink: SmtpSink;
+  let doc: any;
+  const recorded: RecordedExamples = {};
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+
+  beforeAll(async () => {
+    sink = await SmtpSink.start();
+    mesh = await TestMesh.start(['gateway', 'crm'], {
+      SEQUENCES_TICK_MS: '100',
+      OPTOUT_SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
+      OPTOUT_FROM: 'optout@platform.test',
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
+      WEBHOOK_SECRET_KEY: 'a'.repeat(64),
+    });
+    // one after the other: five services migrating at once can outlast the harness's start-up wait on a busy machine
+    for (const name of ['billing', 'search', 'sequences', 'webhooks'] as const) await mesh.startApp(name);
+    doc = await (await fetch(`${mesh.baseUrl}/openapi.json`)).json();
+  }, 180_000);
+  afterAll(async () => {
+    await mesh?.close();
+    await sink?.close();
+  });
+
+  /** Links in mails and export URLs name PUBLIC_API_URL: the same path on this mesh's gateway. */
+  const local = (url: string) => `${mesh.baseUrl}${new URL(url).pathname.replace(/^\/api\/v1/, '')}${new URL(url).search}`;
+
+  /**
+   * One request through the gateway, recorded under its operation when it succeeds: the first
+   * success is the operation's example, or the last with `replace` (a polled export, completed).
+   */
+  async function call(method: string, template: string, path: string, options: { key?: string; body?: unknown; form?: Record<string, string>; replace?: boolean } = {}) {
+    const headers: Record<string, string> = {};
+    if (options.key) headers.authorization = `Bearer ${options.key}`;
+    let body: string | undefined;
+    if (options.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(options.form).toString();
+    } else if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.body);
+    }
+    const res = await fetch(`${mesh.baseUrl}${path}`, { method, headers, body });
+    const type = (res.headers.get('content-type') ?? '').split(';')[0].trim();
+    const text = await res.text();
+    const parsed = type === 'application/json' && text ? JSON.parse(text) : text;
+    expect({ method, path, status: res.status < 300 ? 'success' : res.status, body: res.status < 300 ? undefined : parsed }).toEqual({ method, path, status: 'success', body: undefined });
+    if (recorded[`${method} ${template}`] && !options.replace) return { status: res.status, body: parsed as any };
+    recorded[`${method} ${template}`] = {
+      request: { path, ...(options.form ? { body: options.form } : options.body !== undefined ? { body: options.body } : {}) },
+      response: { status: res.status, type, body: parsed },
+    };
+    return { status: res.status, body: parsed as any };
+  }
+
+  const operations = () =>
+    Object.entries<any>(doc.paths).flatMap(([path, ops]) =>
+      Object.entries<any>(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })),
+    ).filter(({ op }) => !op.tags.includes('docs'));
+
+  function schemaErrors(schema: unknown, value: unknown): unknown {
+    const validate = ajv.compile({ ...(schema as object), components: doc.components });
+    return validate(value) ? null : validate.errors;
+  }
+
+  /** The request and response examples of an operation, each valid against its schema. */
+  function checkExample(key: string, op: any, example: { request?: unknown; hasRequest: boolean; status: string; type: string; response: unknown }) {
+    if (op.requestBody) {
+      expect({ key, request: example.hasRequest }).toEqual({ key, request: true });
+      const media = op.requestBody.content['application/json'] ?? Object.values<any>(op.requestBody.content)[0];
+      expect({ key, request: schemaErrors(media.schema, example.request) }).toEqual({ key, request: null });
+    }
+    const response = op.responses[example.status];
+    expect({ key, status: example.status, documented: Boolean(response?.content?.[example.type]) }).toEqual({ key, status: example.status, documented: true });
+    expect({ key, response: schemaErrors(response.content[example.type].schema, example.response) }).toEqual({ key, response: null });
+  }
+
+  it('calls every operation of the document once, each answering with a documented success', async () => {
+    const workspace = await mesh.admin('workspace:create', '--name', 'Acme Outreach', '--plan-credits', '100');
+    const key = (await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live')).key as string;
+    const testKey = (await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'test')).key as string;
+
+    // CRM: leads, companies, pipelines, tasks
+    const ada = await call('POST', '/leads', '/leads', {
+      key,
+      body: { full_name: 'Ada Lovelace', email: 'ada@analytical.test', title: 'Head of Engineering', company_name: 'Analytical Engines', company_domain: 'analytical.test', country: 'GB', tags: ['vip'], source_url: 'https://analytical.test/team' },
+    });
+    const grace = await call('POST', '/leads', '/leads', { key, body: { full_name: 'Grace Hopper', email: 'grace@cobol.test', company_domain: 'cobol.test', country: 'US' } });
+    const alan = await call('POST', '/leads', '/leads', { key, body: { full_name: 'Alan Turing', email: 'alan@bombe.test' } });
+    await call('GET', '/leads', '/leads?limit=2', { key });
+    await call('GET', '/leads/{id}', `/leads/${ada.body.id}`, { key });
+    await call('PATCH', '/leads/{id}', `/leads/${ada.body.id}`, { key, body: { title: 'Countess of Lovelace', phone: null } });
+    await call('GET', '/companies', '/companies?limit=2', { key });
+    await call('GET', '/companies/{id}', `/companies/${ada.body.company_id}`, { key });
+    const pipelines = await call('GET', '/pipelines', '/pipelines', { key });
+    const pipeline = pipelines.body.data.find((p: any) => p.lens === ada.body.lens) ?? pipelines.body.data[0];
+    await call('PUT', '/leads/{id}/stage', `/leads/${ada.body.id}/stage`, { key, body: { stage_id: pipeline.stages[1].id } });
+    const task = await call('POST', '/tasks', '/tasks', { key, body: { title: 'Call back about the pilot', lead_id: ada.body.id, due_at: '2026-12-01T09:00:00.000Z' } });
+    await call('GET', '/tasks', '/tasks?limit=10', { key });
+    await call('PATCH', '/tasks/{id}', `/tasks/${task.body.id}`, { key, body: { status: 'done' } });
+
+    // Exports: queued, then polled until completed, then the signed download
+    const exp = await call('POST', '/exports', '/exports', { key, body: { format: 'csv', filter: { lens: 'leads' } } });
+    let done: any;
+    await waitFor('export completed', async () => {
+      done = (await call('GET', '/exports/{id}', `/exports/${exp.body.id}`, { key, replace: true })).body;
+      return done.status === 'completed';
+    }, 30_000, 200);
+    const signed = new URL(done.download_url);
+    await call('GET', '/exports/{id}/download', `/exports/${exp.body.id}/download${signed.search}`);
+
+    // Search, reveals, credits
+    const sources = [{ field: 'name', value: 'Fund', provider: 'sec_edgar', source_url: 'https://www.sec.gov/cgi-bin/browse-edgar?company=northwind', fetched_at: '2026-11-01T00:00:00.000Z' }];
+    const ingest = await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, {
+      entities: [{
+        ext_key: 'sec:northwind', lens: 'investors', name: 'Northwind Ventures', person_name: 'Jane Roe', first_name: 'Jane', last_name: 'Roe',
+        email: 'jane@northwind.test', domain: 'northwind.test', phone: '+14155550100', country: 'US', organization: 'Northwind Ventures',
+        details: { stages: ['seed'], sectors: ['fintech'], check_size_usd: { min: 250000, max: 1000000 }, last_filing_at: '2026-01-01' }, facets: [], sources,
+      }],
+    });
+    expect(ingest.err).toBeUndefined();
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 30_000);
+    const search = await call('GET', '/search', '/search?lens=investors&q=Northwind', { key });
+    await call('POST', '/reveals', '/reveals', { key: testKey, body: { entity_id: search.body.data[0].entity_id } });
+    await call('GET', '/credits', '/credits', { key });
+
+    // Sequences: a mailbox on the sink, a sequence, enrollments, the engine's email and its unsubscribe link
+    const mailbox = await mesh.admin('mailbox:create', '--workspace', workspace.id, '--email', 'sales@acme.test', '--smtp-url', `smtp://127.0.0.1:${sink.port}`);
+    const file = join(mkdtempSync(join(tmpdir(), 'openapi-examples-')), 'sequence.json');
+    writeFileSync(file, JSON.stringify({
+      name: 'Pilot outreach', mailbox_ids: [mailbox.id],
+      steps: [{ type: 'email', subject: 'A pilot for {{company_name|your team}}', body: 'Hi {{first_name|there}}, ... Unsubscribe: {{unsubscribe_url}}' }, { type: 'wait', wait_days: 3 }, { type: 'email', subject: 'Following up', body: 'Any thoughts? {{unsubscribe_url}}' }],
+    }));
+    const sequence = await mesh.admin('sequence:create', '--workspace', workspace.id, '--file', file);
+    await call('POST', '/sequences/{id}/enrollments', `/sequences/${sequence.id}/enrollments`, { key, body: { lead_ids: [ada.body.id, grace.body.id] } });
+    await call('DELETE', '/sequences/{id}/enrollments/{lead_id}', `/sequences/${sequence.id}/enrollments/${grace.body.id}`, { key });
+    await mesh.admin('sequence:launch', '--sequence', sequence.id);
+    await call('GET', '/sequences', '/sequences', { key });
+    await call('GET', '/sequences/{id}', `/sequences/${sequence.id}`, { key });
+    const mail = await eventually('the first email of the sequence', () => sink.to('ada@analytical.test')[0], 30_000);
+    const unsubscribe = local(/^<(.+)>$/.exec(mail.raw('list-unsubscribe') as string)![1]).slice(mesh.baseUrl.length);
+    await call('GET', '/unsubscribe/{token}', unsubscribe);
+    await call('POST', '/unsubscribe/{token}', unsubscribe, { form: { 'List-Unsubscribe': 'One-Click' } });
+
+    // Suppressions
+    await call('POST', '/suppressions', '/suppressions', { key, body: { email: 'no-thanks@example.com', reason: 'unsubscribe' } });
+    await call('GET', '/suppressions', '/suppressions', { key });
+
+    // Webhook endpoints
+    const endpoint = await call('POST', '/webhook_endpoints', '/webhook_endpoints', { key, body: { url: 'https://127.0.0.1:9/hooks/lim', events: ['lead.created', 'lead.updated'], description: 'CRM sync' } });
+    await call('GET', '/webhook_endpoints', '/webhook_endpoints', { key });
+    await call('DELETE', '/webhook_endpoints/{id}', `/webhook_endpoints/${endpoint.body.id}`, { key });
+
+    // The public opt-out portal: form, mailed link, confirmation
+    await call('GET', '/optout', '/optout');
+    await call('POST', '/optout', '/optout', { form: { email: 'pat@portal.test' } });
+    const confirmation = await eventually('the opt-out confirmation email', () => sink.to('pat@portal.test').find((m) => m.from === 'optout@platform.test'), 30_000);
+    const confirm = local(/https?:\/\/\S+\/optout\/confirm\/\S+/.exec(confirmation!.text)![0]).slice(mesh.baseUrl.length);
+    await call('GET', '/optout/confirm/{token}', confirm);
+    await call('POST', '/optout/confirm/{token}', confirm, { form: {} });
+
+    await call('DELETE', '/leads/{id}', `/leads/${alan.body.id}`, { key });
+
+    const missing = operations().map(({ key: k }) => k).filter((k) => !recorded[k]);
+    expect(missing).toEqual([]);
+  }, 180_000);
+
+  it('this run\'s requests and answers validate against the document', () => {
+    for (const { key, op } of operations()) {
+      const example = recorded[key];
+      if (!example) continue; // reported by the walk
+      checkExample(key, op, {
+        hasRequest: 'body' in example.request, request: example.request.body,
+        status: String(example.response.status), type: example.response.type, response: example.response.body,
+      });
+    }
+  });
+
+  (WRITE ? it : it.skip)('writes the examples (OPENAPI_EXAMPLES_WRITE=1)', () => {
+    const sorted = Object.fromEntries(Object.entries(recorded).sort(([a], [b]) => a.localeCompare(b)));
+    writeFileSync(EXAMPLES_FILE, `${JSON.stringify(sorted, null, 2)}\n`);
+  });
+
+  (WRITE ? it.skip : it)('every operation of the served document has its recorded examples, valid against its schemas', () => {
+    for (const { key, op } of operations()) {
+      const requestMedia = op.requestBody && (op.requestBody.content['application/json'] ?? Object.values<any>(op.requestBody.content)[0]);
+      const responses = Object.entries<any>(op.responses).flatMap(([status, r]) =>
+        Object.entries<any>(r.content ?? {}).filter(([, m]) => m.examples?.recorded).map(([type, m]) => ({ status, type, value: m.examples.recorded.value })),
+      );
+      expect({ key, responseExamples: responses.length }).toEqual({ key, responseExamples: 1 });
+      const [response] = responses;
+      expect(Number(response.status)).toBeLessThan(300);
+      checkExample(key, op, {
+        hasRequest: Boolean(requestMedia?.examples?.recorded), request: requestMedia?.examples?.recorded?.value,
+        status: response.status, type: response.type, response: response.value,
+      });
+    }
+  });
+});

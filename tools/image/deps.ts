@@ -1,0 +1,173 @@
+import { builtinModules } from 'node:module';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, copyFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { SERVICE_NAMES, ServiceName } from '@app/contracts';
+
+/**
+ * What one service's image holds: the compiled files its two entry points reach (the service's
+ * main and the migration entry `dist/tools/migrate.js <service>`) and the production packages
+ * those files require, with the packages those need as the lockfile resolves them. Read from the
+ * compiled import graph, so a package the code starts to use is in the image without a list to
+ * keep; a require this cannot follow (not a string literal) fails the build instead.
+ *
+ *   node dist/tools/image/deps.js <service> <to dir> [--from <dir with dist/ and node_modules/>]
+ *
+ * copies them into <to dir> (the Dockerfile's per-service stage), and prints what it copied.
+ */
+
+export interface ImageContents {
+  /** Compiled files under dist/, relative to the root. */
+  files: string[];
+  /** Production packages the files require, by name. */
+  packages: string[];
+  /** Lockfile keys (node_modules/…) of those packages and everything they need. */
+  modules: string[];
+  /** Those among them npm may have left out (optional, e.g. for another platform). */
+  optional: string[];
+}
+
+const REQUIRE = /\brequire\(\s*(?:(["'])([^"'\n]+)\1\s*\)|([^)"'\s][^)]*)\))/g;
+const BUILTIN = new Set(builtinModules);
+
+/** The migration modules of every service: tools/migrate.js loads only the one it migrates. */
+const MIGRATIONS = /^dist\/apps\/([a-z]+)\/src\/migrations\.js$/;
+
+function resolveFile(path: string): string | undefined {
+  for (const candidate of [path, `${path}.js`, `${path}.json`, join(path, 'index.js')]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  return undefined;
+}
+
+export function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/** The files and packages one service's image needs, from the compiled code under root/dist. */
+export function imageContents(root: string, service: ServiceName): ImageContents {
+  if (!SERVICE_NAMES.includes(service)) throw new Error(`unknown service "${service}" (one of ${SERVICE_NAMES.join(', ')})`);
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const production = new Set(Object.keys(pkg.dependencies ?? {}));
+  const entries = [`dist/apps/${service}/src/main.js`, 'dist/tools/migrate.js'];
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const problems: string[] = [];
+  const queue = [...entries];
+  for (const entry of entries) if (!existsSync(join(root, entry))) problems.push(`${entry}: missing (build first)`);
+  while (queue.length) {
+    const file = queue.shift()!;
+    if (files.has(file) || !existsSync(join(root, file))) continue;
+    files.add(file);
+    if (!file.endsWith('.js')) continue;
+    const text = readFileSync(join(root, file), 'utf8');
+    for (const match of text.matchAll(REQUIRE)) {
+      const specifier = match[2];
+      if (specifier === undefined) {
+        problems.push(`${file}: require(${match[3].trim()}) is not a string literal; the image cannot tell what it loads`);
+        continue;
+      }
+      if (specifier.startsWith('node:') || BUILTIN.has(specifier)) continue;
+      if (specifier.startsWith('.')) {
+        const target = resolveFile(resolve(join(root, dirname(file)), specifier));
+        if (!target) {
+          problems.push(`${file}: require('${specifier}') resolves to no file`);
+          continue;
+        }
+        const rel = relative(root, target).split('\\').join('/');
+        const migrations = file === 'dist/tools/migrate.js' && MIGRATIONS.exec(rel);
+        if (migrations && migrations[1] !== service) continue;
+        if (!rel.startsWith('dist/')) problems.push(`${file}: require('${specifier}') leaves dist/ (${rel})`);
+        else queue.push(rel);
+        continue;
+      }
+      const name = packageName(specifier);
+      if (!production.has(name)) problems.push(`${file}: requires ${name}, which is not in package.json's dependencies`);
+      else packages.add(name);
+    }
+  }
+  if (problems.length) throw new Error(`${service} image:\n  ${problems.join('\n  ')}`);
+  const modules = lockfileClosure(root, [...packages]);
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
+  return { files: [...files].sort(), packages: [...packages].sort(), modules, optional: modules.filter((key) => lock.packages[key].optional) };
+}
+
+/**
+ * The lockfile keys of packages and of everything they need, resolved as node does: from the
+ * requiring package's own node_modules up to the root's.
+ */
+export function lockfileClosure(root: string, names: string[]): string[] {
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
+  const entries: Record<string, { dev?: boolean; dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; peerDependencies?: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }> }> = lock.packages;
+  const find = (from: string, name: string): string | undefined => {
+    let base = from;
+    for (;;) {
+      const key = base ? `${base}/node_modules/${name}` : `node_modules/${name}`;
+      if (entries[key] && !entries[key].dev) return key;
+      if (!base) return undefined;
+      const cut = base.lastIndexOf('/node_modules/');
+      base = cut < 0 ? '' : base.slice(0, cut);
+    }
+  };
+  const closure = new Set<string>();
+  const visit = (from: string, name: string, optional: boolean) => {
+    const key = find(from, name);
+    if (!key) {
+      if (!optional) throw new Error(`package-lock.json: ${name} (needed by ${from || 'the service'}) is not a production package`);
+      return;
+    }
+    if (closure.has(key)) return;
+    closure.add(key);
+    const entry = entries[key];
+    for (const dep of Object.keys(entry.dependencies ?? {})) visit(key, dep, false);
+    for (const dep of Object.keys(entry.optionalDependencies ?? {})) visit(key, dep, true);
+    for (const dep of Object.keys(entry.peerDependencies ?? {})) visit(key, dep, entry.peerDependenciesMeta?.[dep]?.optional ?? false);
+  };
+  for (const name of names) visit('', name, false);
+  return [...closure].sort();
+}
+
+/** Copies (or hard-links) one directory's files, without its nested node_modules. */
+function copyTree(from: string, to: string, link: boolean, top = true): void {
+  mkdirSync(to, { recursive: true });
+  for (const e of readdirSync(from, { withFileTypes: true })) {
+    if (top && e.name === 'node_modules') continue;
+    const source = join(from, e.name);
+    if (e.isDirectory()) copyTree(source, join(to, e.name), link, false);
+    else if (e.isFile()) (link ? linkSync : copyFileSync)(source, join(to, e.name));
+  }
+}
+
+/** Writes the image's files under `to`: dist files, and node_modules from `modulesRoot`. */
+export function assembleImage(contents: ImageContents, from: string, to: string, options: { modulesRoot?: string; link?: boolean } = {}): void {
+  const link = options.link ?? false;
+  for (const file of contents.files) {
+    mkdirSync(dirname(join(to, file)), { recursive: true });
+    (link ? linkSync : copyFileSync)(join(from, file), join(to, file));
+  }
+  const optional = new Set(contents.optional);
+  for (const key of contents.modules) {
+    const source = join(options.modulesRoot ?? from, key);
+    if (!existsSync(source) && optional.has(key)) continue;
+    copyTree(source, join(to, key), link);
+  }
+}
+
+if (require.main === module) {
+  const [service, to, ...rest] = process.argv.slice(2);
+  const fromAt = rest.indexOf('--from');
+  const from = resolve(fromAt >= 0 ? rest[fromAt + 1] : process.cwd());
+  const modulesAt = rest.indexOf('--modules');
+  if (!service || !to) {
+    process.stderr.write('usage: node dist/tools/image/deps.js <service> <to dir> [--from <root>] [--modules <root of the production node_modules>]\n');
+    process.exit(2);
+  }
+  try {
+    const contents = imageContents(from, service as ServiceName);
+    assembleImage(contents, from, resolve(to), { modulesRoot: modulesAt >= 0 ? resolve(rest[modulesAt + 1]) : from });
+    process.stdout.write(`${JSON.stringify({ service, files: contents.files.length, packages: contents.packages, modules: contents.modules.length })}\n`);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(1);
+  }
+}

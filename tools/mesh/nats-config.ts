@@ -1,0 +1,25 @@
+import { join } from 'node:path';
+import { ensureNatsIdentities, LOCAL_NATS_IDENTITY_DIR, natsServerConfig } from '@app/platform';
+import { MESH_NATS_IDENTITY_DIR, ROOT } from './processes';
+
+/**
+ * `npm run -s nats:config [-- --host 0.0.0.0 --port 4222 --store-dir /data]`: the nats-server
+ * configuration of the mesh's identities (made in .data/nats/identities, or MESH_NATS_IDENTITY_DIR,
+ * when missing): JetStream, one NKEY user per service and the operator with the permissions of
+ * libs/contracts/src/nats-flows.ts, anonymous connections refused. `npm start` and the tests run
+ * nats-server with this same configuration; give it to a bus of your own (NATS_URL) and each
+ * service its seed file (NATS_NKEY_SEED_FILE). docs/operations.md shows the Kubernetes way.
+ */
+function flag(name: string, fallback: string): string {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 && process.argv[at + 1] ? process.argv[at + 1] : fallback;
+}
+
+const identities = ensureNatsIdentities(process.env[MESH_NATS_IDENTITY_DIR] || join(ROOT, LOCAL_NATS_IDENTITY_DIR));
+process.stdout.write(natsServerConfig({
+  host: flag('host', '127.0.0.1'),
+  port: Number(flag('port', '4222')),
+  storeDir: flag('store-dir', join(ROOT, '.data', 'nats')),
+  users: identities.users,
+}));
+process.stderr.write(`seeds: ${identities.dir}/<identity>.nk (one per service and the operator; keep them secret)\n`);

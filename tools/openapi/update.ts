@@ -1,0 +1,27 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadGatewayConfig } from '../../apps/gateway/src/config';
+import { GatewayModule } from '../../apps/gateway/src/gateway.module';
+import { buildOpenApiDocument } from '../../apps/gateway/src/openapi/generator';
+import { ROOT } from '../mesh/processes';
+
+/**
+ * `npm run openapi:update`: writes docs/openapi.json, the document the gateway serves at
+ * /api/v1/openapi.json with its default configuration (the same controllers, the same
+ * generator), for integrators to diff. test/openapi/openapi-committed.e2e-spec.ts fails when
+ * the served document and the committed one differ.
+ */
+export const COMMITTED_DOCUMENT = join(ROOT, 'docs', 'openapi.json');
+
+export function servedDocument(): Record<string, unknown> {
+  const config = loadGatewayConfig({ APP: 'gateway' });
+  const controllers = (GatewayModule.register(config).controllers ?? []) as Function[];
+  return buildOpenApiDocument(controllers, { docsUrl: config.docsUrl });
+}
+
+export const documentText = (doc: unknown): string => `${JSON.stringify(doc, null, 2)}\n`;
+
+if (require.main === module) {
+  writeFileSync(COMMITTED_DOCUMENT, documentText(servedDocument()));
+  process.stdout.write(`wrote ${COMMITTED_DOCUMENT}\n`);
+}
