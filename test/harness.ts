@@ -165,6 +165,12 @@ export class TestMesh {
     return { status: response.status, headers: response.headers, text, body: parsed as T };
   }
 
+  /** The environment an app of this mesh runs with (its own NATS identity), as spawnApp gives it. */
+  appEnv(name: ServiceName): NodeJS.ProcessEnv {
+    const { [MESH_NATS_IDENTITY_DIR]: _dir, ...env } = this.env;
+    return { ...env, NATS_NKEY_SEED_FILE: join(this.natsDir, 'identities', `${name}.nk`) };
+  }
+
   /** Connection options of one of the mesh's own identities (a service's, or the operator's). */
   identityOptions(identity: NatsIdentity): ConnectionOptions {
     const seed = readFileSync(join(this.natsDir, 'identities', `${identity}.nk`), 'utf8').trim();

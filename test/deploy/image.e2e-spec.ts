@@ -83,7 +83,7 @@ describe('per-service images: only the service\'s code and production packages, 
     const app = join(dir, service);
     expect(existsSync(join(app, 'node_modules/pg'))).toBe(true);
     expect(existsSync(join(app, 'node_modules/jest'))).toBe(false);
-    const env = { ...mesh.env, WEBHOOK_SECRET_KEY: 'b'.repeat(64) };
+    const env = { ...mesh.appEnv(service), WEBHOOK_SECRET_KEY: 'b'.repeat(64) };
     const migrate = spawnSync(process.execPath, ['dist/tools/migrate.js', service], { cwd: app, env, encoding: 'utf8' });
     expect({ status: migrate.status, stderr: migrate.stderr }).toEqual({ status: 0, stderr: '' });
 

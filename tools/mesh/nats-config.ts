@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { NATS_IDENTITIES } from '@app/contracts';
 import { ensureNatsIdentities, LOCAL_NATS_IDENTITY_DIR, natsServerConfig } from '@app/platform';
 import { MESH_NATS_IDENTITY_DIR, ROOT } from './processes';
 
@@ -8,7 +10,8 @@ import { MESH_NATS_IDENTITY_DIR, ROOT } from './processes';
  * when missing): JetStream, one NKEY user per service and the operator with the permissions of
  * libs/contracts/src/nats-flows.ts, anonymous connections refused. `npm start` and the tests run
  * nats-server with this same configuration; give it to a bus of your own (NATS_URL) and each
- * service its seed file (NATS_NKEY_SEED_FILE). docs/operations.md shows the Kubernetes way.
+ * service its seed file (NATS_NKEY_SEED_FILE). `-- --secrets`: the seeds as Kubernetes Secrets
+ * (lim-nats-<identity>, key `seed`), as the Deployments mount them (docs/operations.md).
  */
 function flag(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);
@@ -16,6 +19,14 @@ function flag(name: string, fallback: string): string {
 }
 
 const identities = ensureNatsIdentities(process.env[MESH_NATS_IDENTITY_DIR] || join(ROOT, LOCAL_NATS_IDENTITY_DIR));
+if (process.argv.includes('--secrets')) {
+  // one Secret per identity, key `seed`: what each Deployment (lim-nats-<service>) and the admin CLI (lim-nats-operator) mount
+  for (const identity of NATS_IDENTITIES) {
+    const seed = readFileSync(identities.seedFile(identity), 'utf8').trim();
+    process.stdout.write(`---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: lim-nats-${identity}\n  labels:\n    app.kubernetes.io/part-of: lim\ntype: Opaque\nstringData:\n  seed: ${seed}\n`);
+  }
+  process.exit(0);
+}
 process.stdout.write(natsServerConfig({
   host: flag('host', '127.0.0.1'),
   port: Number(flag('port', '4222')),
