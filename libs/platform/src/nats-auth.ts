@@ -174,6 +174,9 @@ export function natsServerConfig(options: NatsServerConfigOptions): string {
     `jetstream { store_dir: ${JSON.stringify(options.storeDir)} }`,
     ...tls,
     'authorization {',
+    // a client has this long (seconds) to sign the server's nonce: the default (1-2 s) failed
+    // clients whose event loop was busy (a process starting under load) with "Authentication Timeout"
+    '  timeout: 10',
     '  users = [',
     users.join(',\n'),
     '  ]',
