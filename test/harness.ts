@@ -40,6 +40,7 @@ export class TestMesh {
   private natsDir = '';
   /** The probe identity's seed (test clients only; no app has it). */
   private readonly probeSeed = nkeys.createUser().getSeed();
+  private rpcClient?: Promise<NatsConnection>;
   private clients: NatsConnection[] = [];
 
   private constructor(
@@ -191,7 +192,9 @@ export class TestMesh {
 
   /** A request-reply call to a service, as the gateway makes it. */
   async rpc<T = any>(subject: string, ctx: Partial<RequestContext>, body: unknown): Promise<{ response?: T; err?: any }> {
-    const nc = this.clients[0] ?? (await this.natsClient());
+    // one connection for every rpc, also when the first ones are asked at once
+    this.rpcClient ??= this.natsClient();
+    const nc = await this.rpcClient;
     const packet = await askService<T>(nc, subject, { ctx: testContext(ctx), body }, 5000);
     return { response: packet.response, err: packet.err };
   }
