@@ -60,7 +60,9 @@ describe('a replica that loses its database leaves its queue groups (e2e)', () =
     expect(before).toBeGreaterThan(0); // both replicas serve
 
     proxy.cut();
-    await waitFor('the cut replica to report its database down', async () => (await fetch(`http://127.0.0.1:${cutOff!.port}/health/ready`)).status === 503, 5000, 20);
+    await waitFor('the cut replica to report its database down', async () => (await fetch(`http://127.0.0.1:${cutOff!.port}/health/ready`)).status === 503, 5000, 20).catch((err: Error) => {
+      throw new Error(`${err.message} (exit code ${cutOff!.child.exitCode}); its log:\n${cutLog.slice(-20).join('\n')}`);
+    });
     // a few probe intervals: long enough for the replica to have noticed and left
     await sleep(1000);
     expect(await load(leadId, 3000)).toEqual([]);
