@@ -1,3 +1,4 @@
+import { Server as HttpServer } from 'node:http';
 import { INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MicroserviceOptions } from '@nestjs/microservices';
@@ -7,8 +8,12 @@ import { Migration, prepareDatabase } from './db';
 import { rootLogger } from './logger';
 import { PinoNestLogger } from './nest-logger';
 import { initTracing } from './tracing';
+import { Logger } from 'pino';
+import { Pool } from 'pg';
+import { DatabaseWatch } from './database-watch';
 import { CoalescingServerNats, NATS_CONNECTION_DEFAULTS } from './nats';
 import { natsConnectOptions } from './nats-auth';
+import { PG_POOL } from './tokens';
 
 export interface ServiceBootOptions {
   config: ServiceConfig;
@@ -24,8 +29,9 @@ export interface ServiceBootOptions {
 
 /**
  * Starts a service: migrates its database, serves HTTP (health, metrics; the API on the
- * gateway) and subscribes to its NATS subjects in a queue group named after the service.
- * SIGTERM closes the NATS subscriptions first, then the HTTP server, then the pools.
+ * gateway) and subscribes to its NATS subjects in a queue group named after the service. While
+ * its database does not answer, the service stays out of its queue groups (DatabaseWatch), so
+ * requests go to the replicas that can serve them. SIGTERM drains it (see stopGracefully).
  */
 export async function startService(options: ServiceBootOptions): Promise<INestApplication> {
   const { config } = options;
@@ -38,18 +44,66 @@ export async function startService(options: ServiceBootOptions): Promise<INestAp
     options.adapter ?? new FastifyAdapter(),
     { logger: new PinoNestLogger(log), bodyParser: options.bodyParser ?? true },
   );
+  let server: CoalescingServerNats | undefined;
   if (options.microservice !== false) {
-    app.connectMicroservice<MicroserviceOptions>(
-      { strategy: new CoalescingServerNats({ ...NATS_CONNECTION_DEFAULTS, ...natsConnectOptions(config.nats, `${config.service}-rpc`), queue: config.service }) },
-      { inheritAppConfig: true },
-    );
+    server = new CoalescingServerNats({ ...NATS_CONNECTION_DEFAULTS, ...natsConnectOptions(config.nats, `${config.service}-rpc`), queue: config.service });
+    app.connectMicroservice<MicroserviceOptions>({ strategy: server }, { inheritAppConfig: true });
   }
   await options.configure?.(app);
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.startAllMicroservices();
   await app.listen(config.httpPort, config.httpHost);
+  let watch: DatabaseWatch | undefined;
+  if (server) {
+    const rpc = server;
+    watch = new DatabaseWatch(config.databaseUrl, app.get<Pool>(PG_POOL), config.dbProbeIntervalMs, (up) => (up ? rpc.join() : rpc.leave()), log);
+    watch.start();
+  }
+  stopGracefully(app, { server, watch, graceMs: config.shutdownGraceMs, log });
   log.info({ port: config.httpPort }, `${config.service} ready`);
   return app;
+}
+
+/**
+ * SIGTERM (and SIGINT) stop the process without failing a request it accepted. First intake
+ * stops: a service leaves its queue groups (nats-server sends the other replicas every request
+ * from then on) and waits for the requests it holds to be answered, replies and calls to peers
+ * still going out on open connections; HTTP stops accepting connections and finishes the
+ * requests in flight (the gateway's API). Then Nest's shutdown: event consumers stop, the outbox
+ * relay publishes what is left, connections and pools close. `graceMs` bounds each wait for
+ * requests; the process exits 0.
+ */
+function stopGracefully(
+  app: INestApplication,
+  parts: { server?: CoalescingServerNats; watch?: DatabaseWatch; graceMs: number; log: Logger },
+): void {
+  const { server, watch, graceMs, log } = parts;
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping: draining requests');
+    void (async () => {
+      watch?.stop();
+      if (server && !(await server.drain(graceMs))) log.warn({ grace_ms: graceMs }, 'stopping with requests still running');
+      // a keep-alive connection closes once its response is sent, instead of holding close() for its idle timeout
+      (app.getHttpServer() as HttpServer).keepAliveTimeout = 1;
+      await withGrace(app.getHttpAdapter().close(), graceMs);
+      await app.close();
+    })().then(
+      () => process.exit(0),
+      (err: Error) => {
+        log.error({ err: err.message }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+function withGrace(work: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
 }
 
 /** Entry-point wrapper: a start-up failure is one clear log line and exit code 1. */

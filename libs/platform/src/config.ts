@@ -12,6 +12,10 @@ export interface ServiceConfig {
   httpHost: string;
   rpcTimeoutMs: number;
   logLevel: string;
+  /** How often a service checks that its database answers (it leaves its queue groups while not). */
+  dbProbeIntervalMs: number;
+  /** How long a stopping process waits for the requests it holds before it closes anyway. */
+  shutdownGraceMs: number;
 }
 
 export const DEFAULT_HTTP_PORTS: Record<ServiceName, number> = {
@@ -106,5 +110,7 @@ export function loadServiceConfig(service: ServiceName, env: NodeJS.ProcessEnv =
     httpHost: env.HTTP_HOST || '127.0.0.1',
     rpcTimeoutMs: envInt(env, 'RPC_TIMEOUT_MS', 10_000, 100, 120_000),
     logLevel: env.LOG_LEVEL || 'info',
+    dbProbeIntervalMs: envInt(env, 'DB_PROBE_INTERVAL_MS', 1000, 100, 60_000),
+    shutdownGraceMs: envInt(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
   };
 }

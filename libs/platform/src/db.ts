@@ -21,6 +21,10 @@ export function createPool(databaseUrl: string, max = Number(process.env.PG_POOL
   const options = /^\d+$/.test(IO_CONCURRENCY) ? `-c effective_io_concurrency=${IO_CONCURRENCY}` : undefined;
   const pool = new Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 30_000, options });
   pool.on('error', () => undefined); // an idle client's broken connection is replaced on next use
+  // a checked-out client whose connection breaks between two queries (a database gone away while
+  // a transaction awaits a peer) emits 'error' with no pool listener on it: unheard, that ends the
+  // process; its holder sees the failure at its next query instead
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

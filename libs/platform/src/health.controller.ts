@@ -2,6 +2,7 @@ import { Controller, Get, Inject } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { NatsConnection } from '@nats-io/transport-node';
 import { Pool } from 'pg';
+import { withDeadline } from './database-watch';
 import { NATS_CONNECTION, PG_POOL } from './tokens';
 
 /** Liveness: the process answers. Readiness: its database and NATS answer too. */
@@ -46,20 +47,4 @@ export class HealthController {
       return check.down({ message: (err as Error).message });
     }
   }
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (err) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
 }

@@ -1,4 +1,4 @@
-import { connect, NatsConnection } from '@nats-io/transport-node';
+import { connect, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { NatsContext, ServerNats, WritePacket } from '@nestjs/microservices';
 import { isObservable } from 'rxjs';
 import { RpcRequest } from '@app/contracts';
@@ -75,10 +75,26 @@ type Handler = NonNullable<ReturnType<ServerNats['getHandlerByPattern']>>;
  * the observable pipeline Nest builds per message; a handler that failed (Nest's exception
  * filters answer with an observable error) or returned a stream goes through Nest's own path.
  * Handlers are looked up by subject once, not by parsing the subject as JSON per message.
+ *
+ * The process can leave its queue groups and join them again without closing its connection
+ * (`leave`, `join`: a replica whose database does not answer takes no requests meanwhile), and
+ * `drain` leaves them for good and waits for the requests it still holds to be answered.
  */
 export class CoalescingServerNats extends ServerNats {
   private readonly routes = new Map<string, Handler | null>();
   private connection?: NatsConnection;
+  /** The queue-group subscriptions while the process is in its groups; empty while it is out. */
+  private queueSubscriptions: Subscription[] = [];
+  /** Requests received and not yet answered. */
+  private inFlight = 0;
+  private onIdle?: () => void;
+  private draining = false;
+  private readonly defaultQueue?: string;
+
+  constructor(options: ConstructorParameters<typeof ServerNats>[0]) {
+    super(options);
+    this.defaultQueue = (options as { queue?: string } | undefined)?.queue;
+  }
 
   async createNatsClient(): Promise<Awaited<ReturnType<ServerNats['createNatsClient']>>> {
     const nc = await super.createNatsClient();
@@ -100,6 +116,56 @@ export class CoalescingServerNats extends ServerNats {
     });
   }
 
+  /** Nest's subscriptions, kept here so that the process can leave and join its queue groups. */
+  bindEvents(client: Parameters<ServerNats['bindEvents']>[0]): void {
+    for (const [channel, handler] of this.messageHandlers) {
+      const queue = (handler.extras?.queue as string | undefined) ?? this.defaultQueue;
+      this.queueSubscriptions.push(client.subscribe(channel, { queue, callback: this.getMessageHandler(channel).bind(this) }) as unknown as Subscription);
+    }
+  }
+
+  /**
+   * Leaves every queue group: nats-server sends this process no more requests (the other replicas
+   * get them, or the caller "no responders" when none is left); requests that reached it before
+   * the UNSUB are still handled and answered.
+   */
+  async leave(): Promise<void> {
+    const subscriptions = this.queueSubscriptions.splice(0);
+    await Promise.all(subscriptions.map((sub) => (sub.isClosed() ? undefined : sub.drain().catch(() => undefined))));
+  }
+
+  /** Joins the queue groups again (not once draining); resolves when nats-server has the subscriptions. */
+  async join(): Promise<void> {
+    if (this.draining || this.queueSubscriptions.length > 0 || !this.connection || this.connection.isClosed()) return;
+    this.bindEvents(this.connection as never);
+    await this.connection.flush();
+  }
+
+  /**
+   * For a graceful stop: leaves the queue groups for good, then waits until every request this
+   * process holds is answered (at most `graceMs`) and its replies have reached nats-server. The
+   * connection stays open for the replies; the service's own connection, for calls to peers,
+   * closes later (PlatformModule). Resolves false when requests were still running at the grace.
+   */
+  async drain(graceMs: number): Promise<boolean> {
+    this.draining = true;
+    await this.leave();
+    const settled =
+      this.inFlight === 0 ||
+      (await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), graceMs);
+        this.onIdle = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+      }));
+    this.onIdle = undefined;
+    // replies Nest's observable path publishes on the next tick, then a PING after all of them
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.connection?.flush().catch(() => undefined);
+    return settled;
+  }
+
   getHandlerByPattern(pattern: string): Handler | null {
     let handler = this.routes.get(pattern);
     if (handler === undefined) {
@@ -110,6 +176,15 @@ export class CoalescingServerNats extends ServerNats {
   }
 
   async handleMessage(channel: string, natsMsg: NatsMessage): Promise<unknown> {
+    this.inFlight++;
+    try {
+      return await this.answer(channel, natsMsg);
+    } finally {
+      if (--this.inFlight === 0) this.onIdle?.();
+    }
+  }
+
+  private async answer(channel: string, natsMsg: NatsMessage): Promise<unknown> {
     const context = new NatsContext([natsMsg.subject, natsMsg.headers as never]);
     const message = (await this.deserializer.deserialize(natsMsg, { channel, replyTo: natsMsg.reply })) as { id?: string; pattern: string; data: unknown };
     if (message.id === undefined) return this.handleEvent(channel, message, context);

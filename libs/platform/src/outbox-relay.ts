@@ -46,11 +46,21 @@ export class OutboxRelay {
     this.loop = this.run();
   }
 
+  /**
+   * Stops the loop, then publishes what the outbox still holds: the events of the last requests
+   * this process answered leave with it instead of waiting for another replica's relay (or for
+   * the next start when there is none).
+   */
   async stop(): Promise<void> {
     this.running = false;
     this.wake?.();
     await this.loop;
     await this.listener?.end().catch(() => undefined);
+    try {
+      while ((await this.publishBatch()) >= this.batchSize);
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'outbox relay: last batch not published, left for the next relay');
+    }
   }
 
   /** Publishes one batch; returns how many events it published. */
