@@ -13,16 +13,27 @@ export const eventCommands: AdminCommand[] = [
   {
     name: 'events:dead',
     usage: `[--service ${CONSUMING_SERVICES.join('|')}] [--limit <n>]`,
-    summary: 'Events a durable consumer gave up on after its last delivery, with the last error, oldest first (asks each service)',
+    summary: 'Events a consumer gave up on after its last delivery, with the last error, oldest first; services not answering under unreachable (asks each)',
     example: 'events:dead --service billing --limit 20',
     flags: ['service', 'limit'],
     async run(admin, flags) {
       const services = flags.service === undefined ? CONSUMING_SERVICES : [oneOf('service', flags.service, CONSUMING_SERVICES)];
       const limit = nonNegativeInt('limit', flags.limit, 100);
       if (limit < 1 || limit > MAX_LIMIT) throw new UsageError(`--limit must be from 1 to ${MAX_LIMIT}`);
-      const lists = await Promise.all(services.map((s) => admin.ask<{ data: DeadEvent[] }>(deadEventsSubject(s), operatorContext(), { limit })));
+      const ask = (s: ServiceName) => admin.ask<{ data: DeadEvent[] }>(deadEventsSubject(s), operatorContext(), { limit });
+      if (flags.service !== undefined) return ask(services[0]);
+      // across services, one not running does not hide the others' stores: it is named instead
+      const unreachable: { service: ServiceName; error: string }[] = [];
+      const lists = await Promise.all(
+        services.map((s) =>
+          ask(s).catch((err: Error) => {
+            unreachable.push({ service: s, error: err.message });
+            return { data: [] };
+          }),
+        ),
+      );
       const data = lists.flatMap((l) => l.data).sort((a, b) => a.first_failed_at.localeCompare(b.first_failed_at));
-      return { data: data.slice(0, limit) };
+      return unreachable.length > 0 ? { data: data.slice(0, limit), unreachable } : { data: data.slice(0, limit) };
     },
   },
   {
