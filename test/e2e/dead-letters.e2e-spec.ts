@@ -1,8 +1,10 @@
 import { jetstream } from '@nats-io/jetstream';
 import { EVENT, eventSubject, WorkspaceCreatedData } from '@app/contracts';
 import { buildEnvelope } from '@app/platform';
+import { newId } from '@app/platform/ids';
 import { TestMesh } from '../harness';
 import { waitFor } from '../../tools/mesh/processes';
+import { HttpsReceiver, TestCertificate, testCertificate } from '../../tools/webhooks/https-receiver';
 
 /**
  * A poison event ends in the consuming service's dead-letter store after its last delivery, with
@@ -115,4 +117,89 @@ describe('dead-letter store of durable consumers', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/--service must be one of crm, sequences, billing, webhooks/);
   });
+});
+
+/**
+ * The webhooks fan-out reads events in batches: a poison event queued with good ones fails the
+ * batch, is tried alone, and goes to the store after its last delivery while the others are sent.
+ */
+describe('dead-letter store of the webhooks fan-out', () => {
+  let mesh: TestMesh;
+  let cert: TestCertificate;
+  let receiver: HttpsReceiver;
+  let workspaceId: string;
+
+  beforeAll(async () => {
+    cert = await testCertificate();
+    receiver = await HttpsReceiver.start(cert);
+    mesh = await TestMesh.start(['gateway', 'webhooks'], {
+      NODE_EXTRA_CA_CERTS: cert.caFile,
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
+      EVENT_MAX_DELIVER: '2',
+      EVENT_BACKOFF: '300ms',
+    });
+    const ws = await mesh.workspace();
+    workspaceId = ws.workspace.id;
+    const res = await mesh.request('POST', '/webhook_endpoints', { key: ws.key, body: { url: receiver.url('/dead'), events: ['lead.created'] } });
+    expect(res.status).toBe(201);
+    await mesh.query(
+      'webhooks',
+      `CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $fn$
+       BEGIN
+         IF NEW.body LIKE '%Poison lead%' THEN RAISE EXCEPTION 'poison delivery refused'; END IF;
+         RETURN NEW;
+       END $fn$`,
+    );
+    await mesh.query('webhooks', 'CREATE TRIGGER refuse_poison BEFORE INSERT ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION refuse_poison()');
+  }, 60_000);
+
+  afterAll(async () => {
+    await mesh?.close();
+    await receiver?.close();
+    cert?.dispose();
+  });
+
+  it('a poison event in a batch goes to dead_events; the events batched with it are delivered; a replay sends it once', async () => {
+    const seen: string[] = [];
+    receiver.on((r) => {
+      if (r.path === '/dead') seen.push(JSON.parse(r.rawBody).id);
+    });
+    // queued while the dispatcher is down, so they come back as one batch
+    expect(await mesh.stopApp('webhooks')).toBe(0);
+    const js = jetstream(await mesh.natsClient());
+    const publish = async (name: string) => {
+      const id = newId('evt_');
+      const envelope = {
+        id, object: 'event', type: 'lead.created', api_version: '2026-09-28', created: new Date().toISOString(), workspace_id: workspaceId,
+        livemode: true, data: { object: { id: newId('lead_'), object: 'lead', full_name: name } },
+      };
+      await js.publish(eventSubject('lead.created'), JSON.stringify(envelope), { msgID: id });
+      return id;
+    };
+    const good: string[] = [];
+    for (let i = 0; i < 5; i++) good.push(await publish(`Good lead ${i}`));
+    const poison = await publish('Poison lead');
+    for (let i = 5; i < 10; i++) good.push(await publish(`Good lead ${i}`));
+    await mesh.startApp('webhooks');
+
+    await waitFor('the good events delivered', async () => good.every((id) => seen.includes(id)), 20_000);
+    const stored = () => mesh.query('webhooks', 'SELECT consumer, event_id, last_error, attempts FROM dead_events');
+    await waitFor('the poison event stored as dead', async () => (await stored()).length === 1, 20_000);
+    expect(await stored()).toEqual([{ consumer: 'webhooks-dispatcher', event_id: poison, last_error: 'poison delivery refused', attempts: 2 }]);
+    expect(seen).not.toContain(poison);
+    expect(new Set(seen).size).toBe(seen.length);
+
+    const listed = await mesh.admin('events:dead', '--service', 'webhooks');
+    expect(listed.data.map((d: { event_id: string; service: string }) => [d.service, d.event_id])).toEqual([['webhooks', poison]]);
+
+    await mesh.query('webhooks', 'DROP TRIGGER refuse_poison ON webhook_deliveries');
+    expect(await mesh.admin('events:replay', '--service', 'webhooks', '--all', 'true')).toEqual({
+      replayed: [{ consumer: 'webhooks-dispatcher', event_id: poison }],
+      failed: [],
+    });
+    await waitFor('the replayed event delivered', async () => seen.includes(poison), 15_000);
+    expect(await stored()).toEqual([]);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(seen.filter((id) => id === poison)).toHaveLength(1);
+  }, 90_000);
 });
