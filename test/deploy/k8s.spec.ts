@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { SERVICE_NAMES, ServiceName } from '@app/contracts';
-import { DEFAULT_HTTP_PORTS } from '@app/platform/config';
+import { DEFAULT_HTTP_PORTS, eventRetrySettings, eventsStreamSettings } from '@app/platform/config';
 import { KUBECTL, kustomizationDirs, kustomizationKind, kustomize, loadYaml, Obj } from './render';
 import { unknownFields } from './strict-fields';
 
@@ -259,6 +259,14 @@ describe('overlays', () => {
     expect(dev.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name)).toEqual([expect.stringMatching(/^lim-secrets-[a-z0-9]{10}$/)]);
     expect(prod.filter((o) => o.kind === 'Secret')).toEqual([]);
     expect(one(prod, 'ConfigMap', 'lim-config').data).toMatchObject({ EXPORT_STORAGE: 's3', TRUST_PROXY: 'true' });
+  });
+
+  it('the EVENTS stream: three replicas and a byte cap in prod, one replica and no cap in dev; both parse as the services read them', () => {
+    const prodConfig = one(prod, 'ConfigMap', 'lim-config').data;
+    const devConfig = one(dev, 'ConfigMap', 'lim-config').data;
+    expect(eventsStreamSettings(prodConfig)).toEqual({ replicas: 3, maxBytes: 10 * 1024 ** 3 });
+    expect(eventsStreamSettings(devConfig)).toEqual({ replicas: 1, maxBytes: -1 });
+    expect(eventRetrySettings(prodConfig)).toEqual({ maxDeliver: 8, backoffMs: [1000, 5000, 30_000, 120_000, 600_000] });
   });
 });
 

@@ -1,6 +1,8 @@
 import { Pool } from 'pg';
 import pino from 'pino';
-import { EVENT_BUS_MIGRATION, EventConsumer, OutboxRelay, prepareDatabase, recordEvent, withTransaction, createPool } from '@app/platform';
+import {
+  DEAD_EVENTS_MIGRATION, DeadLetters, EVENT_BUS_MIGRATION, EventConsumer, eventRetrySettings, OutboxRelay, prepareDatabase, recordEvent, withTransaction, createPool,
+} from '@app/platform';
 import { PG_SERVER_URL, TestMesh } from '../harness';
 
 const log = pino({ level: 'silent' });
@@ -29,6 +31,7 @@ describe('outbox, relay and durable consumer', () => {
     databaseUrl = url.toString();
     await prepareDatabase(databaseUrl, [
       EVENT_BUS_MIGRATION,
+      DEAD_EVENTS_MIGRATION,
       { id: '0001_test', up: 'CREATE TABLE things (id text PRIMARY KEY); CREATE TABLE handled (event_id text, attempt int);' },
     ]);
     pool = createPool(databaseUrl, 4);
@@ -66,7 +69,7 @@ describe('outbox, relay and durable consumer', () => {
           throw new Error('transient failure');
         }
       },
-    }, log);
+    }, log, new DeadLetters('crm', pool, log, eventRetrySettings({})));
     await consumer.start();
 
     await change('c');
@@ -85,7 +88,7 @@ describe('outbox, relay and durable consumer', () => {
     await pool.query('UPDATE outbox SET published_at = NULL WHERE seq = (SELECT min(seq) FROM outbox)');
     const again = new EventConsumer(nc, pool, { durable: 'test-consumer', types: ['lead.created'], handle: async (event, tx) => {
       await tx.query('INSERT INTO handled (event_id, attempt) VALUES ($1, 2)', [event.id]);
-    } }, log);
+    } }, log, new DeadLetters('crm', pool, log, eventRetrySettings({})));
     await again.start();
     await relay.publishBatch();
     await change('after-restart');

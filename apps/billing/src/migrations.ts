@@ -1,4 +1,5 @@
 import { Migration } from '@app/platform/db';
+import { DEAD_EVENTS_MIGRATION } from '@app/platform/dead-letters';
 import { EVENT_BUS_MIGRATION } from '@app/platform/events';
 
 /** Applied in order at boot; an applied migration is never edited, only followed by a new one. */
@@ -149,4 +150,5 @@ export const MIGRATIONS: Migration[] = [
       $fn$;
     `,
   },
+  DEAD_EVENTS_MIGRATION,
 ];

@@ -1,4 +1,5 @@
 import { Migration } from '@app/platform/db';
+import { DEAD_EVENTS_MIGRATION } from '@app/platform/dead-letters';
 import { EVENT_BUS_MIGRATION } from '@app/platform/events';
 
 export const CRM_MIGRATIONS: Migration[] = [
@@ -263,4 +264,5 @@ export const CRM_MIGRATIONS: Migration[] = [
       CREATE INDEX list_members_lead ON list_members (lead_id);
     `,
   },
+  DEAD_EVENTS_MIGRATION,
 ];

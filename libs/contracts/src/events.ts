@@ -54,3 +54,33 @@ export interface WorkspaceCreatedData {
   plan_credits: number;
   pack_credits: number;
 }
+
+/** An event a durable consumer gave up on after its last delivery failed, kept in the service's `dead_events`. */
+export interface DeadEvent {
+  service: string;
+  /** The durable consumer that failed it. */
+  consumer: string;
+  event_id: string;
+  type: string;
+  last_error: string;
+  /** Deliveries plus replays that failed. */
+  attempts: number;
+  first_failed_at: string;
+  last_failed_at: string;
+  envelope: EventEnvelope;
+}
+
+export interface ListDeadEventsRequest {
+  limit?: number;
+}
+
+/** `event_id` replays that event (in every consumer that gave up on it); `all` replays the whole store. */
+export interface ReplayDeadEventsRequest {
+  event_id?: string;
+  all?: boolean;
+}
+
+export interface ReplayDeadEventsResult {
+  replayed: { consumer: string; event_id: string }[];
+  failed: { consumer: string; event_id: string; error: string }[];
+}

@@ -88,6 +88,14 @@ export const SUBJECTS = {
 /** Broadcast (no queue group) to every gateway replica when keys or workspaces change. */
 export const KEYS_CHANGED_SUBJECT = 'gateway.keys.changed';
 
+/**
+ * Operator (admin CLI): the events a service's durable consumers gave up on (its dead-letter
+ * store), and replaying them through the consumer's handler. No service asks these of another
+ * (nats-flows.ts lists no such call), so the operator is the only identity allowed to publish them.
+ */
+export const deadEventsSubject = (service: string): string => `${service}.events.dead`;
+export const replayEventsSubject = (service: string): string => `${service}.events.replay`;
+
 /** Liveness over the bus: answered when a service's queue group has a responder. */
 export const pingSubject = (service: string): string => `${service}.ping`;
 

@@ -16,6 +16,9 @@ export interface ServiceConfig {
   dbProbeIntervalMs: number;
   /** How long a stopping process waits for the requests it holds before it closes anyway. */
   shutdownGraceMs: number;
+  /** Tries and waits of the service's durable event consumers. */
+  eventRetry: EventRetrySettings;
+  eventsStream: EventsStreamSettings;
 }
 
 export const DEFAULT_HTTP_PORTS: Record<ServiceName, number> = {
@@ -53,6 +56,53 @@ export function envInt(env: NodeJS.ProcessEnv, name: string, fallback: number, m
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return value;
+}
+
+/** How often a durable consumer tries an event, and how long it waits between tries. */
+export interface EventRetrySettings {
+  /** Deliveries of one event before it goes to the dead-letter store (EVENT_MAX_DELIVER). */
+  maxDeliver: number;
+  /** Wait after the n-th failed delivery (EVENT_BACKOFF); the last value repeats. */
+  backoffMs: number[];
+}
+
+export const DEFAULT_EVENT_MAX_DELIVER = 8;
+export const DEFAULT_EVENT_BACKOFF = '1s,5s,30s,2m,10m';
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+/** nats-server keeps a nak delay as a duration; a day is far beyond any sensible wait. */
+const MAX_BACKOFF_MS = 24 * 3_600_000;
+
+function parseBackoff(raw: string): number[] {
+  const values = raw.split(',').map((part) => part.trim());
+  return values.map((part) => {
+    const match = /^(\d+)(ms|s|m|h)$/.exec(part);
+    const ms = match ? Number(match[1]) * UNIT_MS[match[2]] : NaN;
+    if (!(ms > 0 && ms <= MAX_BACKOFF_MS)) {
+      throw new ConfigError(`EVENT_BACKOFF must be a comma-separated list of durations such as 500ms, 5s, 2m, 1h (each above 0, at most 24h), got "${raw}"`);
+    }
+    return ms;
+  });
+}
+
+export function eventRetrySettings(env: NodeJS.ProcessEnv = process.env): EventRetrySettings {
+  return {
+    maxDeliver: envInt(env, 'EVENT_MAX_DELIVER', DEFAULT_EVENT_MAX_DELIVER, 1, 1000),
+    backoffMs: parseBackoff(env.EVENT_BACKOFF || DEFAULT_EVENT_BACKOFF),
+  };
+}
+
+/** The EVENTS stream's replicas (EVENTS_STREAM_REPLICAS) and byte cap (EVENTS_STREAM_MAX_BYTES, -1: none). */
+export interface EventsStreamSettings {
+  replicas: number;
+  maxBytes: number;
+}
+
+export function eventsStreamSettings(env: NodeJS.ProcessEnv = process.env): EventsStreamSettings {
+  return {
+    // JetStream allows at most 5 replicas of a stream
+    replicas: envInt(env, 'EVENTS_STREAM_REPLICAS', 1, 1, 5),
+    maxBytes: envInt(env, 'EVENTS_STREAM_MAX_BYTES', -1, -1, Number.MAX_SAFE_INTEGER),
+  };
 }
 
 /** The URL with user and password removed: safe to print. */
@@ -112,5 +162,7 @@ export function loadServiceConfig(service: ServiceName, env: NodeJS.ProcessEnv =
     logLevel: env.LOG_LEVEL || 'info',
     dbProbeIntervalMs: envInt(env, 'DB_PROBE_INTERVAL_MS', 1000, 100, 60_000),
     shutdownGraceMs: envInt(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
+    eventRetry: eventRetrySettings(env),
+    eventsStream: eventsStreamSettings(env),
   };
 }

@@ -3,6 +3,7 @@ import { nanos, NatsConnection } from '@nats-io/transport-node';
 import { Pool, PoolClient } from 'pg';
 import { Logger } from 'pino';
 import { EVENTS_STREAM, EventEnvelope, eventSubject, EventType } from '@app/contracts';
+import { DeadLetters, serverMaxDeliver } from './dead-letters';
 import { withTransaction } from './db';
 import { ensureEventsStream } from './jetstream';
 
@@ -16,7 +17,8 @@ export interface ConsumerSpec {
 /**
  * A durable pull consumer with explicit ack. Each event is handled in a database transaction
  * that also records its id, so a redelivered event is acknowledged without being handled twice;
- * a failed event is negatively acknowledged and comes back after a delay.
+ * a failed event comes back after the backoff's delay while the events behind it go on, and after
+ * its last delivery it goes to the service's dead-letter store (dead-letters.ts).
  */
 export class EventConsumer {
   private messages?: ConsumerMessages;
@@ -27,7 +29,10 @@ export class EventConsumer {
     private readonly pool: Pool,
     private readonly spec: ConsumerSpec,
     private readonly log: Logger,
-  ) {}
+    private readonly deadLetters: DeadLetters,
+  ) {
+    deadLetters.register(spec.durable, (event) => this.apply(event));
+  }
 
   async start(): Promise<void> {
     await ensureEventsStream(this.nc);
@@ -40,11 +45,12 @@ export class EventConsumer {
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       ack_wait: nanos(30_000),
+      max_deliver: serverMaxDeliver(this.deadLetters.settings),
       filter_subject: filter,
     };
     try {
       await jsm.consumers.info(EVENTS_STREAM, this.spec.durable);
-      await jsm.consumers.update(EVENTS_STREAM, this.spec.durable, { filter_subject: filter });
+      await jsm.consumers.update(EVENTS_STREAM, this.spec.durable, { filter_subject: filter, max_deliver: config.max_deliver });
     } catch {
       await jsm.consumers.add(EVENTS_STREAM, config).catch(async (err) => {
         await jsm.consumers.info(EVENTS_STREAM, this.spec.durable).catch(() => {
@@ -76,19 +82,23 @@ export class EventConsumer {
         message.ack();
         continue;
       }
+      if (await this.deadLetters.overLimit(message, event, this.spec.durable)) continue;
       try {
-        await withTransaction(this.pool, async (tx) => {
-          const fresh = await tx.query(
-            'INSERT INTO processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-            [this.spec.durable, event.id],
-          );
-          if (fresh.rowCount === 1) await this.spec.handle(event, tx);
-        });
+        await this.apply(event);
         message.ack();
       } catch (err) {
-        this.log.warn({ err: (err as Error).message, event_id: event.id }, 'event consumer: handling failed, redelivering');
-        message.nak(2000);
+        await this.deadLetters.failed(message, event, this.spec.durable, err);
       }
     }
+  }
+
+  private async apply(event: EventEnvelope): Promise<void> {
+    await withTransaction(this.pool, async (tx) => {
+      const fresh = await tx.query(
+        'INSERT INTO processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+        [this.spec.durable, event.id],
+      );
+      if (fresh.rowCount === 1) await this.spec.handle(event, tx);
+    });
   }
 }

@@ -23,3 +23,5 @@ export * from './storage';
 export * from './metrics';
 export * from './tracing';
 export * from './connection-check';
+export * from './dead-letters';
+export * from './dead-events.controller';

@@ -83,6 +83,8 @@ function jetstreamGrants(durables: readonly string[]): string[] {
     `${JS_API}.INFO`,
     `${JS_API}.STREAM.INFO.${EVENTS_STREAM}`,
     `${JS_API}.STREAM.CREATE.${EVENTS_STREAM}`,
+    // the stream's replicas and byte cap follow the settings (ensureEventsStream)
+    `${JS_API}.STREAM.UPDATE.${EVENTS_STREAM}`,
     ...durables.flatMap((durable) => [
       `${JS_API}.CONSUMER.INFO.${EVENTS_STREAM}.${durable}`,
       `${JS_API}.CONSUMER.CREATE.${EVENTS_STREAM}.${durable}`,

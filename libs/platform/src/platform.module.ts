@@ -4,8 +4,11 @@ import {
 import { TerminusModule } from '@nestjs/terminus';
 import { NatsConnection } from '@nats-io/transport-node';
 import { Pool } from 'pg';
+import { NATS_DURABLES } from '@app/contracts';
 import { ServiceConfig } from './config';
 import { createPool } from './db';
+import { deadEventsControllerFor } from './dead-events.controller';
+import { DeadLetters } from './dead-letters';
 import { ConsumerSpec, EventConsumer } from './event-consumer';
 import { HealthController } from './health.controller';
 import { collectProcessMetrics, gauge } from './metrics';
@@ -15,7 +18,7 @@ import { rootLogger } from './logger';
 import { connectNats } from './nats';
 import { OutboxRelay } from './outbox-relay';
 import { shutdownTracing } from './tracing';
-import { EVENT_CONSUMERS, NATS_CONNECTION, PG_POOL, SERVICE_CONFIG } from './tokens';
+import { DEAD_LETTERS, EVENT_CONSUMERS, NATS_CONNECTION, PG_POOL, SERVICE_CONFIG } from './tokens';
 
 export interface PlatformOptions {
   /** Run the outbox relay in this process (default true). */
@@ -25,7 +28,7 @@ export interface PlatformOptions {
 
 /**
  * Runtime plumbing every service shares: its PostgreSQL pool, a NATS connection, the outbox
- * relay, durable event consumers, and the health endpoints.
+ * relay, durable event consumers with their dead-letter store, and the health endpoints.
  */
 @Global()
 @Module({})
@@ -38,6 +41,7 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(EVENT_CONSUMERS) private readonly consumerSpecs: ConsumerSpec[],
+    @Inject(DEAD_LETTERS) private readonly deadLetters: DeadLetters,
   ) {}
 
   static forService(config: ServiceConfig, options: PlatformOptions = {}): DynamicModule {
@@ -46,26 +50,39 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
       { provide: PG_POOL, useFactory: () => createPool(config.databaseUrl) },
       { provide: NATS_CONNECTION, useFactory: () => connectNats(config.nats, config.service) },
       { provide: EVENT_CONSUMERS, useValue: options.consumers ?? [] },
+      {
+        provide: DEAD_LETTERS,
+        inject: [PG_POOL],
+        useFactory: (pool: Pool) => new DeadLetters(config.service, pool, rootLogger(config.service), config.eventRetry),
+      },
     ];
+    // a service with durable consumers keeps a dead-letter store (DEAD_EVENTS_MIGRATION) the operator reads
+    const consumes = NATS_DURABLES[config.service].length > 0;
     collectProcessMetrics(config.service);
     return {
       module: PlatformModule,
       imports: [TerminusModule.forRoot({ gracefulShutdownTimeoutMs: 0 })],
-      controllers: [HealthController, MetricsController, ...(config.service === 'gateway' ? [] : [pingControllerFor(config.service)])],
+      controllers: [
+        HealthController,
+        MetricsController,
+        ...(config.service === 'gateway' ? [] : [pingControllerFor(config.service)]),
+        ...(consumes ? [deadEventsControllerFor(config.service)] : []),
+      ],
       providers,
-      exports: [PG_POOL, NATS_CONNECTION, SERVICE_CONFIG],
+      exports: [PG_POOL, NATS_CONNECTION, SERVICE_CONFIG, DEAD_LETTERS],
     };
   }
 
   async onApplicationBootstrap(): Promise<void> {
     const log = rootLogger(this.config.service);
     this.observeOutbox();
+    if (NATS_DURABLES[this.config.service].length > 0) this.deadLetters.observe();
     if (this.config.relay !== false) {
       this.relay = new OutboxRelay(this.pool, this.nc, this.config.databaseUrl, log);
       await this.relay.start();
     }
     for (const spec of this.consumerSpecs) {
-      const consumer = new EventConsumer(this.nc, this.pool, spec, log);
+      const consumer = new EventConsumer(this.nc, this.pool, spec, log, this.deadLetters);
       await consumer.start();
       this.consumers.push(consumer);
     }

@@ -1,5 +1,6 @@
 import { AdminCommand } from './command';
 import { creditCommands } from './credits';
+import { eventCommands } from './events';
 import { listCommands } from './lists';
 import { noteCommands } from './notes';
 import { webhookCommands } from './webhooks';
@@ -8,4 +9,4 @@ import { sequenceCommands } from './sequences';
 import { workspaceCommands } from './workspaces';
 
 /** Every admin CLI command; a later capability adds its file here. */
-export const COMMANDS: AdminCommand[] = [...workspaceCommands, ...noteCommands, ...listCommands, ...creditCommands, ...searchCommands, ...webhookCommands, ...sequenceCommands];
+export const COMMANDS: AdminCommand[] = [...workspaceCommands, ...noteCommands, ...listCommands, ...creditCommands, ...searchCommands, ...webhookCommands, ...sequenceCommands, ...eventCommands];

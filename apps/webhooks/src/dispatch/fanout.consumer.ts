@@ -3,7 +3,9 @@ import { AckPolicy, ConsumerMessages, DeliverPolicy, jetstream, jetstreamManager
 import { nanos, NatsConnection } from '@nats-io/transport-node';
 import { Pool } from 'pg';
 import { ApiVersion, EVENTS_STREAM, EventEnvelope, eventSubject, PUBLIC_EVENT_TYPES, PublicEventType } from '@app/contracts';
-import { ensureEventsStream, NATS_CONNECTION, newId, PG_POOL, randomToken, rootLogger, withTransaction } from '@app/platform';
+import {
+  DEAD_LETTERS, DeadLetters, ensureEventsStream, NATS_CONNECTION, newId, PG_POOL, randomToken, rootLogger, serverMaxDeliver, withTransaction,
+} from '@app/platform';
 import { Claimed, DELIVERIES_CHANNEL, Dispatcher } from './dispatcher';
 import { renderEvent } from './render';
 
@@ -19,6 +21,23 @@ const MAX_BATCH = 500;
 const WORKERS = 2;
 /** Events handed to a process that died come back after this (a batch commits well within it). */
 const ACK_WAIT_MS = 10_000;
+
+interface Delivery {
+  message: JsMsg;
+  event: EventEnvelope;
+}
+
+/** The public event a message carries, or undefined (undecodable, or not for webhooks). */
+function publicEvent(message: JsMsg): EventEnvelope | undefined {
+  let event: EventEnvelope;
+  try {
+    event = message.json<EventEnvelope>();
+  } catch {
+    return undefined;
+  }
+  const ok = PUBLIC_EVENT_TYPES.includes(event?.type as PublicEventType) && typeof event.id === 'string' && typeof event.workspace_id === 'string';
+  return ok ? event : undefined;
+}
 
 interface EndpointMatch {
   id: string;
@@ -37,7 +56,9 @@ interface EndpointMatch {
  * that records the event as processed: a redelivered event adds nothing, and an event is
  * acknowledged only after its rows are committed, so a crash loses none. Events waiting together are handled in one transaction (one commit for many), which is
  * what lets the consumer keep up with thousands of events a second; two such transactions run at
- * once, as two replicas' would.
+ * once, as two replicas' would. A batch that fails is tried again event by event, so one poison
+ * event waits for its retry (and after the last one goes to the dead-letter store, as with every
+ * durable consumer: dead-letters.ts) without holding back the events it was batched with.
  *
  * Deliveries this process has room to send now (the dispatcher's global and per-endpoint limits)
  * are inserted already claimed by it (lease and token, as a claim would set them) and sent as
@@ -59,7 +80,10 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(PG_POOL) private readonly pool: Pool,
     private readonly dispatcher: Dispatcher,
-  ) {}
+    @Inject(DEAD_LETTERS) private readonly deadLetters: DeadLetters,
+  ) {
+    deadLetters.register(FANOUT_DURABLE, (event) => this.handle([event]));
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     await ensureEventsStream(this.nc);
@@ -70,11 +94,14 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
       deliver_policy: DeliverPolicy.All,
       ack_wait: nanos(ACK_WAIT_MS),
       max_ack_pending: 20_000,
+      max_deliver: serverMaxDeliver(this.deadLetters.settings),
       filter_subject: eventSubject('>'),
     };
     try {
       await jsm.consumers.info(EVENTS_STREAM, FANOUT_DURABLE);
-      await jsm.consumers.update(EVENTS_STREAM, FANOUT_DURABLE, { ack_wait: config.ack_wait, max_ack_pending: config.max_ack_pending });
+      await jsm.consumers.update(EVENTS_STREAM, FANOUT_DURABLE, {
+        ack_wait: config.ack_wait, max_ack_pending: config.max_ack_pending, max_deliver: config.max_deliver,
+      });
     } catch {
       await jsm.consumers.add(EVENTS_STREAM, config).catch(async (err) => {
         await jsm.consumers.info(EVENTS_STREAM, FANOUT_DURABLE).catch(() => {
@@ -115,30 +142,46 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
         continue;
       }
       const batch = this.queue.splice(0, MAX_BATCH);
+      const due: Delivery[] = [];
+      for (const message of batch) {
+        const event = publicEvent(message);
+        if (!event) {
+          message.ack(); // it can never be delivered
+          continue;
+        }
+        if (await this.deadLetters.overLimit(message, event, FANOUT_DURABLE)) continue;
+        due.push({ message, event });
+      }
+      if (due.length === 0) continue;
       try {
-        await this.handle(batch);
-        for (const m of batch) m.ack();
+        await this.handle(due.map((d) => d.event));
+        for (const d of due) d.message.ack();
       } catch (err) {
-        this.log.warn({ err: (err as Error).message, events: batch.length }, 'webhooks: fan-out failed, redelivering');
-        for (const m of batch) m.nak(2000);
+        await this.oneByOne(due, err);
       }
     }
   }
 
-  private async handle(batch: JsMsg[]): Promise<void> {
-    const events = new Map<string, EventEnvelope>();
-    for (const message of batch) {
-      let event: EventEnvelope;
+  /** After a batch failed: each event alone, so only the failing ones wait for a retry. */
+  private async oneByOne(due: Delivery[], batchErr: unknown): Promise<void> {
+    if (due.length === 1) {
+      await this.deadLetters.failed(due[0].message, due[0].event, FANOUT_DURABLE, batchErr);
+      return;
+    }
+    this.log.warn({ err: (batchErr as Error).message, events: due.length }, 'webhooks: fan-out batch failed, trying its events one by one');
+    for (const { message, event } of due) {
       try {
-        event = message.json<EventEnvelope>();
-      } catch {
-        continue; // undecodable: acknowledged and dropped, it can never be delivered
-      }
-      if (PUBLIC_EVENT_TYPES.includes(event?.type as PublicEventType) && typeof event.id === 'string' && typeof event.workspace_id === 'string') {
-        events.set(event.id, event);
+        await this.handle([event]);
+        message.ack();
+      } catch (err) {
+        await this.deadLetters.failed(message, event, FANOUT_DURABLE, err);
       }
     }
-    if (events.size === 0) return;
+  }
+
+  /** Delivery rows for public events, in one transaction that records them as processed. */
+  private async handle(batch: EventEnvelope[]): Promise<void> {
+    const events = new Map(batch.map((event) => [event.id, event]));
     // one order for every batch: two batches holding a redelivered event each wait, never deadlock
     const sortedIds = [...events.keys()].sort();
     const reserved: Claimed[] = [];
