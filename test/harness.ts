@@ -194,7 +194,9 @@ export class TestMesh {
 
   private clientTls(): Pick<ConnectionOptions, 'tls'> {
     const tls = this.natsTls;
-    return tls ? { tls: { ca: readFileSync(tls.caFile, 'utf8'), cert: readFileSync(tls.client.cert, 'utf8'), key: readFileSync(tls.client.key, 'utf8') } } : {};
+    if (!tls) return {};
+    const servername = this.env.NATS_TLS_SERVER_NAME;
+    return { tls: { ca: readFileSync(tls.caFile, 'utf8'), cert: readFileSync(tls.client.cert, 'utf8'), key: readFileSync(tls.client.key, 'utf8'), ...(servername ? { servername } : {}) } };
   }
 
   /** A NATS client on this mesh's server as the probe identity, closed with the mesh. */

@@ -12,7 +12,7 @@ export interface PrivateCa {
   dir: string;
   /** The CA's certificate (PEM file): what clients and servers trust. */
   caFile: string;
-  /** A server certificate for `localhost` and 127.0.0.1 (and the names given). */
+  /** A server certificate for the names given (`localhost` by default), and 127.0.0.1 unless `loopbackIp` is false. */
   server: CertificateFiles;
   /** A client certificate whose common name is `clientName` (PostgreSQL maps it to the user). */
   client: CertificateFiles;
@@ -25,7 +25,7 @@ export interface PrivateCa {
  * A certificate authority of the test's own, made with the system's `openssl` in a temp dir
  * (EC P-256: fast to make), with a server and a client certificate it signed.
  */
-export function makePrivateCa(options: { serverNames?: string[]; clientName?: string } = {}): PrivateCa {
+export function makePrivateCa(options: { serverNames?: string[]; loopbackIp?: boolean; clientName?: string } = {}): PrivateCa {
   const dir = mkdtempSync(join(tmpdir(), 'private-ca-'));
   const path = (name: string) => join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -40,8 +40,8 @@ export function makePrivateCa(options: { serverNames?: string[]; clientName?: st
     openssl('x509', '-req', '-in', path(`${name}.csr`), '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-days', '2', '-extfile', path(`${name}.ext`), '-out', path(`${name}.crt`));
     return { cert: path(`${name}.crt`), key: path(`${name}.key`) };
   };
-  const names = ['localhost', ...(options.serverNames ?? [])];
-  const altNames = `subjectAltName=${[...names.map((n) => `DNS:${n}`), 'IP:127.0.0.1'].join(',')}\n`;
+  const names = options.serverNames ?? ['localhost'];
+  const altNames = `subjectAltName=${[...names.map((n) => `DNS:${n}`), ...(options.loopbackIp === false ? [] : ['IP:127.0.0.1'])].join(',')}\n`;
   const ca = authority('test-ca');
   const other = authority('other-ca');
   const clientName = options.clientName ?? 'mesh-client';
