@@ -19,6 +19,13 @@ export interface ApiResponse<T = any> {
   body: T;
 }
 
+/** Certificates of a TLS bus: the server's, the CA both sides trust, the apps' client certificate. */
+export interface NatsTlsFiles {
+  caFile: string;
+  server: { cert: string; key: string };
+  client: { cert: string; key: string };
+}
+
 export interface RequestOptions {
   key?: string;
   body?: unknown;
@@ -42,6 +49,7 @@ export class TestMesh {
   private readonly probeSeed = nkeys.createUser().getSeed();
   private rpcClient?: Promise<NatsConnection>;
   private clients: NatsConnection[] = [];
+  private natsTls?: NatsTlsFiles;
 
   private constructor(
     readonly env: NodeJS.ProcessEnv,
@@ -49,7 +57,12 @@ export class TestMesh {
     readonly dbPrefix: string,
   ) {}
 
-  static async start(apps: ServiceName[], extraEnv: Record<string, string> = {}): Promise<TestMesh> {
+  /**
+   * `natsTls`: the nats-server speaks only TLS and requires a client certificate from the CA
+   * (`verify`); every app, the admin CLI and the test's clients connect with the client one.
+   */
+  static async start(apps: ServiceName[], extraEnv: Record<string, string> = {}, options: { natsTls?: NatsTlsFiles } = {}): Promise<TestMesh> {
+    const tls = options.natsTls;
     const natsPort = await freePort();
     const dbPrefix = `t_${randomToken(8).toLowerCase()}_`;
     const natsDir = mkdtempSync(join(tmpdir(), 'mesh-nats-'));
@@ -62,13 +75,16 @@ export class TestMesh {
       NATS_URL: `nats://127.0.0.1:${natsPort}`,
       [MESH_NATS_IDENTITY_DIR]: identityDir,
       NATS_NKEY_SEED_FILE: join(identityDir, 'operator.nk'),
+      ...(tls ? { NATS_TLS_CA_FILE: tls.caFile, NATS_TLS_CERT_FILE: tls.client.cert, NATS_TLS_KEY_FILE: tls.client.key } : {}),
       LOG_LEVEL: process.env.TEST_LOG_LEVEL || 'warn',
       ...extraEnv,
     };
     const mesh = new TestMesh(env, natsPort, dbPrefix);
     mesh.natsDir = natsDir;
+    mesh.natsTls = tls;
     const probe = { publicKey: nkeys.fromSeed(mesh.probeSeed).getPublicKey(), permissions: { publish: ['>'], subscribe: ['>'] } };
-    mesh.nats = (await startNatsServer(natsPort, natsDir, { extraUsers: [probe] })).child;
+    const serverTls = tls && { certFile: tls.server.cert, keyFile: tls.server.key, caFile: tls.caFile, verify: true };
+    mesh.nats = (await startNatsServer(natsPort, natsDir, { extraUsers: [probe], tls: serverTls })).child;
     try {
       await Promise.all(apps.map((name) => mesh.startApp(name)));
     } catch (err) {
@@ -175,12 +191,19 @@ export class TestMesh {
   /** Connection options of one of the mesh's own identities (a service's, or the operator's). */
   identityOptions(identity: NatsIdentity): ConnectionOptions {
     const seed = readFileSync(join(this.natsDir, 'identities', `${identity}.nk`), 'utf8').trim();
-    return { servers: this.natsUrl, authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)), inboxPrefix: natsInboxPrefix(identity) };
+    return { servers: this.natsUrl, authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)), inboxPrefix: natsInboxPrefix(identity), ...this.clientTls() };
   }
 
   /** Connection options of the probe identity (publishes and subscribes anything). */
   probeOptions(): ConnectionOptions {
-    return { servers: this.natsUrl, authenticator: nkeyAuthenticator(this.probeSeed) };
+    return { servers: this.natsUrl, authenticator: nkeyAuthenticator(this.probeSeed), ...this.clientTls() };
+  }
+
+  private clientTls(): Pick<ConnectionOptions, 'tls'> {
+    const tls = this.natsTls;
+    if (!tls) return {};
+    const servername = this.env.NATS_TLS_SERVER_NAME;
+    return { tls: { ca: readFileSync(tls.caFile, 'utf8'), cert: readFileSync(tls.client.cert, 'utf8'), key: readFileSync(tls.client.key, 'utf8'), ...(servername ? { servername } : {}) } };
   }
 
   /** A NATS client on this mesh's server as the probe identity, closed with the mesh. */

@@ -220,6 +220,32 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/prod'])('%s: per se
   });
 });
 
+describe.each(['k8s/base', 'k8s/overlays/prod'])('%s: egress the features need', (dir) => {
+  const objs = objectsOf(dir);
+  const PRIVATE = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10'];
+  /** Ports a service's pods may reach at a public address (8.8.8.8 stands for any), `TCP/*` for every TCP port. */
+  const publicPorts = (service: string) => {
+    const podLabels = one(objs, 'Deployment', service).spec.template.metadata.labels;
+    return objs
+      .filter((o) => o.kind === 'NetworkPolicy' && selects(o.spec.podSelector, podLabels))
+      .flatMap((p) => p.spec.egress ?? [])
+      .filter((r: Obj) => (r.to ?? []).some((peer: Obj) => peer.ipBlock?.cidr === '0.0.0.0/0'))
+      .flatMap((r: Obj) => {
+        for (const peer of r.to) expect(peer.ipBlock.except).toEqual(expect.arrayContaining(PRIVATE));
+        return (r.ports ?? [{ protocol: 'TCP' }, { protocol: 'UDP' }]).map((p: Obj) => `${p.protocol}/${p.port ?? '*'}`);
+      })
+      .sort();
+  };
+
+  it('search: the SMTP probe (TCP 25) and DNS to any public address', () => {
+    expect(publicPorts('search')).toEqual(['TCP/25', 'TCP/53', 'UDP/53']);
+  });
+
+  it('webhooks: deliveries to any TCP port of a public address (the SSRF guard decides the host)', () => {
+    expect(publicPorts('webhooks')).toEqual(['TCP/*']);
+  });
+});
+
 describe('overlays', () => {
   const dev = objectsOf('k8s/overlays/dev');
   const prod = objectsOf('k8s/overlays/prod');
@@ -253,6 +279,27 @@ describe('overlays', () => {
     expect(cpu(dev, 'crm')).toBe('20m');
     expect(cpu(prod, 'gateway')).toBe('500m');
     expect(cpu(prod, 'crm')).toBe('500m');
+  });
+
+  it('TLS: prod connects to NATS and PostgreSQL over TLS with the mounted lim-tls files, verifying the servers; dev does not', () => {
+    const config = one(prod, 'ConfigMap', 'lim-config').data;
+    expect(config).toMatchObject({
+      NATS_URL: expect.stringMatching(/^tls:\/\//), PG_SSL_MODE: 'verify-full',
+      NATS_TLS_CA_FILE: '/etc/lim/tls/ca.crt', NATS_TLS_CERT_FILE: '/etc/lim/tls/tls.crt', NATS_TLS_KEY_FILE: '/etc/lim/tls/tls.key', PG_TLS_CA_FILE: '/etc/lim/tls/ca.crt',
+    });
+    const pods = prod.filter((o) => o.kind === 'Deployment' || o.kind === 'Job');
+    expect(pods).toHaveLength(2 * SERVICE_NAMES.length);
+    for (const pod of pods) {
+      const spec = pod.spec.template.spec;
+      const volume = spec.volumes.find((v: Obj) => v.secret?.secretName === 'lim-tls');
+      expect({ pod: pod.metadata.name, mounted: spec.containers[0].volumeMounts.find((m: Obj) => m.name === volume?.name) }).toEqual({
+        pod: pod.metadata.name, mounted: { name: volume?.name, mountPath: '/etc/lim/tls', readOnly: true },
+      });
+      // the Deployment keeps its scratch /tmp beside the certificates
+      if (pod.kind === 'Deployment') expect(spec.containers[0].volumeMounts.map((m: Obj) => m.mountPath)).toContain('/tmp');
+    }
+    const devConfig = one(dev, 'ConfigMap', 'lim-config').data;
+    expect(Object.keys(devConfig).filter((k) => /TLS|SSL/.test(k))).toEqual([]);
   });
 
   it('secrets: dev generates throwaway ones; prod commits none', () => {
@@ -292,6 +339,25 @@ describe('k8s/examples (not part of the base): parse, and core objects validate'
   it('core Kubernetes objects among them are valid', () => {
     const core = manifests.filter(({ doc }) => modelOf(doc));
     expect(core.flatMap(({ file, doc }) => schemaErrors(doc).map((e) => `${file}: ${e}`))).toEqual([]);
+  });
+
+  it('NATS: its NetworkPolicy admits the mesh\'s pods only to the client port, and TLS with client certificates is on', () => {
+    const policy = manifests.find(({ doc }) => doc.kind === 'NetworkPolicy' && doc.metadata.name === 'nats')?.doc as Obj;
+    expect(policy.spec.podSelector).toEqual({ matchLabels: { 'app.kubernetes.io/name': 'nats' } });
+    expect(policy.spec.policyTypes).toEqual(['Ingress']);
+    const base = objectsOf('k8s/base');
+    const admitted = (labels: Obj, port: number) =>
+      policy.spec.ingress.some((r: Obj) => r.ports.some((p: Obj) => p.port === port) && r.from.some((peer: Obj) => peer.podSelector && selects(peer.podSelector, labels)));
+    for (const service of SERVICE_NAMES) {
+      expect({ service, admitted: admitted(one(base, 'Deployment', service).spec.template.metadata.labels, 4222) }).toEqual({ service, admitted: true });
+    }
+    for (const stranger of [{}, { 'app.kubernetes.io/name': 'prometheus' }, { 'app.kubernetes.io/part-of': 'lim' }, { 'lim.io/service': 'crm' }]) {
+      expect({ stranger, admitted: admitted(stranger, 4222) }).toEqual({ stranger, admitted: false });
+    }
+    expect(admitted({ 'app.kubernetes.io/name': 'nats' }, 6222)).toBe(true);
+    expect(admitted(one(base, 'Deployment', 'crm').spec.template.metadata.labels, 6222)).toBe(false);
+    const values = loadYaml(readFileSync(join(K8S, 'examples/nats/values.yaml'), 'utf8'), 'values.yaml')[0];
+    expect(values.config.nats.tls).toMatchObject({ enabled: true, merge: { verify: true } });
   });
 
   it('PostgreSQL: CloudNativePG clusters label their pods for the network policies of each service', () => {

@@ -1,4 +1,5 @@
 import { SMTPServer } from 'smtp-server';
+import { createServer, Socket } from 'node:net';
 import { freePort } from './processes';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const dns2 = require('dns2');
@@ -77,4 +78,30 @@ export async function startSmtp(options: { accept: string[]; catchAll: string[] 
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
   return { port, rcpts, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * Mail servers that accept TCP on `port` at each address and never say a word (a tarpit): the
+ * worst an MX host can do to a verifier short of not answering SYN. Loopback addresses beyond
+ * 127.0.0.1 (127.0.0.2…) give several "hosts" on one port, as the verifier probes one port.
+ */
+export async function startTarpit(addresses: string[], port: number): Promise<{ connections: () => number; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const servers = addresses.map(() =>
+    createServer((socket) => {
+      connections++;
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    }),
+  );
+  await Promise.all(servers.map((server, i) => new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, addresses[i], () => resolve()))));
+  return {
+    connections: () => connections,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    },
+  };
 }

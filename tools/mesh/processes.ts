@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { join } from 'node:path';
 import { SERVICE_NAMES, ServiceName } from '@app/contracts';
-import { DEFAULT_HTTP_PORTS, ensureNatsIdentities, NatsIdentityFiles, natsServerConfig, NatsUser } from '@app/platform';
+import { DEFAULT_HTTP_PORTS, ensureNatsIdentities, NatsIdentityFiles, natsServerConfig, NatsServerConfigOptions, NatsUser } from '@app/platform';
 
 /** The repository root, whether this runs from tools/ (tests) or dist/tools/ (built). */
 function findRoot(dir: string): string {
@@ -165,7 +165,7 @@ export interface SecuredNats {
 export async function startNatsServer(
   port: number,
   dir: string,
-  options: { extraUsers?: NatsUser[]; host?: string; binary?: string | null } = {},
+  options: { extraUsers?: NatsUser[]; host?: string; binary?: string | null; tls?: NatsServerConfigOptions['tls'] } = {},
 ): Promise<SecuredNats> {
   const binary = options.binary === undefined ? findNatsServer() : options.binary;
   if (!binary) throw new Error('nats-server not found: install it (Debian: apt-get install nats-server) or set NATS_SERVER_BIN');
@@ -174,7 +174,7 @@ export async function startNatsServer(
   const host = options.host ?? '127.0.0.1';
   writeFileSync(
     configFile,
-    natsServerConfig({ host, port, storeDir: dir, users: [...identities.users, ...(options.extraUsers ?? [])] }),
+    natsServerConfig({ host, port, storeDir: dir, users: [...identities.users, ...(options.extraUsers ?? [])], tls: options.tls }),
     { mode: 0o600 },
   );
   const child = spawn(binary, ['-c', configFile], { stdio: 'ignore' });

@@ -1,6 +1,7 @@
 import { ServiceName } from '@app/contracts';
 import { ConfigError } from './config-error';
 import { NatsConnectSettings, readNatsSettings } from './nats-auth';
+import { readPgTls } from './pg-tls';
 
 export interface ServiceConfig {
   service: ServiceName;
@@ -151,6 +152,7 @@ export function natsUrl(env: NodeJS.ProcessEnv = process.env): string {
 /** Read once at start-up; a bad value stops the process with a clear message. */
 export function loadServiceConfig(service: ServiceName, env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const portVar = service === 'gateway' ? 'PORT' : `${service.toUpperCase()}_HTTP_PORT`;
+  readPgTls(env); // every connection reads it again; a bad setting stops the start here, named
   return {
     service,
     databaseUrl: databaseUrlFor(service, env),

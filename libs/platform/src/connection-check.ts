@@ -3,6 +3,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, ConnectionOptions } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { withoutCredentials } from './config';
+import { pgClientConfig } from './pg-tls';
 
 /**
  * What went wrong reaching PostgreSQL or NATS, told so that the reader knows which setting to fix:
@@ -52,7 +53,7 @@ const PASSWORD_REQUESTS = ['authenticationCleartextPassword', 'authenticationMD5
 /** Connects once and runs `SELECT 1`; null when that worked, else what stood in the way. */
 export async function probePostgres(url: string, timeoutMs = 3000): Promise<PostgresProblem | null> {
   const parsed = new URL(url);
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
+  const client = new Client({ ...pgClientConfig(url), connectionTimeoutMillis: timeoutMs });
   const user = client.user ?? ''; // as node-postgres resolved it: the URL's, else PGUSER, else the OS user
   // node-postgres reports a password it lacks as a SASL or hashing error of its own, not as the server's refusal
   let askedForPassword = false;

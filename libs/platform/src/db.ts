@@ -1,4 +1,5 @@
 import { Client, Pool, PoolClient } from 'pg';
+import { pgClientConfig } from './pg-tls';
 
 export interface Migration {
   id: string;
@@ -19,7 +20,7 @@ const IO_CONCURRENCY = process.env.PG_EFFECTIVE_IO_CONCURRENCY ?? '64';
 
 export function createPool(databaseUrl: string, max = Number(process.env.PG_POOL_MAX || 10)): Pool {
   const options = /^\d+$/.test(IO_CONCURRENCY) ? `-c effective_io_concurrency=${IO_CONCURRENCY}` : undefined;
-  const pool = new Pool({ connectionString: databaseUrl, max, idleTimeoutMillis: 30_000, options });
+  const pool = new Pool({ ...pgClientConfig(databaseUrl), max, idleTimeoutMillis: 30_000, options });
   pool.on('error', () => undefined); // an idle client's broken connection is replaced on next use
   // a checked-out client whose connection breaks between two queries (a database gone away while
   // a transaction awaits a peer) emits 'error' with no pool listener on it: unheard, that ends the
@@ -34,7 +35,7 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const name = decodeURIComponent(target.pathname.slice(1));
   const admin = new URL(databaseUrl);
   admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
+  const client = new Client(pgClientConfig(admin.toString()));
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
@@ -52,7 +53,7 @@ export async function dropDatabase(databaseUrl: string): Promise<void> {
   const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
   const admin = new URL(databaseUrl);
   admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
+  const client = new Client(pgClientConfig(admin.toString()));
   await client.connect();
   try {
     await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
@@ -71,7 +72,7 @@ export async function migrate(databaseUrl: string, migrations: Migration[]): Pro
   const ids = migrations.map((m) => m.id);
   const doubled = ids.find((id, i) => ids.indexOf(id) !== i);
   if (doubled) throw new Error(`migration ${doubled} is listed twice`);
-  const client = new Client({ connectionString: databaseUrl });
+  const client = new Client(pgClientConfig(databaseUrl));
   await client.connect();
   const applied: string[] = [];
   try {

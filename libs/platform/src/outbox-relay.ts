@@ -4,6 +4,7 @@ import { Client, Pool } from 'pg';
 import { Logger } from 'pino';
 import { eventSubject } from '@app/contracts';
 import { ensureEventsStream } from './jetstream';
+import { pgClientConfig } from './pg-tls';
 
 export interface RelayOptions {
   batchSize?: number;
@@ -90,7 +91,7 @@ export class OutboxRelay {
   }
 
   private async listen(): Promise<void> {
-    const listener = new Client({ connectionString: this.databaseUrl });
+    const listener = new Client(pgClientConfig(this.databaseUrl));
     listener.on('error', () => undefined);
     listener.on('notification', () => {
       this.notified = true;

@@ -1,4 +1,6 @@
-import { startDns, startSmtp } from '../../../../tools/mesh/mail-peers';
+import { createSocket } from 'node:dgram';
+import { startDns, startSmtp, startTarpit } from '../../../../tools/mesh/mail-peers';
+import { freePort } from '../../../../tools/mesh/processes';
 import { MAIL_ZONE } from '../../../../test/support/mail-zone';
 import { candidateAddresses, EmailVerifier, VerifierConfig } from './email-verifier';
 
@@ -10,7 +12,7 @@ describe('EmailVerifier against a local DNS and SMTP server', () => {
   beforeAll(async () => {
     dns = await startDns(MAIL_ZONE);
     smtp = await startSmtp({ accept: ['jane@good.test', 'info@good.test', 'alee@good.test', 'max@aonly.test', 'temp@mailinator.com'], catchAll: ['catchall.test'] });
-    cfg = { dnsServers: [dns.server], smtpProbe: true, smtpPort: smtp.port, timeoutMs: 3000, helo: 'test.local', mailFrom: 'probe@test.local', cacheTtlMs: 60_000 };
+    cfg = { dnsServers: [dns.server], smtpProbe: true, smtpPort: smtp.port, timeoutMs: 3000, totalMs: 6000, helo: 'test.local', mailFrom: 'probe@test.local', cacheTtlMs: 60_000 };
   });
   afterAll(async () => {
     await smtp?.close();
@@ -59,6 +61,37 @@ describe('EmailVerifier against a local DNS and SMTP server', () => {
       expect((await v.verify('x@nomail.test')).status).toBe('invalid');
     } finally {
       await scoped.close();
+    }
+  });
+
+  it('mail servers that accept and never answer, and a resolver that never answers, are unknown within the budget', async () => {
+    const port = await freePort();
+    const tarpit = await startTarpit(['127.0.0.2', '127.0.0.3', '127.0.0.4'], port);
+    const zone = await startDns({
+      mx: { 'tarpit.test': ['mx1.tarpit.test', 'mx2.tarpit.test', 'mx3.tarpit.test'] },
+      a: { 'mx1.tarpit.test': '127.0.0.2', 'mx2.tarpit.test': '127.0.0.3', 'mx3.tarpit.test': '127.0.0.4' },
+    });
+    // a resolver that takes every question and answers none: its own retries (2 s, twice) outlast the budget
+    const deafResolver = createSocket('udp4').on('message', () => undefined);
+    await new Promise<void>((resolve) => deafResolver.bind(0, '127.0.0.1', resolve));
+    const silent = `127.0.0.1:${deafResolver.address().port}`;
+    try {
+      // each conversation's own deadline (5 s) is longer than the whole budget
+      const v = new EmailVerifier({ ...cfg, dnsServers: [zone.server], smtpPort: port, timeoutMs: 5000, totalMs: 1500 });
+      let started = Date.now();
+      const deadline = v.deadline();
+      expect(await v.verify('ann.lee@tarpit.test', deadline)).toMatchObject({ status: 'unknown', reason: 'smtp: verification budget spent' });
+      expect(await v.verify('alee@tarpit.test', deadline)).toMatchObject({ status: 'unknown' });
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(tarpit.connections()).toBeGreaterThanOrEqual(1);
+      started = Date.now();
+      const deaf = new EmailVerifier({ ...cfg, dnsServers: [silent], totalMs: 1000 });
+      expect(await deaf.verify('jane@good.test')).toMatchObject({ status: 'unknown', reason: 'dns: verification budget spent' });
+      expect(Date.now() - started).toBeLessThan(1500);
+    } finally {
+      await zone.close();
+      await tarpit.close();
+      deafResolver.close();
     }
   });
 

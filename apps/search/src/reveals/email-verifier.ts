@@ -2,6 +2,7 @@ import { Resolver } from 'node:dns/promises';
 import { connect, Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { EmailStatus } from '@app/contracts';
+import { envInt } from '@app/platform';
 
 export interface VerifierConfig {
   /** host:port list for the resolver; empty: the system's. */
@@ -9,6 +10,8 @@ export interface VerifierConfig {
   smtpProbe: boolean;
   smtpPort: number;
   timeoutMs: number;
+  /** Budget of one reveal's verification (DNS, every MX host, every candidate address) */
+  totalMs: number;
   helo: string;
   mailFrom: string;
   cacheTtlMs: number;
@@ -20,6 +23,7 @@ export function loadVerifierConfig(env: NodeJS.ProcessEnv = process.env): Verifi
     smtpProbe: (env.EMAIL_VERIFY_SMTP_PROBE ?? 'on') !== 'off',
     smtpPort: Number(env.EMAIL_VERIFY_SMTP_PORT || 25),
     timeoutMs: Number(env.EMAIL_VERIFY_TIMEOUT_MS || 5000),
+    totalMs: envInt(env, 'EMAIL_VERIFY_TOTAL_MS', 6000, 100, 600_000),
     helo: env.EMAIL_VERIFY_HELO || 'verify.lead-intelligence.local',
     mailFrom: env.EMAIL_VERIFY_MAIL_FROM || 'verify@lead-intelligence.local',
     cacheTtlMs: Number(env.EMAIL_VERIFY_CACHE_TTL_MS || 24 * 3600_000),
@@ -60,7 +64,7 @@ interface SmtpOutcome {
 }
 
 /** One SMTP conversation: greeting, EHLO, MAIL FROM, RCPT for the address, RCPT for a random one, QUIT. */
-function smtpProbe(host: string, port: number, address: string, cfg: VerifierConfig): Promise<SmtpOutcome> {
+function smtpProbe(host: string, port: number, address: string, cfg: VerifierConfig, timeoutMs: number): Promise<SmtpOutcome> {
   return new Promise((resolve, reject) => {
     const socket: Socket = connect({ host, port });
     let buffer = '';
@@ -68,7 +72,7 @@ function smtpProbe(host: string, port: number, address: string, cfg: VerifierCon
     const result: SmtpOutcome = { code: 0 };
     const domain = address.split('@')[1];
     const random = `${randomBytes(8).toString('hex')}-probe@${domain}`;
-    const timer = setTimeout(() => finish(new Error('SMTP timeout')), cfg.timeoutMs);
+    const timer = setTimeout(() => finish(new Error('SMTP timeout')), timeoutMs);
     let done = false;
     const finish = (err?: Error) => {
       if (done) return;
@@ -118,10 +122,26 @@ function smtpProbe(host: string, port: number, address: string, cfg: VerifierCon
   });
 }
 
+const BUDGET_SPENT = 'verification budget spent';
+
+/** `work`, or a rejection when the deadline passes first (the work itself finishes unobserved). */
+function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(BUDGET_SPENT)), Math.max(0, deadline - Date.now()));
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Checks an address: syntax, MX (else A) look-up, an SMTP RCPT probe with a random-address
  * catch-all probe on the same connection, role and disposable detection. Results are cached per
  * address for the TTL, except `unknown` ones.
+ *
+ * Every check runs against a deadline (`EMAIL_VERIFY_TOTAL_MS` from the first address of a
+ * reveal): mail servers that accept TCP and never answer, or a resolver that never answers, would
+ * otherwise hold a reveal past the gateway's RPC deadline (two MX hosts at 5 s each already
+ * reach it). What the budget could not check is `unknown`, as any check that could not be made.
  */
 export class EmailVerifier {
   private readonly cache = new Map<string, { at: number; result: Verification }>();
@@ -131,11 +151,16 @@ export class EmailVerifier {
     if (cfg.dnsServers.length > 0) this.resolver.setServers(cfg.dnsServers);
   }
 
-  async verify(raw: string): Promise<Verification> {
+  /** The deadline of a verification starting now; pass it to every `verify` of one reveal. */
+  deadline(): number {
+    return Date.now() + this.cfg.totalMs;
+  }
+
+  async verify(raw: string, deadline = this.deadline()): Promise<Verification> {
     const email = raw.trim().toLowerCase();
     const cached = this.cache.get(email);
     if (cached && Date.now() - cached.at < this.cfg.cacheTtlMs) return cached.result;
-    const result = await this.check(email);
+    const result = await this.check(email, deadline);
     // `unknown` says the check could not be made (DNS or SMTP did not answer): the next one may be
     if (result.status === 'unknown') return result;
     this.cache.set(email, { at: Date.now(), result });
@@ -143,7 +168,7 @@ export class EmailVerifier {
     return result;
   }
 
-  private async check(email: string): Promise<Verification> {
+  private async check(email: string, deadline: number): Promise<Verification> {
     const base = { email, role: false, disposable: false };
     if (!SYNTAX.test(email) || email.length > 254) return { ...base, status: 'invalid', confidence: 99, reason: 'syntax' };
     const [local, domain] = email.split('@');
@@ -152,7 +177,7 @@ export class EmailVerifier {
     const flags = { email, role, disposable };
     let hosts: string[];
     try {
-      hosts = await this.mailHosts(domain);
+      hosts = await beforeDeadline(this.mailHosts(domain), deadline);
     } catch (err) {
       return { ...flags, status: 'unknown', confidence: 20, reason: `dns: ${(err as Error).message}` };
     }
@@ -162,8 +187,13 @@ export class EmailVerifier {
     let outcome: SmtpOutcome | undefined;
     let lastError = '';
     for (const host of hosts.slice(0, 2)) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        lastError = BUDGET_SPENT;
+        break;
+      }
       try {
-        outcome = await smtpProbe(host, this.cfg.smtpPort, email, this.cfg);
+        outcome = await smtpProbe(host, this.cfg.smtpPort, email, this.cfg, Math.min(this.cfg.timeoutMs, remaining));
         if (outcome.code >= 400 && outcome.code < 500) continue; // greylisted or busy: try the next host
         break;
       } catch (err) {

@@ -101,12 +101,14 @@ export class RevealsService {
   /**
    * The first deliverable address (DELIVERABLE): the known one, else candidate patterns in order.
    * An address whose check could not be made (`unknown`) is not a contact; the other patterns at
-   * its domain would wait on the same silent DNS or mail server, so the search stops there.
+   * its domain would wait on the same silent DNS or mail server, so the search stops there. All
+   * candidates share one verification budget, so the reveal answers inside the gateway's deadline.
    */
   async findEmail(entity: EntityRow): Promise<Verification | null> {
     const candidates = entity.email ? [entity.email] : entity.domain ? candidateAddresses(entity.first_name, entity.last_name, entity.domain) : [];
+    const deadline = this.verifier.deadline();
     for (const address of candidates) {
-      const result = await this.verifier.verify(address);
+      const result = await this.verifier.verify(address, deadline);
       if (DELIVERABLE.includes(result.status)) return result;
       if (result.status === 'unknown') return null;
     }

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { Client, Pool } from 'pg';
 import { NATS_BROADCASTS } from '@app/contracts';
-import { counter, histogram, NATS_CONNECTION, PG_POOL, randomToken, rootLogger, SERVICE_CONFIG, ServiceConfig, withTransaction } from '@app/platform';
+import { counter, histogram, NATS_CONNECTION, PG_POOL, pgClientConfig, randomToken, rootLogger, SERVICE_CONFIG, ServiceConfig, withTransaction } from '@app/platform';
 import { decryptSecret } from '../secrets';
 import { signatureHeader } from '../signature';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
@@ -98,7 +98,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.listener = new Client({ connectionString: this.service.databaseUrl });
+    this.listener = new Client(pgClientConfig(this.service.databaseUrl));
     this.listener.on('error', (err) => this.log.warn({ err: err.message }, 'webhooks: LISTEN connection failed; polling'));
     await this.listener.connect();
     this.listener.on('notification', () => this.kick());
