@@ -1,5 +1,5 @@
 import { Migration } from '@app/platform/db';
-import { EVENT_BUS_MIGRATION } from '@app/platform/events';
+import { EVENT_BUS_MIGRATION, OUTBOX_TRACE_MIGRATION } from '@app/platform/events';
 
 export const CRM_MIGRATIONS: Migration[] = [
   EVENT_BUS_MIGRATION,
@@ -263,4 +263,5 @@ export const CRM_MIGRATIONS: Migration[] = [
       CREATE INDEX list_members_lead ON list_members (lead_id);
     `,
   },
+  OUTBOX_TRACE_MIGRATION,
 ];

@@ -1,5 +1,5 @@
 import { Migration } from '@app/platform/db';
-import { EVENT_BUS_MIGRATION } from '@app/platform/events';
+import { EVENT_BUS_MIGRATION, OUTBOX_TRACE_MIGRATION } from '@app/platform/events';
 
 /** Applied in order at boot; an applied migration is never edited, only followed by a new one. */
 export const MIGRATIONS: Migration[] = [
@@ -166,4 +166,5 @@ export const MIGRATIONS: Migration[] = [
         CHECK (ended_before_removal IN ('completed', 'replied', 'bounced', 'unsubscribed', 'suppressed'));
     `,
   },
+  OUTBOX_TRACE_MIGRATION,
 ];

@@ -1,5 +1,5 @@
 import { Migration } from '@app/platform/db';
-import { EVENT_BUS_MIGRATION } from '@app/platform/events';
+import { EVENT_BUS_MIGRATION, OUTBOX_TRACE_MIGRATION } from '@app/platform/events';
 
 /** Applied in order at boot; an applied migration is never edited, only followed by a new one. */
 export const MIGRATIONS: Migration[] = [
@@ -73,5 +73,11 @@ export const MIGRATIONS: Migration[] = [
         offset_ms bigint NOT NULL
       );
     `,
+  },
+  OUTBOX_TRACE_MIGRATION,
+  {
+    // the trace and request id of the event a delivery carries, continued by each attempt
+    id: '0002_delivery_trace_context',
+    up: `ALTER TABLE webhook_deliveries ADD COLUMN trace_context json;`,
   },
 ];

@@ -5,6 +5,8 @@ import { Logger } from 'pino';
 import { EVENTS_STREAM, EventEnvelope, eventSubject, EventType } from '@app/contracts';
 import { withTransaction } from './db';
 import { ensureEventsStream } from './jetstream';
+import { carrierOfHeaders, continueFrom } from './log-context';
+import { SpanKind } from './tracing';
 
 export interface ConsumerSpec {
   /** Durable name, also the key under which processed event ids are recorded. */
@@ -76,19 +78,22 @@ export class EventConsumer {
         message.ack();
         continue;
       }
-      try {
-        await withTransaction(this.pool, async (tx) => {
-          const fresh = await tx.query(
-            'INSERT INTO processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-            [this.spec.durable, event.id],
-          );
-          if (fresh.rowCount === 1) await this.spec.handle(event, tx);
-        });
-        message.ack();
-      } catch (err) {
-        this.log.warn({ err: (err as Error).message, event_id: event.id }, 'event consumer: handling failed, redelivering');
-        message.nak(2000);
-      }
+      // the event is handled in the trace, and under the request id, of the change that caused it
+      await continueFrom(carrierOfHeaders(message.headers), `consume ${event.type}`, SpanKind.CONSUMER, { 'messaging.consumer.group.name': this.spec.durable }, async () => {
+        try {
+          await withTransaction(this.pool, async (tx) => {
+            const fresh = await tx.query(
+              'INSERT INTO processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+              [this.spec.durable, event.id],
+            );
+            if (fresh.rowCount === 1) await this.spec.handle(event, tx);
+          });
+          message.ack();
+        } catch (err) {
+          this.log.warn({ err, event_id: event.id }, 'event consumer: handling failed, redelivering');
+          message.nak(2000);
+        }
+      });
     }
   }
 }

@@ -22,4 +22,5 @@ export * from './signed-link';
 export * from './storage';
 export * from './metrics';
 export * from './tracing';
+export * from './log-context';
 export * from './connection-check';

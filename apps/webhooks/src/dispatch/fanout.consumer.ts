@@ -3,7 +3,7 @@ import { AckPolicy, ConsumerMessages, DeliverPolicy, jetstream, jetstreamManager
 import { nanos, NatsConnection } from '@nats-io/transport-node';
 import { Pool } from 'pg';
 import { ApiVersion, EVENTS_STREAM, EventEnvelope, eventSubject, PUBLIC_EVENT_TYPES, PublicEventType } from '@app/contracts';
-import { ensureEventsStream, NATS_CONNECTION, newId, PG_POOL, randomToken, rootLogger, withTransaction } from '@app/platform';
+import { carrierOfHeaders, ensureEventsStream, NATS_CONNECTION, newId, PG_POOL, randomToken, rootLogger, TraceCarrier, withTransaction } from '@app/platform';
 import { Claimed, DELIVERIES_CHANNEL, Dispatcher } from './dispatcher';
 import { renderEvent } from './render';
 
@@ -127,6 +127,8 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
 
   private async handle(batch: JsMsg[]): Promise<void> {
     const events = new Map<string, EventEnvelope>();
+    // each delivery keeps the trace and request id its event was published under, for its attempts
+    const carriers = new Map<string, TraceCarrier>();
     for (const message of batch) {
       let event: EventEnvelope;
       try {
@@ -136,6 +138,8 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
       }
       if (PUBLIC_EVENT_TYPES.includes(event?.type as PublicEventType) && typeof event.id === 'string' && typeof event.workspace_id === 'string') {
         events.set(event.id, event);
+        const carrier = carrierOfHeaders(message.headers);
+        if (carrier) carriers.set(event.id, carrier);
       }
     }
     if (events.size === 0) return;
@@ -159,6 +163,7 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
         const token = randomToken(16);
         const ids: string[] = [], endpointIds: string[] = [], eventIds: string[] = [], types: string[] = [], created: string[] = [], bodies: string[] = [];
         const tokens: (string | null)[] = [];
+        const traces: (string | null)[] = [];
         const mine = new Map<string, Claimed>();
         for (const event of todo) {
           const rendered = new Map<string, string>();
@@ -174,9 +179,11 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
             types.push(event.type);
             created.push(event.created);
             bodies.push(body);
+            const carrier = carriers.get(event.id) ?? null;
+            traces.push(carrier && JSON.stringify(carrier));
             if (this.dispatcher.reserve(e.id)) {
               tokens.push(token);
-              const row: Claimed = { id, endpoint_id: e.id, event_id: event.id, body, attempts: 0, url: e.url, secret_enc: e.secret_enc, claim_token: token };
+              const row: Claimed = { id, endpoint_id: e.id, event_id: event.id, body, attempts: 0, url: e.url, secret_enc: e.secret_enc, claim_token: token, trace_context: carrier };
               mine.set(id, row);
               reserved.push(row);
             } else {
@@ -186,14 +193,14 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
         }
         if (ids.length === 0) return;
         const { rows: inserted } = await tx.query<{ id: string }>(
-          `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, event_created, body, claim_token, locked_until)
+          `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, event_created, body, claim_token, locked_until, trace_context)
            SELECT u.id, u.endpoint_id, u.event_id, u.event_type, u.event_created, u.body, u.token,
-                  CASE WHEN u.token IS NULL THEN NULL ELSE now() + $8 * interval '1 second' END
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[])
-             AS u(id, endpoint_id, event_id, event_type, event_created, body, token)
+                  CASE WHEN u.token IS NULL THEN NULL ELSE now() + $8 * interval '1 second' END, u.trace::json
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $9::text[])
+             AS u(id, endpoint_id, event_id, event_type, event_created, body, token, trace)
            ON CONFLICT (event_id, endpoint_id) DO NOTHING
            RETURNING id`,
-          [ids, endpointIds, eventIds, types, created, bodies, tokens, this.dispatcher.leaseSeconds],
+          [ids, endpointIds, eventIds, types, created, bodies, tokens, this.dispatcher.leaseSeconds, traces],
         );
         // a row not made (it existed already) is not ours to send
         const made = new Set(inserted.map((r) => r.id));
