@@ -1,6 +1,7 @@
 import { waitFor } from '../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate, testCertificate } from '../../tools/webhooks/https-receiver';
-import { ServiceName, TestMesh } from '../harness';
+import { ServiceName } from '@app/contracts';
+import { TestMesh } from '../harness';
 
 type LogLine = Record<string, unknown> & { service: string; msg?: string; trace_id?: string; request_id?: string };
 

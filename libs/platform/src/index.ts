@@ -21,6 +21,7 @@ export * from './sql-filter';
 export * from './signed-link';
 export * from './storage';
 export * from './metrics';
+export * from './jetstream-metrics';
 export * from './tracing';
 export * from './log-context';
 export * from './connection-check';

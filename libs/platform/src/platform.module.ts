@@ -8,7 +8,8 @@ import { ServiceConfig } from './config';
 import { createPool } from './db';
 import { ConsumerSpec, EventConsumer } from './event-consumer';
 import { HealthController } from './health.controller';
-import { collectProcessMetrics, gauge } from './metrics';
+import { collectProcessMetrics, gauge, observePool } from './metrics';
+import { observeConsumer } from './jetstream-metrics';
 import { MetricsController } from './metrics.controller';
 import { pingControllerFor } from './ping.controller';
 import { rootLogger } from './logger';
@@ -60,6 +61,7 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
   async onApplicationBootstrap(): Promise<void> {
     const log = rootLogger(this.config.service);
     this.observeOutbox();
+    observePool(this.pool);
     if (this.config.relay !== false) {
       this.relay = new OutboxRelay(this.pool, this.nc, this.config.databaseUrl, log);
       await this.relay.start();
@@ -68,6 +70,7 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
       const consumer = new EventConsumer(this.nc, this.pool, spec, log);
       await consumer.start();
       this.consumers.push(consumer);
+      observeConsumer(this.nc, spec.durable);
     }
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
 import { CURRENT_API_VERSION, EVENT, ID_PREFIX } from '@app/contracts';
-import { counter, newId, PG_POOL, recordEvent, rootLogger, withTransaction } from '@app/platform';
+import { backlogGauge, counter, newId, PG_POOL, recordEvent, rootLogger, withTransaction } from '@app/platform';
 import { InboundService } from '../inbound/inbound.service';
 import { MailboxesRepository, MailboxRow, SMTP_CONNECTIONS_PER_MAILBOX } from '../mailboxes/mailboxes.repository';
 import { EnrollmentRow, MessageRow, renderEnrollment, renderMessage, snippetOf, StepRow } from '../rows';
@@ -56,6 +56,8 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   onApplicationBootstrap(): void {
+    backlogGauge('sequences_enrollments_due', 'Active enrollments whose next email is due now (the engine has not sent it yet)', this.pool,
+      `SELECT count(*) AS n FROM enrollments WHERE status = 'active' AND next_send_at <= now()`);
     if (!this.config.engineEnabled) return;
     const loop = async () => {
       if (this.stopped) return;

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { Client, Pool } from 'pg';
 import { NATS_BROADCASTS } from '@app/contracts';
-import { continueFrom, counter, histogram, NATS_CONNECTION, PG_POOL, randomToken, rootLogger, SERVICE_CONFIG, ServiceConfig, SpanKind, TraceCarrier, withTransaction } from '@app/platform';
+import { backlogGauge, continueFrom, counter, histogram, NATS_CONNECTION, PG_POOL, randomToken, rootLogger, SERVICE_CONFIG, ServiceConfig, SpanKind, TraceCarrier, withTransaction } from '@app/platform';
 import { decryptSecret } from '../secrets';
 import { signatureHeader } from '../signature';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
@@ -100,6 +100,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    backlogGauge('webhook_deliveries_due', 'Webhook deliveries pending whose attempt is due now (new, or retries whose delay has passed)', this.pool,
+      `SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ${this.clockSql}`);
     this.listener = new Client({ connectionString: this.service.databaseUrl });
     this.listener.on('error', (err) => this.log.warn({ err: err.message }, 'webhooks: LISTEN connection failed; polling'));
     await this.listener.connect();

@@ -3,7 +3,7 @@ import { AckPolicy, ConsumerMessages, DeliverPolicy, jetstream, jetstreamManager
 import { nanos, NatsConnection } from '@nats-io/transport-node';
 import { Pool } from 'pg';
 import { ApiVersion, EVENTS_STREAM, EventEnvelope, eventSubject, PUBLIC_EVENT_TYPES, PublicEventType } from '@app/contracts';
-import { carrierOfHeaders, ensureEventsStream, NATS_CONNECTION, newId, PG_POOL, randomToken, rootLogger, TraceCarrier, withTransaction } from '@app/platform';
+import { carrierOfHeaders, ensureEventsStream, observeConsumer, NATS_CONNECTION, newId, PG_POOL, randomToken, rootLogger, TraceCarrier, withTransaction } from '@app/platform';
 import { Claimed, DELIVERIES_CHANNEL, Dispatcher } from './dispatcher';
 import { renderEvent } from './render';
 
@@ -84,6 +84,7 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
     }
     const consumer = await jetstream(this.nc).consumers.get(EVENTS_STREAM, FANOUT_DURABLE);
     this.messages = await consumer.consume({ max_messages: 2000 });
+    observeConsumer(this.nc, FANOUT_DURABLE);
     const messages = this.messages;
     this.reader = (async () => {
       for await (const message of messages) {
