@@ -21,18 +21,35 @@ export function observeConsumer(nc: NatsConnection, durable: string): void {
   }
   observed.add(durable);
   const help = 'of the durable JetStream consumer, read from its consumer info at scrape';
-  const pending = gauge('jetstream_consumer_pending_messages', `Messages in the stream not yet delivered ${help}`, ['consumer'], async function collect() {
+  const field = { pending: 'num_pending', ack_pending: 'num_ack_pending', redelivered: 'num_redelivered' } as const;
+  const what = { pending: 'Messages in the stream not yet delivered', ack_pending: 'Messages delivered and not yet acknowledged', redelivered: 'Messages delivered more than once and not yet acknowledged' };
+  for (const name of Object.keys(field) as (keyof typeof field)[]) {
+    gauge(`jetstream_consumer_${name}_messages`, `${what[name]} ${help}`, ['consumer'], async function collect() {
+      for (const [consumer, info] of await consumerInfos(nc)) this.set({ consumer }, info[field[name]]);
+    });
+  }
+}
+
+type Info = Awaited<ReturnType<JetStreamManager['consumers']['info']>>;
+let scrape: { at: number; infos: Promise<Map<string, Info>> } | undefined;
+
+/** One consumer info request per durable per scrape, shared by the three gauges (their collects run together). */
+function consumerInfos(nc: NatsConnection): Promise<Map<string, Info>> {
+  if (scrape && performance.now() - scrape.at < 1000) return scrape.infos;
+  const infos = (async () => {
     manager ??= jetstreamManager(nc);
-    const jsm = await manager.catch(() => undefined);
-    if (!jsm) return;
+    const jsm = await manager.catch(() => {
+      manager = undefined; // asked again at the next scrape
+      return undefined;
+    });
+    const found = new Map<string, Info>();
+    if (!jsm) return found;
     await Promise.all([...observed].map(async (name) => {
       const info = await jsm.consumers.info(EVENTS_STREAM, name).catch(() => undefined);
-      if (!info) return; // NATS unreachable: the last values stand
-      pending.set({ consumer: name }, info.num_pending);
-      ackPending.set({ consumer: name }, info.num_ack_pending);
-      redelivered.set({ consumer: name }, info.num_redelivered);
+      if (info) found.set(name, info); // NATS unreachable: the last values stand
     }));
-  });
-  const ackPending = gauge('jetstream_consumer_ack_pending_messages', `Messages delivered and not yet acknowledged ${help}`, ['consumer']);
-  const redelivered = gauge('jetstream_consumer_redelivered_messages', `Messages delivered more than once and not yet acknowledged ${help}`, ['consumer']);
+    return found;
+  })();
+  scrape = { at: performance.now(), infos };
+  return infos;
 }
