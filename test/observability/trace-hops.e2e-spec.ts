@@ -1,7 +1,11 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { waitFor } from '../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate, testCertificate } from '../../tools/webhooks/https-receiver';
 import { ServiceName } from '@app/contracts';
 import { TestMesh } from '../harness';
+import { SmtpSink } from '../support/smtp-sink';
 
 type LogLine = Record<string, unknown> & { service: string; msg?: string; trace_id?: string; request_id?: string };
 
@@ -9,18 +13,21 @@ type LogLine = Record<string, unknown> & { service: string; msg?: string; trace_
  * One request followed across every hop with tracing export off (the default): the gateway,
  * crm's handler, crm's own request to search (askService), crm's outbox event through
  * JetStream to the webhooks fan-out, and the delivery attempt to a receiver all log one trace id
- * and the API's request id.
+ * and the API's request id. An enrollment's email send continues the enrolling request's trace.
  */
 describe('one trace id and request id across every hop, in the logs', () => {
   let mesh: TestMesh;
   let cert: TestCertificate;
   let receiver: HttpsReceiver;
+  let sink: SmtpSink;
 
   beforeAll(async () => {
+    sink = await SmtpSink.start();
     cert = await testCertificate();
     receiver = await HttpsReceiver.start(cert);
-    mesh = await TestMesh.start(['gateway', 'crm', 'search', 'webhooks'], {
+    mesh = await TestMesh.start(['gateway', 'crm', 'search', 'webhooks', 'sequences'], {
       LOG_LEVEL: 'info',
+      SEQUENCES_TICK_MS: '100',
       NODE_EXTRA_CA_CERTS: cert.caFile,
       WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
       WEBHOOK_SECRET_KEY: 'a'.repeat(64),
@@ -29,6 +36,7 @@ describe('one trace id and request id across every hop, in the logs', () => {
   afterAll(async () => {
     await mesh?.close();
     await receiver?.close();
+    await sink?.close();
     cert?.dispose();
   });
 
@@ -79,6 +87,31 @@ describe('one trace id and request id across every hop, in the logs', () => {
       expect(ofRequest.length).toBeGreaterThan(0);
       for (const line of ofRequest) expect({ service, trace_id: line.trace_id, request_id: line.request_id }).toEqual({ service, trace_id: traceId, request_id: requestId });
     }
+  }, 60_000);
+
+  it('an enrollment\'s email send, its email.sent event and that event\'s webhook continue the enrolling request\'s trace', async () => {
+    const { key, workspace } = await mesh.workspace();
+    const path = `/email-${Date.now()}`;
+    const endpoint = await mesh.request('POST', '/webhook_endpoints', { key, body: { url: receiver.url(path), events: ['email.sent'] } });
+    expect(endpoint.status).toBe(201);
+    const mailbox = await mesh.admin('mailbox:create', '--workspace', workspace.id, '--email', 'sales@sender.test', '--smtp-url', `smtp://127.0.0.1:${sink.port}`);
+    const file = join(mkdtempSync(join(tmpdir(), 'trace-seq-')), 's.json');
+    writeFileSync(file, JSON.stringify({ name: 'Traced', mailbox_ids: [mailbox.id], steps: [{ type: 'email', subject: 'Hi', body: 'Hello {{unsubscribe_url}}' }] }));
+    const sequence = await mesh.admin('sequence:create', '--workspace', workspace.id, '--file', file);
+    const lead = await mesh.request('POST', '/leads', { key, body: { full_name: 'Ada Trace', email: 'ada@trace.test' } });
+    const traceId = '5a1e0c0ffee0000000000000000000e5';
+    const enrolled = await mesh.request('POST', `/sequences/${sequence.id}/enrollments`, {
+      key, headers: { traceparent: `00-${traceId}-1111111111111111-01` }, body: { lead_ids: [lead.body.id] },
+    });
+    expect(enrolled.body.enrolled).toHaveLength(1);
+    const requestId = enrolled.headers.get('request-id') as string;
+    await mesh.admin('sequence:launch', '--sequence', sequence.id);
+
+    await waitFor('the email reached the SMTP sink', async () => sink.mails.some((m) => m.to === 'ada@trace.test'), 20_000, 50);
+    await waitFor('the sequences "email sent" line', async () => linesOf('sequences').some((l) => l.msg === 'email sent' && l.trace_id === traceId), 10_000, 50);
+    expect(linesOf('sequences').find((l) => l.msg === 'email sent' && l.trace_id === traceId)).toMatchObject({ request_id: requestId });
+    await waitFor('the email.sent webhook attempt', async () => linesOf('webhooks').some((l) => l.msg === 'webhook attempt' && l.endpoint_id === endpoint.body.id), 20_000, 50);
+    expect(linesOf('webhooks').find((l) => l.msg === 'webhook attempt' && l.endpoint_id === endpoint.body.id)).toMatchObject({ trace_id: traceId, request_id: requestId, ok: true });
   }, 60_000);
 
   it('an X-Request-Id that is not a printable token is not logged', async () => {

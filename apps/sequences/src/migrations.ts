@@ -167,4 +167,12 @@ export const MIGRATIONS: Migration[] = [
     `,
   },
   OUTBOX_TRACE_MIGRATION,
+  {
+    // the trace and request id of the enrollment, carried to each of its emails and their send
+    id: '0004_email_trace_context',
+    up: `
+      ALTER TABLE enrollments ADD COLUMN trace_context json;
+      ALTER TABLE email_messages ADD COLUMN trace_context json;
+    `,
+  },
 ];
