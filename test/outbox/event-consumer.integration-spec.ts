@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import pino from 'pino';
-import { EVENT_BUS_MIGRATION, EventConsumer, OutboxRelay, prepareDatabase, recordEvent, withTransaction, createPool } from '@app/platform';
+import { EVENT_BUS_MIGRATION, OUTBOX_TRACE_MIGRATION, EventConsumer, OutboxRelay, prepareDatabase, recordEvent, withTransaction, createPool } from '@app/platform';
 import { PG_SERVER_URL, TestMesh } from '../harness';
 
 const log = pino({ level: 'silent' });
@@ -29,6 +29,7 @@ describe('outbox, relay and durable consumer', () => {
     databaseUrl = url.toString();
     await prepareDatabase(databaseUrl, [
       EVENT_BUS_MIGRATION,
+      OUTBOX_TRACE_MIGRATION,
       { id: '0001_test', up: 'CREATE TABLE things (id text PRIMARY KEY); CREATE TABLE handled (event_id text, attempt int);' },
     ]);
     pool = createPool(databaseUrl, 4);
