@@ -1,7 +1,8 @@
 import { Pool } from 'pg';
 import pino from 'pino';
 import {
-  DEAD_EVENTS_MIGRATION, DeadLetters, EVENT_BUS_MIGRATION, EventConsumer, eventRetrySettings, OutboxRelay, prepareDatabase, recordEvent, withTransaction, createPool,
+  DEAD_EVENTS_MIGRATION, DeadLetters, EVENT_BUS_MIGRATION, EventConsumer, eventRetrySettings, OUTBOX_TRACE_MIGRATION, OutboxRelay, prepareDatabase, recordEvent,
+  withTransaction, createPool,
 } from '@app/platform';
 import { PG_SERVER_URL, TestMesh } from '../harness';
 
@@ -32,6 +33,7 @@ describe('outbox, relay and durable consumer', () => {
     await prepareDatabase(databaseUrl, [
       EVENT_BUS_MIGRATION,
       DEAD_EVENTS_MIGRATION,
+      OUTBOX_TRACE_MIGRATION,
       { id: '0001_test', up: 'CREATE TABLE things (id text PRIMARY KEY); CREATE TABLE handled (event_id text, attempt int);' },
     ]);
     pool = createPool(databaseUrl, 4);

@@ -1,6 +1,6 @@
 import { Migration } from '@app/platform/db';
 import { DEAD_EVENTS_MIGRATION } from '@app/platform/dead-letters';
-import { EVENT_BUS_MIGRATION } from '@app/platform/events';
+import { EVENT_BUS_MIGRATION, OUTBOX_TRACE_MIGRATION } from '@app/platform/events';
 
 /** Applied in order at boot; an applied migration is never edited, only followed by a new one. */
 export const MIGRATIONS: Migration[] = [
@@ -151,4 +151,5 @@ export const MIGRATIONS: Migration[] = [
     `,
   },
   DEAD_EVENTS_MIGRATION,
+  OUTBOX_TRACE_MIGRATION,
 ];

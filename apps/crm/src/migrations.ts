@@ -1,6 +1,6 @@
 import { Migration } from '@app/platform/db';
 import { DEAD_EVENTS_MIGRATION } from '@app/platform/dead-letters';
-import { EVENT_BUS_MIGRATION } from '@app/platform/events';
+import { EVENT_BUS_MIGRATION, OUTBOX_TRACE_MIGRATION } from '@app/platform/events';
 
 export const CRM_MIGRATIONS: Migration[] = [
   EVENT_BUS_MIGRATION,
@@ -265,4 +265,5 @@ export const CRM_MIGRATIONS: Migration[] = [
     `,
   },
   DEAD_EVENTS_MIGRATION,
+  OUTBOX_TRACE_MIGRATION,
 ];

@@ -1,5 +1,5 @@
 import { Migration } from '@app/platform/db';
-import { EVENT_BUS_MIGRATION } from '@app/platform/events';
+import { EVENT_BUS_MIGRATION, OUTBOX_TRACE_MIGRATION } from '@app/platform/events';
 
 export const GATEWAY_MIGRATIONS: Migration[] = [
   EVENT_BUS_MIGRATION,
@@ -86,4 +86,5 @@ export const GATEWAY_MIGRATIONS: Migration[] = [
       ALTER TABLE idempotency_keys ALTER COLUMN mode SET NOT NULL, ADD PRIMARY KEY (workspace_id, mode, key);
     `,
   },
+  OUTBOX_TRACE_MIGRATION,
 ];

@@ -1,5 +1,5 @@
 import { Migration } from '@app/platform/db';
-import { EVENT_BUS_MIGRATION } from '@app/platform/events';
+import { EVENT_BUS_MIGRATION, OUTBOX_TRACE_MIGRATION } from '@app/platform/events';
 
 /** Applied in order at boot; an applied migration is never edited, only followed by a new one. */
 export const MIGRATIONS: Migration[] = [
@@ -155,4 +155,5 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX entities_org_name ON entities (lower(organization)) WHERE (ext_key LIKE 'opencorporates:%' OR ext_key ~ '^sec_edgar:[^:]+$');
     `,
   },
+  OUTBOX_TRACE_MIGRATION,
 ];

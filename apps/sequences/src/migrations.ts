@@ -1,6 +1,6 @@
 import { Migration } from '@app/platform/db';
 import { DEAD_EVENTS_MIGRATION } from '@app/platform/dead-letters';
-import { EVENT_BUS_MIGRATION } from '@app/platform/events';
+import { EVENT_BUS_MIGRATION, OUTBOX_TRACE_MIGRATION } from '@app/platform/events';
 
 /** Applied in order at boot; an applied migration is never edited, only followed by a new one. */
 export const MIGRATIONS: Migration[] = [
@@ -168,4 +168,13 @@ export const MIGRATIONS: Migration[] = [
     `,
   },
   DEAD_EVENTS_MIGRATION,
+  OUTBOX_TRACE_MIGRATION,
+  {
+    // the trace and request id of the enrollment, carried to each of its emails and their send
+    id: '0004_email_trace_context',
+    up: `
+      ALTER TABLE enrollments ADD COLUMN trace_context json;
+      ALTER TABLE email_messages ADD COLUMN trace_context json;
+    `,
+  },
 ];

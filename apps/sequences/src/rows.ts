@@ -70,6 +70,8 @@ export interface MessageRow {
   lease_until: Date | null;
   created_at: Date;
   sent_at: Date | null;
+  /** The trace and request id of the enrollment, continued by the send (outbound only). */
+  trace_context?: Record<string, string> | null;
 }
 
 export const ENROLLMENT_COLUMNS = `id, workspace_id, sequence_id, lead_id, email, lead, status, current_step, next_send_at, hold_reason,

@@ -6,6 +6,8 @@ import { EVENTS_STREAM, EventEnvelope, eventSubject, EventType } from '@app/cont
 import { DeadLetters, serverMaxDeliver } from './dead-letters';
 import { withTransaction } from './db';
 import { ensureEventsStream } from './jetstream';
+import { carrierOfHeaders, continueFrom } from './log-context';
+import { SpanKind } from './tracing';
 
 export interface ConsumerSpec {
   /** Durable name, also the key under which processed event ids are recorded. */
@@ -83,12 +85,15 @@ export class EventConsumer {
         continue;
       }
       if (await this.deadLetters.overLimit(message, event, this.spec.durable)) continue;
-      try {
-        await this.apply(event);
-        message.ack();
-      } catch (err) {
-        await this.deadLetters.failed(message, event, this.spec.durable, err);
-      }
+      // the event is handled in the trace, and under the request id, of the change that caused it
+      await continueFrom(carrierOfHeaders(message.headers), `consume ${event.type}`, SpanKind.CONSUMER, { 'messaging.consumer.group.name': this.spec.durable }, async () => {
+        try {
+          await this.apply(event);
+          message.ack();
+        } catch (err) {
+          await this.deadLetters.failed(message, event, this.spec.durable, err);
+        }
+      });
     }
   }
 

@@ -1,6 +1,7 @@
 import { ApiVersion, EventEnvelope, EventType, ID_PREFIX } from '@app/contracts';
 import { Queryable } from './db';
 import { newId } from './ids';
+import { currentCarrier } from './log-context';
 
 export interface NewEvent<T> {
   type: EventType;
@@ -28,14 +29,18 @@ export function buildEnvelope<T>(event: NewEvent<T>, now = new Date()): EventEnv
 
 /**
  * Records an event in the outbox. Call it with the client of the transaction that makes the
- * change, so the event exists if and only if the change does; the relay publishes it.
+ * change, so the event exists if and only if the change does; the relay publishes it. The trace
+ * and request the change was made under go beside the envelope (`trace_context`), never in it:
+ * the relay sends them as the message's headers, and consumers continue the trace.
  */
 export async function recordEvent<T>(tx: Queryable, event: NewEvent<T>): Promise<EventEnvelope<T>> {
   const envelope = buildEnvelope(event);
-  await tx.query('INSERT INTO outbox (id, type, envelope) VALUES ($1, $2, $3)', [
+  const carrier = currentCarrier();
+  await tx.query('INSERT INTO outbox (id, type, envelope, trace_context) VALUES ($1, $2, $3, $4)', [
     envelope.id,
     envelope.type,
     JSON.stringify(envelope),
+    carrier ? JSON.stringify(carrier) : null,
   ]);
   await tx.query('NOTIFY outbox');
   return envelope;
@@ -61,4 +66,10 @@ export const EVENT_BUS_MIGRATION = {
       PRIMARY KEY (consumer, event_id)
     );
   `,
+};
+
+/** The outbox's trace context column (recordEvent, OutboxRelay): every service appends it to its migrations. */
+export const OUTBOX_TRACE_MIGRATION = {
+  id: '0000_outbox_trace_context',
+  up: `ALTER TABLE outbox ADD COLUMN trace_context json;`,
 };

@@ -34,3 +34,42 @@ export function gauge<L extends string>(
 ): Gauge<L> {
   return once(name, () => new Gauge({ name, help, labelNames, registers: [metricsRegistry], collect }));
 }
+
+/** What the gauges below read: a pg Pool (its counters) that also answers queries. */
+interface ObservedPool {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+  query<R>(sql: string): Promise<{ rows: R[] }>;
+}
+
+/**
+ * The process's PostgreSQL pool, read at each scrape: connections in use (checked out), idle, and
+ * callers waiting for one (the pool at PG_POOL_MAX and every connection busy).
+ */
+export function observePool(pool: ObservedPool): void {
+  gauge('pg_pool_connections_in_use', 'PostgreSQL connections of the pool checked out by a caller', [], function collect() {
+    this.set(pool.totalCount - pool.idleCount);
+  });
+  gauge('pg_pool_connections_idle', 'PostgreSQL connections of the pool open and idle', [], function collect() {
+    this.set(pool.idleCount);
+  });
+  gauge('pg_pool_waiting_clients', 'Callers waiting for a PostgreSQL connection of the pool (all in use)', [], function collect() {
+    this.set(pool.waitingCount);
+  });
+}
+
+/**
+ * A backlog counted at each scrape by `countSql` (one row, column `n`: keep it on a partial
+ * index). A failed count (database down) keeps the last value: readiness reports the database.
+ */
+export function backlogGauge(name: string, help: string, pool: ObservedPool, countSql: string): void {
+  gauge(name, help, [], async function collect() {
+    try {
+      const { rows } = await pool.query<{ n: string | number }>(countSql);
+      this.set(Number(rows[0]?.n ?? 0));
+    } catch {
+      // the last value stands
+    }
+  });
+}

@@ -202,7 +202,7 @@ export class CoalescingServerNats extends ServerNats {
     if (!handler) return publish({ id: message.id, status: 'error', err: NO_MESSAGE_HANDLER } as WritePacket);
     let result: unknown;
     try {
-      result = await handler(message.data, context);
+      result = await observed.run(() => handler(message.data, context));
     } catch (err) {
       // Nest's proxy turns a handler's failure into an error reply; what escapes it still gets its log line
       observed('error', err);

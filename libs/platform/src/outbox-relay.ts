@@ -1,5 +1,5 @@
 import { jetstream, JetStreamClient } from '@nats-io/jetstream';
-import { NatsConnection } from '@nats-io/transport-node';
+import { headers as natsHeaders, MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import { Client, Pool } from 'pg';
 import { Logger } from 'pino';
 import { eventSubject } from '@app/contracts';
@@ -71,13 +71,13 @@ export class OutboxRelay {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const { rows } = await client.query<{ seq: string; id: string; type: string; envelope: string }>(
-        `SELECT seq, id, type, envelope::text AS envelope FROM outbox
+      const { rows } = await client.query<{ seq: string; id: string; type: string; envelope: string; trace_context: Record<string, string> | null }>(
+        `SELECT seq, id, type, envelope::text AS envelope, trace_context FROM outbox
           WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.batchSize],
       );
       if (rows.length > 0) {
-        await Promise.all(rows.map((row) => js.publish(eventSubject(row.type), row.envelope, { msgID: row.id })));
+        await Promise.all(rows.map((row) => js.publish(eventSubject(row.type), row.envelope, { msgID: row.id, headers: headersOf(row.trace_context) })));
         await client.query('UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])', [rows.map((r) => r.seq)]);
       }
       await client.query('COMMIT');
@@ -137,4 +137,12 @@ export class OutboxRelay {
       this.wake = undefined;
     }
   }
+}
+
+/** The trace headers an event was recorded under (traceparent, Request-Id), for its consumers. */
+function headersOf(carrier: Record<string, string> | null): MsgHdrs | undefined {
+  if (!carrier) return undefined;
+  const headers = natsHeaders();
+  for (const [key, value] of Object.entries(carrier)) headers.set(key, value);
+  return headers;
 }

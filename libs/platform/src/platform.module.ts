@@ -11,7 +11,8 @@ import { deadEventsControllerFor } from './dead-events.controller';
 import { DeadLetters } from './dead-letters';
 import { ConsumerSpec, EventConsumer } from './event-consumer';
 import { HealthController } from './health.controller';
-import { collectProcessMetrics, gauge } from './metrics';
+import { collectProcessMetrics, gauge, observePool } from './metrics';
+import { observeConsumer } from './jetstream-metrics';
 import { MetricsController } from './metrics.controller';
 import { pingControllerFor } from './ping.controller';
 import { rootLogger } from './logger';
@@ -77,6 +78,7 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
     const log = rootLogger(this.config.service);
     this.observeOutbox();
     if (NATS_DURABLES[this.config.service].length > 0) this.deadLetters.observe();
+    observePool(this.pool);
     if (this.config.relay !== false) {
       this.relay = new OutboxRelay(this.pool, this.nc, this.config.databaseUrl, log);
       await this.relay.start();
@@ -85,6 +87,7 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
       const consumer = new EventConsumer(this.nc, this.pool, spec, log, this.deadLetters);
       await consumer.start();
       this.consumers.push(consumer);
+      observeConsumer(this.nc, spec.durable);
     }
   }
 

@@ -1,6 +1,8 @@
-import { createInbox, Msg, MsgHdrs, NatsConnection, PermissionViolationError, Subscription } from '@nats-io/transport-node';
+import { context } from '@opentelemetry/api';
+import { createInbox, headers as natsHeaders, Msg, MsgHdrs, NatsConnection, PermissionViolationError, Subscription } from '@nats-io/transport-node';
 import { RpcRequest } from '@app/contracts';
 import { randomToken } from './ids';
+import { endSpan, injectTraceContext, SpanKind, startSpan } from './tracing';
 
 /** The request had no answer before its deadline: whether the service acted is unknown. */
 export class ReplyTimeoutError extends Error {
@@ -136,11 +138,22 @@ export interface ReplyPacket<T> {
 /**
  * Asks the service that serves `subject` as the gateway does (Nest's request packet) through the
  * connection's ReplyMux and returns its reply packet; a transport failure (no answer by the
- * deadline, no responders, closed connection) rejects.
+ * deadline, no responders, closed connection) rejects. The request continues the caller's trace
+ * (a client span, `traceparent`) and names its request id (`Request-Id`), as the gateway's do.
  */
 export async function askService<T>(nc: NatsConnection, subject: string, data: RpcRequest, timeoutMs: number): Promise<ReplyPacket<T>> {
-  const reply = await ReplyMux.of(nc).request(subject, JSON.stringify({ pattern: subject, data, id: randomToken(12) }), timeoutMs);
-  return reply.json<ReplyPacket<T>>();
+  const span = startSpan(`nats ${subject}`, SpanKind.CLIENT, context.active(), { 'messaging.destination.name': subject });
+  const headers = natsHeaders();
+  if (data.ctx?.request_id) headers.set('Request-Id', data.ctx.request_id);
+  injectTraceContext(span, (key, value) => headers.set(key, value));
+  try {
+    const reply = await ReplyMux.of(nc).request(subject, JSON.stringify({ pattern: subject, data, id: randomToken(12) }), timeoutMs, headers);
+    endSpan(span, false);
+    return reply.json<ReplyPacket<T>>();
+  } catch (err) {
+    endSpan(span, true);
+    throw err;
+  }
 }
 
 /**

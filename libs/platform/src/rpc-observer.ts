@@ -1,4 +1,6 @@
 import { isDomainErrorPayload, RpcRequest } from '@app/contracts';
+import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { runInScope } from './log-context';
 import { rootLogger } from './logger';
 import { histogram } from './metrics';
 import { endSpan, extractTraceContext, HeaderLike, SpanKind, startSpan } from './tracing';
@@ -12,25 +14,36 @@ export function outcomeOf(err: unknown): RpcOutcome {
   return err === undefined || err === null ? 'ok' : isDomainErrorPayload(err) ? 'domain_error' : 'error';
 }
 
+/** Ends the observation of one request (call once, with the outcome, when the reply goes out). */
+export interface RpcObservation {
+  (outcome: RpcOutcome, err?: unknown): void;
+  /** Runs the handler inside the request's span and request id: its log lines and its own requests carry them. */
+  run<T>(work: () => T): T;
+}
+
 /**
  * One log line, one latency sample and one span per NATS request a service handles, carrying the
  * request id and workspace the gateway put in the message, so a request is followed across the
- * hop. Call the returned function once, with the outcome, when the reply goes out.
+ * hop. A failure is logged with its stack (never sent back: the reply carries no internals).
  */
-export function observeRpc(subject: string, headers: HeaderLike | undefined, data: RpcRequest | undefined): (outcome: RpcOutcome, err?: unknown) => void {
+export function observeRpc(subject: string, headers: HeaderLike | undefined, data: RpcRequest | undefined): RpcObservation {
   const ctx = data?.ctx;
   const span = startSpan(`handle ${subject}`, SpanKind.SERVER, extractTraceContext(headers), {
     'messaging.destination.name': subject,
     'request.id': ctx?.request_id ?? '',
   });
   const started = process.hrtime.bigint();
-  return (outcome, err) => {
+  const traceId = span.spanContext().traceId;
+  const done = ((outcome: RpcOutcome, err?: unknown) => {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     handled.observe({ subject, outcome }, seconds);
     endSpan(span, outcome === 'error', { outcome });
-    const fields = { request_id: ctx?.request_id, workspace_id: ctx?.workspace_id, subject, outcome, duration_ms: Math.round(seconds * 1000) };
+    const fields = { trace_id: traceId, request_id: ctx?.request_id, workspace_id: ctx?.workspace_id, subject, outcome, duration_ms: Math.round(seconds * 1000) };
     const log = rootLogger();
-    if (outcome === 'error') log.error({ ...fields, err: (err as Error)?.message ?? err }, 'rpc failed');
+    if (outcome === 'error') log.error({ ...fields, err }, 'rpc failed');
     else log.info(fields, 'rpc handled');
-  };
+  }) as RpcObservation;
+  const scope = trace.setSpan(ROOT_CONTEXT, span);
+  done.run = (work) => runInScope(scope, { request_id: ctx?.request_id }, work);
+  return done;
 }

@@ -1,27 +1,29 @@
 import { Context, context, propagation, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, TextMapGetter, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, ConsoleSpanExporter, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, BatchSpanProcessor, ConsoleSpanExporter, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ConfigError } from './config';
 
 let provider: NodeTracerProvider | undefined;
 
 /**
- * Tracing is off unless `OTEL_TRACES_EXPORTER` names an exporter: `otlp` (OTLP over HTTP, to
- * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT`) or `console`. Off, the
- * OpenTelemetry API is a no-op and nothing is added to messages.
+ * Spans are exported when `OTEL_TRACES_EXPORTER` names an exporter: `otlp` (OTLP over HTTP, to
+ * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT`) or `console`. Without
+ * one, a provider that samples nothing still mints and propagates trace ids (W3C `traceparent`
+ * on every hop), so every log line carries a `trace_id` that joins the services' logs of one
+ * request; unsampled spans cost next to nothing and are never exported.
  */
 export function initTracing(service: string, env: NodeJS.ProcessEnv = process.env): void {
   const name = (env.OTEL_TRACES_EXPORTER ?? 'none').trim();
-  if (provider || name === '' || name === 'none') return;
-  let exporter: SpanExporter;
+  if (provider) return;
+  let exporter: SpanExporter | undefined;
   if (name === 'otlp') exporter = new OTLPTraceExporter();
   else if (name === 'console') exporter = new ConsoleSpanExporter();
-  else throw new ConfigError(`OTEL_TRACES_EXPORTER must be none, otlp or console, got "${name}"`);
+  else if (name !== '' && name !== 'none') throw new ConfigError(`OTEL_TRACES_EXPORTER must be none, otlp or console, got "${name}"`);
   provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': service }),
-    spanProcessors: [new BatchSpanProcessor(exporter)],
+    ...(exporter ? { spanProcessors: [new BatchSpanProcessor(exporter)] } : { sampler: new AlwaysOffSampler() }),
   });
   provider.register();
 }
@@ -51,8 +53,9 @@ export function extractTraceContext(carrier: HeaderLike | undefined): Context {
   return propagation.extract(ROOT_CONTEXT, carrier, natsGetter);
 }
 
-export function injectTraceContext(span: Span, set: (key: string, value: string) => void): void {
-  propagation.inject(trace.setSpan(context.active(), span), {}, { set: (_carrier, key, value) => set(key, value) });
+export function injectTraceContext(span: Span | undefined, set: (key: string, value: string) => void): void {
+  const carrier = span ? trace.setSpan(context.active(), span) : context.active();
+  propagation.inject(carrier, {}, { set: (_carrier, key, value) => set(key, value) });
 }
 
 export function startSpan(name: string, kind: SpanKind, parent: Context | Span | undefined, attributes: Record<string, string> = {}): Span {

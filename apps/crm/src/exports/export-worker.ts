@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { hostname } from 'node:os';
-import { FILE_STORAGE, FileStorage, histogram, randomToken, rootLogger, runPeriodically } from '@app/platform';
+import { backlogGauge, FILE_STORAGE, FileStorage, histogram, randomToken, rootLogger, runPeriodically } from '@app/platform';
 import { ExportRow } from './export.row';
 import { writeExportFile } from './export-writer';
 import { EXPORTS_CONFIG, ExportsConfig } from './exports.config';
@@ -37,6 +37,9 @@ export class ExportWorker implements OnApplicationBootstrap, BeforeApplicationSh
   ) {}
 
   onApplicationBootstrap(): void {
+    // the queue is shared by every replica: each reports it (aggregate with max), workers or not
+    backlogGauge('exports_queued', 'Exports waiting for a worker (status queued)', this.repository.pool,
+      `SELECT count(*) AS n FROM exports WHERE status = 'queued'`);
     if (this.config.concurrency === 0) return;
     this.pollTimer = setInterval(() => this.wake(), this.config.pollMs);
     this.pollTimer.unref();

@@ -73,7 +73,7 @@ export class ApiErrorFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const error = toApiError(exception, request);
     if (error.status >= 500) {
-      this.log.error({ request_id: request.id, err: (exception as Error)?.message ?? exception }, 'request failed');
+      this.log.error({ request_id: request.id, err: exception }, 'request failed');
     }
     sendApiError(reply, error, this.config.docsUrl);
   }

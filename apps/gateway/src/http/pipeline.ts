@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, Span, trace } from '@opentelemetry/api';
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { API_PLANS, RequestContext, VERSION_HEADER } from '@app/contracts';
-import { extractTraceContext, RawJson, SERVICE_CONFIG, SpanKind, startSpan } from '@app/platform';
+import { extractTraceContext, RawJson, runInScope, SERVICE_CONFIG, SpanKind, startSpan } from '@app/platform';
 import { hashApiKey, parseBearer } from '../auth/api-key';
 import { ApiKeysRepository } from '../auth/api-keys.repository';
 import { GatewayConfig } from '../config';
@@ -24,8 +24,13 @@ declare module 'fastify' {
     ctx?: RequestContext;
     idempotency?: { scope: IdempotencyScope; key: string };
     span?: Span;
+    /** A well-formed `X-Request-Id` the client sent: logged beside the API's own `Request-Id`. */
+    clientRequestId?: string;
   }
 }
+
+/** What a client's own request id may be to be logged: printable ASCII, at most 200 characters. */
+const CLIENT_REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 
 export const API_PREFIX = '/api/v1';
 const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -68,6 +73,18 @@ export class GatewayPipeline {
         ? done(null, undefined)
         : done(ApiError.invalid(undefined, 'Request bodies must be JSON, sent with Content-Type: application/json'), undefined),
     );
+    // first: the rest of the request (hooks, handler, filters) runs in its span and under its
+    // request id, so every line it logs carries trace_id and request_id, and its NATS requests
+    // continue the trace (an inbound `traceparent` is continued too)
+    fastify.addHook('onRequest', (request, _reply, done) => {
+      request.span = startSpan(`HTTP ${request.method}`, SpanKind.SERVER, extractTraceContext({ get: (name) => request.headers[name] }), {
+        'http.request.method': request.method,
+        'request.id': request.id,
+      });
+      const clientRequestId = request.headers['x-request-id'];
+      if (typeof clientRequestId === 'string' && CLIENT_REQUEST_ID.test(clientRequestId)) request.clientRequestId = clientRequestId;
+      runInScope(trace.setSpan(ROOT_CONTEXT, request.span), { request_id: request.id }, done);
+    });
     fastify.addHook('onRequest', (request, reply) => this.admit(request, reply));
     fastify.addHook('preHandler', async (request, reply) => {
       // before the claim: input that can never be stored is not an outcome worth recording
@@ -91,10 +108,6 @@ export class GatewayPipeline {
 
   private async admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     reply.header('Request-Id', request.id);
-    request.span = startSpan(`HTTP ${request.method}`, SpanKind.SERVER, extractTraceContext({ get: (name) => request.headers[name] }), {
-      'http.request.method': request.method,
-      'request.id': request.id,
-    });
     if (request.url !== API_PREFIX && !request.url.startsWith(`${API_PREFIX}/`) && !request.url.startsWith(`${API_PREFIX}?`)) return;
     // A signed export download link is its own credential, and the API's own documentation
     // (openapi.json and the reference page) is public: no key, limited per client address.
@@ -146,7 +159,7 @@ export class GatewayPipeline {
       plan: key.plan,
       lenses: key.lenses,
     };
-    requestSpans.set(request.ctx, request.span);
+    if (request.span) requestSpans.set(request.ctx, request.span);
     this.checkInput(request, true);
   }
 

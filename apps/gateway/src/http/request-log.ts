@@ -15,7 +15,12 @@ export function observeResponse(request: FastifyRequest, reply: FastifyReply): v
   latency.observe({ method: request.method, route, status }, seconds);
   if (route === '/metrics' || route.startsWith('/health')) return;
   log.info(
-      { request_id: request.id, workspace_id: request.ctx?.workspace_id, method: request.method, route, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime) },
+      {
+        trace_id: request.span?.spanContext().traceId,
+        request_id: request.id,
+        client_request_id: request.clientRequestId,
+        workspace_id: request.ctx?.workspace_id, method: request.method, route, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime),
+      },
       'request',
   );
 }

@@ -70,7 +70,7 @@ export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown 
       }
       observe('failed');
       const reason = (err as Error)?.message ?? String(err);
-      this.log.error({ request_id: ctx.request_id, workspace_id: ctx.workspace_id, subject, reason }, 'service request failed');
+      this.log.error({ trace_id: span.spanContext().traceId, request_id: ctx.request_id, workspace_id: ctx.workspace_id, subject, reason, err }, 'service request failed');
       throw new ApiError('internal_error', 'The service could not complete the request; retry later (with the same Idempotency-Key on POST)');
     }
   }

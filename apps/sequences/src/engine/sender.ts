@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
 import { CURRENT_API_VERSION, EVENT, ID_PREFIX } from '@app/contracts';
-import { counter, newId, PG_POOL, recordEvent, rootLogger, withTransaction } from '@app/platform';
+import { backlogGauge, continueFrom, counter, newId, PG_POOL, SpanKind, TraceCarrier, recordEvent, rootLogger, withTransaction } from '@app/platform';
 import { InboundService } from '../inbound/inbound.service';
 import { MailboxesRepository, MailboxRow, SMTP_CONNECTIONS_PER_MAILBOX } from '../mailboxes/mailboxes.repository';
 import { EnrollmentRow, MessageRow, renderEnrollment, renderMessage, snippetOf, StepRow } from '../rows';
@@ -17,6 +17,7 @@ import { unsubscribeToken } from './unsubscribe-token';
 const handOffs = counter('sequences_smtp_handoffs_total', 'Emails handed to a mailbox SMTP server, by outcome', ['outcome']);
 
 interface Claimed extends EnrollmentRow {
+  trace_context: TraceCarrier | null;
   mailbox_ids: string[];
   business_days_only: boolean;
 }
@@ -56,6 +57,8 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   onApplicationBootstrap(): void {
+    backlogGauge('sequences_enrollments_due', 'Active enrollments whose next email is due now (the engine has not sent it yet)', this.pool,
+      `SELECT count(*) AS n FROM enrollments WHERE status = 'active' AND next_send_at <= now()`);
     if (!this.config.engineEnabled) return;
     const loop = async () => {
       if (this.stopped) return;
@@ -86,7 +89,7 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
   private async claim(tx: PoolClient, now: Date): Promise<{ claimed: number; messages: MessageRow[] }> {
     const { rows } = await tx.query<Claimed>(
       `SELECT e.id, e.workspace_id, e.sequence_id, e.lead_id, e.email, e.lead, e.status, e.current_step, e.next_send_at, e.hold_reason,
-              e.last_mailbox_id, e.enrolled_at, e.stopped_at, e.stop_reason, s.mailbox_ids, s.business_days_only
+              e.last_mailbox_id, e.enrolled_at, e.stopped_at, e.stop_reason, e.trace_context, s.mailbox_ids, s.business_days_only
        FROM enrollments e JOIN sequences s ON s.id = e.sequence_id
        WHERE e.status = 'active' AND e.next_send_at <= $1 AND s.status = 'active'
        ORDER BY e.next_send_at LIMIT $2
@@ -166,11 +169,11 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
       const domain = mailbox.email.slice(mailbox.email.lastIndexOf('@') + 1);
       const inserted = await tx.query<MessageRow>(
         `INSERT INTO email_messages (id, workspace_id, lead_id, sequence_id, enrollment_id, step_position, mailbox_id, direction, from_addr, to_addr,
-           subject, body, snippet, message_id, status, lease_until)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'outbound', $8, $9, $10, $11, $12, $13, 'queued', $14)
+           subject, body, snippet, message_id, status, lease_until, trace_context)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'outbound', $8, $9, $10, $11, $12, $13, 'queued', $14, $15)
          ON CONFLICT DO NOTHING RETURNING *`,
         [id, e.workspace_id, e.lead_id, e.sequence_id, e.id, step.position, mailbox.id, mailbox.email, e.email, subject.text, body.text,
-          snippetOf(body.text), `<${id}@${domain}>`, new Date(Date.now() + this.config.sendLeaseMs)],
+          snippetOf(body.text), `<${id}@${domain}>`, new Date(Date.now() + this.config.sendLeaseMs), e.trace_context && JSON.stringify(e.trace_context)],
       );
       sentToday.set(mailbox.id, (sentToday.get(mailbox.id) ?? 0) + 1);
       await tx.query('UPDATE enrollments SET current_step = current_step + 1, next_send_at = $2, last_mailbox_id = $3, hold_reason = NULL WHERE id = $1', [
@@ -245,7 +248,8 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
               continue;
             }
           }
-          await this.sendOne(message, mailbox);
+          // the send (its log lines, its email.sent event and that event's webhooks) continues the enrollment's trace
+          await continueFrom(message.trace_context, 'email send', SpanKind.CLIENT, { 'email.message.id': message.id }, () => this.sendOne(message, mailbox));
         } finally {
           slot.release();
         }
@@ -276,7 +280,7 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
         [message.id, permanent, String((err as Error).message).slice(0, 500), message.attempts],
       );
       handOffs.inc({ outcome: permanent ? 'refused' : 'deferred' });
-      log.warn({ message_id: message.id, err: (err as Error).message }, 'sequences engine: SMTP hand-off failed');
+      log.warn({ message_id: message.id, err }, 'sequences engine: SMTP hand-off failed');
       // the mailbox's server refused the recipient itself (550 5.1.1 and the like): a hard bounce at once
       const rejected = (err as { rejected?: unknown[]; command?: string }).command === 'RCPT TO' || ((err as { rejected?: unknown[] }).rejected?.length ?? 0) > 0;
       if (permanent && rejected) {
@@ -293,6 +297,7 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
       );
       if (rows[0]) {
         handOffs.inc({ outcome: 'sent' });
+        log.info({ message_id: message.id, enrollment_id: message.enrollment_id, mailbox_id: message.mailbox_id }, 'email sent');
         await recordEvent(tx, { type: EVENT.emailSent, workspace_id: rows[0].workspace_id, livemode: true, api_version: CURRENT_API_VERSION, object: renderMessage(rows[0]) });
       }
     });

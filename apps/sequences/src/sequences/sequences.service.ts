@@ -4,7 +4,7 @@ import {
   COUNTRY_RULES, CountryRule, CreateEnrollmentsRequest, CreateSequenceRequest, DeleteEnrollmentRequest, Enrollment, EnrollmentResult, ID_PREFIX,
   LENSES, ListEnvelope, ListSequencesRequest, RequestContext, Sequence, SequenceStats, SetCountryRuleRequest, SkipReason,
 } from '@app/contracts';
-import { DomainError, ListFilter, newId, PG_POOL, Queryable, toListPage, withTransaction } from '@app/platform';
+import { currentCarrier, DomainError, ListFilter, newId, PG_POOL, Queryable, toListPage, withTransaction } from '@app/platform';
 import { CrmClient } from '../crm-client';
 import { unknownTags } from '../engine/merge-tags';
 import { MailboxesRepository } from '../mailboxes/mailboxes.repository';
@@ -237,14 +237,14 @@ export class SequencesService {
     let enrolledRows: EnrollmentRow[] = [];
     if (toEnroll.length > 0) {
       const { rows } = await this.pool.query<EnrollmentRow>(
-        `INSERT INTO enrollments (id, workspace_id, sequence_id, lead_id, email, lead, next_send_at)
-         SELECT id, $1, $2, lead_id, email, lead, date_trunc('milliseconds', now())
+        `INSERT INTO enrollments (id, workspace_id, sequence_id, lead_id, email, lead, next_send_at, trace_context)
+         SELECT id, $1, $2, lead_id, email, lead, date_trunc('milliseconds', now()), $7::json
          FROM unnest($3::text[], $4::text[], $5::text[], $6::jsonb[]) AS t(id, lead_id, email, lead)
          ON CONFLICT (sequence_id, lead_id) DO NOTHING
          RETURNING ${ENROLLMENT_COLUMNS}`,
         [
           ctx.workspace_id, sequence.id, toEnroll.map(() => newId(ID_PREFIX.enrollment)), toEnroll.map((l) => l.id),
-          toEnroll.map((l) => l.email), toEnroll.map((l) => JSON.stringify(l)),
+          toEnroll.map((l) => l.email), toEnroll.map((l) => JSON.stringify(l)), traceContextJson(),
         ],
       );
       enrolledRows = rows;
@@ -289,4 +289,10 @@ export class SequencesService {
     });
   }
 
+}
+
+/** The enrolling request's trace and request id, for the enrollment's emails (their send continues it). */
+function traceContextJson(): string | null {
+  const carrier = currentCarrier();
+  return carrier ? JSON.stringify(carrier) : null;
 }

@@ -2,7 +2,10 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { Client, Pool } from 'pg';
 import { NATS_BROADCASTS } from '@app/contracts';
-import { counter, histogram, NATS_CONNECTION, PG_POOL, pgClientConfig, randomToken, rootLogger, SERVICE_CONFIG, ServiceConfig, withTransaction } from '@app/platform';
+import {
+  backlogGauge, continueFrom, counter, histogram, NATS_CONNECTION, PG_POOL, pgClientConfig, randomToken, rootLogger, SERVICE_CONFIG, ServiceConfig, SpanKind,
+  TraceCarrier, withTransaction,
+} from '@app/platform';
 import { decryptSecret } from '../secrets';
 import { signatureHeader } from '../signature';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
@@ -36,6 +39,8 @@ export interface Claimed {
   url: string;
   secret_enc: string;
   claim_token: string;
+  /** The trace and request id of the event's publication (fanout.consumer.ts). */
+  trace_context: TraceCarrier | null;
 }
 
 const deliveryAttempts = counter('webhook_delivery_attempts_total', 'Webhook delivery attempts by outcome (success, http_3xx/4xx/5xx, no_response)', ['outcome']);
@@ -98,6 +103,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    backlogGauge('webhook_deliveries_due', 'Webhook deliveries pending whose attempt is due now (new, or retries whose delay has passed)', this.pool,
+      `SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ${this.clockSql}`);
     this.listener = new Client(pgClientConfig(this.service.databaseUrl));
     this.listener.on('error', (err) => this.log.warn({ err: err.message }, 'webhooks: LISTEN connection failed; polling'));
     await this.listener.connect();
@@ -241,7 +248,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
                AND (locked_until IS NULL OR locked_until < now()) AND next_attempt_at <= ${this.clockSql}
              FOR UPDATE SKIP LOCKED)
            AND e.id = d.endpoint_id AND e.status = 'enabled'
-         RETURNING d.id, d.endpoint_id, d.event_id, d.body, d.attempts, e.url, e.secret_enc, d.claim_token`,
+         RETURNING d.id, d.endpoint_id, d.event_id, d.body, d.attempts, e.url, e.secret_enc, d.claim_token, d.trace_context`,
         [ids, token, this.leaseSeconds],
       ));
     } catch (err) {
@@ -294,8 +301,10 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
       if (set.size === 0 && this.aborts.get(row.endpoint_id) === set) this.aborts.delete(row.endpoint_id);
       this.freeEndpoint(row.endpoint_id);
     };
-    void this.attempt(row, controller.signal, answer)
-      .catch((err) => this.log.error({ err: (err as Error).message, delivery_id: row.id }, 'webhooks: recording an attempt failed'))
+    const attributes = { 'webhook.delivery.id': row.id, 'webhook.endpoint.id': row.endpoint_id };
+    void continueFrom(row.trace_context, 'webhook delivery', SpanKind.CLIENT, attributes, () =>
+      this.attempt(row, controller.signal, answer).catch((err) => this.log.error({ err, delivery_id: row.id }, 'webhooks: recording an attempt failed')),
+    )
       .finally(() => {
         answer();
         this.freeTotal();
@@ -328,6 +337,10 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     // the receiver is done with this attempt: its endpoint slot goes to the next one while the
     // outcome is recorded; the row stays leased to this claim until then, so nobody resends it
     answered();
+    this.log.info(
+      { delivery_id: row.id, endpoint_id: row.endpoint_id, event_id: row.event_id, attempt: row.attempts + 1, ok: result.ok, status_code: result.status_code, latency_ms: result.latency_ms },
+      'webhook attempt',
+    );
     await this.record(row, result);
   }
 

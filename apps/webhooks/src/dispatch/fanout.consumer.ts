@@ -4,7 +4,8 @@ import { nanos, NatsConnection } from '@nats-io/transport-node';
 import { Pool } from 'pg';
 import { ApiVersion, EVENTS_STREAM, EventEnvelope, eventSubject, PUBLIC_EVENT_TYPES, PublicEventType } from '@app/contracts';
 import {
-  DEAD_LETTERS, DeadLetters, ensureEventsStream, NATS_CONNECTION, newId, PG_POOL, randomToken, rootLogger, serverMaxDeliver, withTransaction,
+  carrierOfHeaders, DEAD_LETTERS, DeadLetters, ensureEventsStream, NATS_CONNECTION, newId, observeConsumer, PG_POOL, randomToken, rootLogger, serverMaxDeliver,
+  TraceCarrier, withTransaction,
 } from '@app/platform';
 import { Claimed, DELIVERIES_CHANNEL, Dispatcher } from './dispatcher';
 import { renderEvent } from './render';
@@ -82,7 +83,7 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
     private readonly dispatcher: Dispatcher,
     @Inject(DEAD_LETTERS) private readonly deadLetters: DeadLetters,
   ) {
-    deadLetters.register(FANOUT_DURABLE, (event) => this.handle([event]));
+    deadLetters.register(FANOUT_DURABLE, (event) => this.handle([{ event }]));
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -109,6 +110,7 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
         });
       });
     }
+    observeConsumer(this.nc, FANOUT_DURABLE);
     const consumer = await jetstream(this.nc).consumers.get(EVENTS_STREAM, FANOUT_DURABLE);
     this.messages = await consumer.consume({ max_messages: 2000 });
     const messages = this.messages;
@@ -154,7 +156,7 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
       }
       if (due.length === 0) continue;
       try {
-        await this.handle(due.map((d) => d.event));
+        await this.handle(due);
         for (const d of due) d.message.ack();
       } catch (err) {
         await this.oneByOne(due, err);
@@ -171,7 +173,7 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
     this.log.warn({ err: (batchErr as Error).message, events: due.length }, 'webhooks: fan-out batch failed, trying its events one by one');
     for (const { message, event } of due) {
       try {
-        await this.handle([event]);
+        await this.handle([{ message, event }]);
         message.ack();
       } catch (err) {
         await this.deadLetters.failed(message, event, FANOUT_DURABLE, err);
@@ -180,8 +182,15 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
   }
 
   /** Delivery rows for public events, in one transaction that records them as processed. */
-  private async handle(batch: EventEnvelope[]): Promise<void> {
-    const events = new Map(batch.map((event) => [event.id, event]));
+  /** A replayed dead event comes without its message (and so without the trace it was published in). */
+  private async handle(batch: { event: EventEnvelope; message?: JsMsg }[]): Promise<void> {
+    const events = new Map(batch.map(({ event }) => [event.id, event]));
+    // each delivery keeps the trace and request id its event was published under, for its attempts
+    const carriers = new Map<string, TraceCarrier>();
+    for (const { message, event } of batch) {
+      const carrier = message && carrierOfHeaders(message.headers);
+      if (carrier) carriers.set(event.id, carrier);
+    }
     // one order for every batch: two batches holding a redelivered event each wait, never deadlock
     const sortedIds = [...events.keys()].sort();
     const reserved: Claimed[] = [];
@@ -202,6 +211,7 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
         const token = randomToken(16);
         const ids: string[] = [], endpointIds: string[] = [], eventIds: string[] = [], types: string[] = [], created: string[] = [], bodies: string[] = [];
         const tokens: (string | null)[] = [];
+        const traces: (string | null)[] = [];
         const mine = new Map<string, Claimed>();
         for (const event of todo) {
           const rendered = new Map<string, string>();
@@ -217,9 +227,11 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
             types.push(event.type);
             created.push(event.created);
             bodies.push(body);
+            const carrier = carriers.get(event.id) ?? null;
+            traces.push(carrier && JSON.stringify(carrier));
             if (this.dispatcher.reserve(e.id)) {
               tokens.push(token);
-              const row: Claimed = { id, endpoint_id: e.id, event_id: event.id, body, attempts: 0, url: e.url, secret_enc: e.secret_enc, claim_token: token };
+              const row: Claimed = { id, endpoint_id: e.id, event_id: event.id, body, attempts: 0, url: e.url, secret_enc: e.secret_enc, claim_token: token, trace_context: carrier };
               mine.set(id, row);
               reserved.push(row);
             } else {
@@ -229,14 +241,14 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
         }
         if (ids.length === 0) return;
         const { rows: inserted } = await tx.query<{ id: string }>(
-          `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, event_created, body, claim_token, locked_until)
+          `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, event_created, body, claim_token, locked_until, trace_context)
            SELECT u.id, u.endpoint_id, u.event_id, u.event_type, u.event_created, u.body, u.token,
-                  CASE WHEN u.token IS NULL THEN NULL ELSE now() + $8 * interval '1 second' END
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[])
-             AS u(id, endpoint_id, event_id, event_type, event_created, body, token)
+                  CASE WHEN u.token IS NULL THEN NULL ELSE now() + $8 * interval '1 second' END, u.trace::json
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $9::text[])
+             AS u(id, endpoint_id, event_id, event_type, event_created, body, token, trace)
            ON CONFLICT (event_id, endpoint_id) DO NOTHING
            RETURNING id`,
-          [ids, endpointIds, eventIds, types, created, bodies, tokens, this.dispatcher.leaseSeconds],
+          [ids, endpointIds, eventIds, types, created, bodies, tokens, this.dispatcher.leaseSeconds, traces],
         );
         // a row not made (it existed already) is not ours to send
         const made = new Set(inserted.map((r) => r.id));

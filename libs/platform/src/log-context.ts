@@ -1,0 +1,84 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Context, context, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { endSpan, SpanKind, startSpan } from './tracing';
+
+/** What a unit of work (an HTTP request, a NATS request, an event, a delivery) is logged under. */
+export interface WorkScope {
+  request_id?: string;
+}
+
+const scopes = new AsyncLocalStorage<WorkScope>();
+
+/**
+ * Runs `work` with `traceContext` active (spans started and requests sent inside continue its
+ * trace) and `scope` as the request its log lines name.
+ */
+export function runInScope<T>(traceContext: Context, scope: WorkScope, work: () => T): T {
+  return context.with(traceContext, () => scopes.run(scope, work));
+}
+
+/** The active scope's request id (the request that caused the work), if any. */
+export function activeRequestId(): string | undefined {
+  return scopes.getStore()?.request_id;
+}
+
+/**
+ * The fields every log line carries (pino's mixin): the trace id of the active span and the
+ * request id of the active scope; a line logged outside any unit of work carries neither.
+ */
+export function logCorrelation(): { trace_id?: string; request_id?: string } {
+  const span = trace.getSpan(context.active());
+  const traceId = span?.spanContext().traceId;
+  const requestId = scopes.getStore()?.request_id;
+  const fields: { trace_id?: string; request_id?: string } = {};
+  if (traceId && traceId !== '00000000000000000000000000000000') fields.trace_id = traceId;
+  if (requestId) fields.request_id = requestId;
+  return fields;
+}
+
+/**
+ * What a unit of work hands to the work it causes later (an outbox event, a queued delivery): the
+ * W3C trace headers and the request id, as NATS headers or a JSON column carry them.
+ */
+export type TraceCarrier = Record<string, string>;
+
+export const REQUEST_ID_HEADER = 'Request-Id';
+const CARRIED = ['traceparent', 'tracestate', REQUEST_ID_HEADER];
+
+/** The active trace context and request id as a carrier; undefined outside any unit of work. */
+export function currentCarrier(): TraceCarrier | undefined {
+  const carrier: TraceCarrier = {};
+  propagation.inject(context.active(), carrier);
+  const requestId = activeRequestId();
+  if (requestId) carrier[REQUEST_ID_HEADER] = requestId;
+  return Object.keys(carrier).length > 0 ? carrier : undefined;
+}
+
+/** The carrier of a NATS message's headers (those this mesh propagates). */
+export function carrierOfHeaders(headers: { get(key: string): string } | undefined): TraceCarrier | undefined {
+  if (!headers) return undefined;
+  const carrier: TraceCarrier = {};
+  for (const key of CARRIED) {
+    const value = headers.get(key);
+    if (value) carrier[key] = value;
+  }
+  return Object.keys(carrier).length > 0 ? carrier : undefined;
+}
+
+/**
+ * Runs `work` as a continuation of the work that left `carrier`: in a new span of its trace
+ * (`name`) and under its request id; a missing carrier starts a trace of its own. The span ends
+ * when the work settles, failed if it threw.
+ */
+export async function continueFrom<T>(carrier: TraceCarrier | undefined | null, name: string, kind: SpanKind, attributes: Record<string, string>, work: () => Promise<T>): Promise<T> {
+  const parent = propagation.extract(ROOT_CONTEXT, carrier ?? {});
+  const span = startSpan(name, kind, parent, attributes);
+  try {
+    const result = await runInScope(trace.setSpan(ROOT_CONTEXT, span), { request_id: carrier?.[REQUEST_ID_HEADER] }, work);
+    endSpan(span, false);
+    return result;
+  } catch (err) {
+    endSpan(span, true);
+    throw err;
+  }
+}
