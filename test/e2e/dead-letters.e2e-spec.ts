@@ -15,7 +15,7 @@ describe('dead-letter store of durable consumers', () => {
   let mesh: TestMesh;
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'billing'], { EVENT_MAX_DELIVER: '3', EVENT_BACKOFF: '300ms,1s' });
+    mesh = await TestMesh.start(['gateway', 'billing'], { EVENT_MAX_DELIVER: '3', EVENT_BACKOFF: '2s,4s' });
     await mesh.query(
       'billing',
       `CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $fn$

@@ -1,5 +1,6 @@
 import { Client, Pool } from 'pg';
 import { Logger } from 'pino';
+import { pgClientConfig } from './pg-tls';
 
 /** How long one probe may take before the database counts as not answering. */
 const PROBE_DEADLINE_MS = 2000;
@@ -68,7 +69,7 @@ export class DatabaseWatch {
 
   private async connected(): Promise<Client> {
     if (this.client) return this.client;
-    const client = new Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: PROBE_DEADLINE_MS });
+    const client = new Client({ ...pgClientConfig(this.databaseUrl), connectionTimeoutMillis: PROBE_DEADLINE_MS });
     const broken = () => {
       if (this.client !== client) return;
       this.drop();
