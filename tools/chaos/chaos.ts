@@ -19,7 +19,7 @@ import { HttpsReceiver, testCertificate } from '../webhooks/https-receiver';
  * least once; every credit ledger sums to its balance; no lead got two different emails and
  * re-sent ones (same Message-ID, at-least-once) stay within the documented bound; every request
  * retried with its Idempotency-Key after a 5xx or a dropped connection converged to one result.
- * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WORKERS); a shorter run is in `npm test`.
+ * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WORKERS).
  */
 
 export interface ChaosOptions {
