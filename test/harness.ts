@@ -2,12 +2,12 @@ import { ChildProcess, execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, ConnectionOptions, NatsConnection, nkeyAuthenticator, nkeys } from '@nats-io/transport-node';
+import { connect, ConnectionOptions, NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { natsInboxPrefix, NatsIdentity, RequestContext, ServiceName } from '@app/contracts';
 import { askService, randomToken } from '@app/platform';
 import {
-  freePort, httpReady, MESH_NATS_IDENTITY_DIR, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
+  freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
 } from '../tools/mesh/processes';
 
 export const PG_SERVER_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -46,7 +46,7 @@ export class TestMesh {
   private nats?: ChildProcess;
   private natsDir = '';
   /** The probe identity's seed (test clients only; no app has it). */
-  private readonly probeSeed = nkeys.createUser().getSeed();
+  private readonly probe = probeIdentity();
   private rpcClient?: Promise<NatsConnection>;
   private clients: NatsConnection[] = [];
   private natsTls?: NatsTlsFiles;
@@ -82,9 +82,8 @@ export class TestMesh {
     const mesh = new TestMesh(env, natsPort, dbPrefix);
     mesh.natsDir = natsDir;
     mesh.natsTls = tls;
-    const probe = { publicKey: nkeys.fromSeed(mesh.probeSeed).getPublicKey(), permissions: { publish: ['>'], subscribe: ['>'] } };
     const serverTls = tls && { certFile: tls.server.cert, keyFile: tls.server.key, caFile: tls.caFile, verify: true };
-    mesh.nats = (await startNatsServer(natsPort, natsDir, { extraUsers: [probe], tls: serverTls })).child;
+    mesh.nats = (await startNatsServer(natsPort, natsDir, { extraUsers: [mesh.probe.user], tls: serverTls })).child;
     try {
       await Promise.all(apps.map((name) => mesh.startApp(name)));
     } catch (err) {
@@ -196,7 +195,7 @@ export class TestMesh {
 
   /** Connection options of the probe identity (publishes and subscribes anything). */
   probeOptions(): ConnectionOptions {
-    return { servers: this.natsUrl, authenticator: nkeyAuthenticator(this.probeSeed), ...this.clientTls() };
+    return { ...this.probe.options(this.natsUrl), ...this.clientTls() };
   }
 
   private clientTls(): Pick<ConnectionOptions, 'tls'> {

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { ServiceName } from '@app/contracts';
 import { randomToken } from '@app/platform';
-import { ConnectionOptions, nkeyAuthenticator, nkeys } from '@nats-io/transport-node';
-import { findNatsServer, freePort, httpReady, MESH_NATS_IDENTITY_DIR, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor } from '../mesh/processes';
+import { ConnectionOptions } from '@nats-io/transport-node';
+import { findNatsServer, freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor } from '../mesh/processes';
 
 export const BENCH_PG = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -31,9 +31,8 @@ export async function startBenchMesh(apps: ServiceName[], extraEnv: Record<strin
   const natsPort = await freePort();
   const natsDir = mkdtempSync(join(tmpdir(), 'bench-nats-'));
   // the bench's own clients (events published as a service would) connect as a probe identity
-  const probeSeed = nkeys.createUser().getSeed();
-  const probe = { publicKey: nkeys.fromSeed(probeSeed).getPublicKey(), permissions: { publish: ['>'], subscribe: ['>'] } };
-  const { child: nats, identities } = await startNatsServer(natsPort, natsDir, { extraUsers: [probe] });
+  const probe = probeIdentity();
+  const { child: nats, identities } = await startNatsServer(natsPort, natsDir, { extraUsers: [probe.user] });
   const prefix = `bench_${randomToken(6).toLowerCase()}_`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -76,7 +75,7 @@ export async function startBenchMesh(apps: ServiceName[], extraEnv: Record<strin
     env,
     apps: running,
     apiBase: `http://127.0.0.1:${running.get('gateway')?.port}/api/v1`,
-    probeOptions: { servers: env.NATS_URL, authenticator: nkeyAuthenticator(probeSeed) },
+    probeOptions: probe.options(env.NATS_URL as string),
     natsPid: nats.pid as number,
     prefix,
     databaseUrl,

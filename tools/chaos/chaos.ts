@@ -2,12 +2,11 @@ import { ChildProcess, execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { nkeys } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { PUBLIC_EVENT_TYPES, SERVICE_NAMES, ServiceName } from '@app/contracts';
 import { randomToken } from '@app/platform';
 import { startDemoSandbox } from '../mesh/demo-sandbox';
-import { freePort, httpReady, MESH_NATS_IDENTITY_DIR, ROOT, RunningApp, spawnApp, startNatsServer, waitFor } from '../mesh/processes';
+import { freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, ROOT, RunningApp, spawnApp, startNatsServer, waitFor } from '../mesh/processes';
 import { SmtpSink } from '../mesh/smtp-sink';
 import { HttpsReceiver, testCertificate } from '../webhooks/https-receiver';
 
@@ -61,8 +60,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const dir = mkdtempSync(join(tmpdir(), 'chaos-'));
   const prefix = `chaos_${randomToken(6).toLowerCase()}_`;
   const natsPort = await freePort();
-  const probeSeed = nkeys.createUser().getSeed();
-  const probe = { publicKey: nkeys.fromSeed(probeSeed).getPublicKey(), permissions: { publish: ['>'], subscribe: ['>'] } };
+  const probe = probeIdentity().user;
   let nats: ChildProcess = (await startNatsServer(natsPort, dir, { extraUsers: [probe] })).child;
   const cert = await testCertificate();
   const receiver = await HttpsReceiver.start(cert);

@@ -2,6 +2,7 @@ import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { join } from 'node:path';
+import { ConnectionOptions, nkeyAuthenticator, nkeys } from '@nats-io/transport-node';
 import { SERVICE_NAMES, ServiceName } from '@app/contracts';
 import { DEFAULT_HTTP_PORTS, ensureNatsIdentities, NatsIdentityFiles, natsServerConfig, NatsServerConfigOptions, NatsUser } from '@app/platform';
 
@@ -147,6 +148,24 @@ export function findNatsServer(): string | null {
   for (const candidate of candidates) if (candidate && existsSync(candidate)) return candidate;
   const which = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' });
   return which.status === 0 && which.stdout.trim() ? which.stdout.trim() : null;
+}
+
+/**
+ * The tests' and tools' own NATS identity: it may publish and subscribe anything (they forge what
+ * a service would send). Only a server started for a test or a tool is given it, never `npm start`'s.
+ */
+export interface ProbeIdentity {
+  user: NatsUser;
+  /** Connection options of the probe on the server at `url`. */
+  options(url: string): ConnectionOptions;
+}
+
+export function probeIdentity(): ProbeIdentity {
+  const seed = nkeys.createUser().getSeed();
+  return {
+    user: { name: 'probe', publicKey: nkeys.fromSeed(seed).getPublicKey(), permissions: { publish: ['>'], subscribe: ['>'] } },
+    options: (url) => ({ servers: url, authenticator: nkeyAuthenticator(seed) }),
+  };
 }
 
 export interface SecuredNats {
