@@ -1,3 +1,4 @@
+import { MessagePattern } from '@nestjs/microservices';
 import { RequestContext, RpcRequest } from '@app/contracts';
 import { DomainError } from './domain-error';
 
@@ -7,4 +8,26 @@ export function unpack<T>(message: RpcRequest<T>): { ctx: RequestContext; body: 
     throw new DomainError('internal_error', 'request without context');
   }
   return { ctx: message.ctx, body: message.body };
+}
+
+/**
+ * A NATS request-reply handler of `subject` that receives the request's context and body:
+ * `@Rpc(SUBJECTS.crm.tasksList) list(ctx: RequestContext, body: ListTasksRequest)`. The envelope
+ * is checked once here (`unpack`), so a handler only decodes, calls its service and returns.
+ * The method is wrapped before Nest records the pattern, so Nest's handler is the wrapper.
+ */
+export function Rpc(subject: string): MethodDecorator {
+  return (target, key, descriptor: PropertyDescriptor) => {
+    const handle = descriptor.value as (this: unknown, ctx: RequestContext, body: unknown) => unknown;
+    const wrapped = {
+      // a named function keeps the handler's name in stack traces and Nest's route map
+      [String(key)](this: unknown, message: RpcRequest<unknown>) {
+        const { ctx, body } = unpack(message);
+        return handle.call(this, ctx, body);
+      },
+    }[String(key)];
+    descriptor.value = wrapped;
+    MessagePattern(subject)(target, key, descriptor);
+    return descriptor;
+  };
 }

@@ -1,7 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { CreateTaskDto, ListTasksRequest, RpcRequest, SUBJECTS, UpdateTaskRequest } from '@app/contracts';
-import { unpack } from '@app/platform';
+import { CreateTaskDto, ListTasksRequest, RequestContext, SUBJECTS, UpdateTaskRequest } from '@app/contracts';
+import { Rpc } from '@app/platform';
 import { TasksService } from './tasks.service';
 
 /** NATS request-reply handlers of the task subjects. */
@@ -9,21 +8,18 @@ import { TasksService } from './tasks.service';
 export class TasksController {
   constructor(private readonly tasks: TasksService) {}
 
-  @MessagePattern(SUBJECTS.crm.tasksList)
-  list(@Payload() message: RpcRequest<ListTasksRequest>) {
-    const { ctx, body } = unpack(message);
+  @Rpc(SUBJECTS.crm.tasksList)
+  list(ctx: RequestContext, body: ListTasksRequest) {
     return this.tasks.list(ctx, body);
   }
 
-  @MessagePattern(SUBJECTS.crm.tasksCreate)
-  create(@Payload() message: RpcRequest<CreateTaskDto>) {
-    const { ctx, body } = unpack(message);
+  @Rpc(SUBJECTS.crm.tasksCreate)
+  create(ctx: RequestContext, body: CreateTaskDto) {
     return this.tasks.create(ctx, body);
   }
 
-  @MessagePattern(SUBJECTS.crm.tasksUpdate)
-  update(@Payload() message: RpcRequest<UpdateTaskRequest>) {
-    const { ctx, body } = unpack(message);
+  @Rpc(SUBJECTS.crm.tasksUpdate)
+  update(ctx: RequestContext, body: UpdateTaskRequest) {
     return this.tasks.update(ctx, body.id, body.changes);
   }
 }
