@@ -1,20 +1,25 @@
 import { SERVICE_NAMES, ServiceName } from '@app/contracts';
 import { databaseUrlFor } from '@app/platform/config';
-import { Migration, prepareDatabase } from '@app/platform/db';
+import { MigrationClass } from '@app/platform/data-source';
+import { revertLastMigration, runMigrations, showMigrations } from '@app/platform/migrations';
 import { rootLogger } from '@app/platform/logger';
 
 /**
- * One-shot migration of one service's database: `node dist/tools/migrate.js <service>`.
- * Creates the database when missing, applies the migrations not yet recorded (under the same
- * advisory lock the services take at boot) and exits 0; any failure exits 1. Run by the
- * compose `migrate-<service>` containers and the Kubernetes `<service>-migrate` Jobs before the
- * new version of the service starts. Reads the same variables as the service
- * (`<SERVICE>_DATABASE_URL`, else `DATABASE_URL` + `DB_PREFIX`).
+ * One service's migrations: `npm run migrate -- <service> [run|show|revert]`
+ * (`node dist/tools/migrate.js <service> [verb]`; run when no verb is given).
+ * - run: creates the database when missing, applies the migrations not yet applied and exits 0.
+ *   Run by the compose `migrate-<service>` containers and the Kubernetes `<service>-migrate` Jobs
+ *   before the new version of the service starts.
+ * - show: prints every migration of the service with `[X]` (applied) or `[ ]` (pending); exits 0,
+ *   or 3 when some are pending (scripts can wait on it).
+ * - revert: undoes the newest applied migration with its `down`.
+ * Every verb runs under the advisory lock the services take at boot. Reads the same variables as
+ * the service (`<SERVICE>_DATABASE_URL`, else `DATABASE_URL` + `DB_PREFIX`). Any failure exits 1.
  *
  * Each service's migrations load when asked for: a service's image holds its own migrations
  * and not the other services' (tools/image/deps.ts follows only the required one).
  */
-const LOADERS: Record<ServiceName, () => Migration[]> = {
+const LOADERS: Record<ServiceName, () => MigrationClass[]> = {
   gateway: () => (require('../apps/gateway/src/migrations') as typeof import('../apps/gateway/src/migrations')).GATEWAY_MIGRATIONS,
   search: () => (require('../apps/search/src/migrations') as typeof import('../apps/search/src/migrations')).MIGRATIONS,
   crm: () => (require('../apps/crm/src/migrations') as typeof import('../apps/crm/src/migrations')).CRM_MIGRATIONS,
@@ -25,7 +30,10 @@ const LOADERS: Record<ServiceName, () => Migration[]> = {
 export const SERVICE_MIGRATIONS = Object.defineProperties(
   {},
   Object.fromEntries(SERVICE_NAMES.map((service) => [service, { enumerable: true, get: LOADERS[service] }])),
-) as Record<ServiceName, Migration[]>;
+) as Record<ServiceName, MigrationClass[]>;
+
+export const MIGRATE_VERBS = ['run', 'show', 'revert'] as const;
+export type MigrateVerb = (typeof MIGRATE_VERBS)[number];
 
 /** Errors worth waiting out: the server is not up yet, or is starting or recovering. */
 const TRANSIENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', '57P03', '53300']);
@@ -37,18 +45,21 @@ export interface MigrateOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export async function migrateService(service: string, options: MigrateOptions = {}): Promise<string[]> {
+function serviceNamed(service: string): ServiceName {
   if (!(SERVICE_NAMES as readonly string[]).includes(service)) {
     throw new Error(`unknown service "${service}"; one of: ${SERVICE_NAMES.join(', ')}`);
   }
-  const env = options.env ?? process.env;
-  const url = databaseUrlFor(service as ServiceName, env);
+  return service as ServiceName;
+}
+
+/** Retries `work` while the database server cannot be reached, up to the wait. */
+async function whenReachable<T>(work: () => Promise<T>, env: NodeJS.ProcessEnv, options: MigrateOptions): Promise<T> {
   const waitMs = options.waitMs ?? Number(env.MIGRATE_WAIT_MS || 60_000);
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const deadline = Date.now() + waitMs;
   for (;;) {
     try {
-      return await prepareDatabase(url, SERVICE_MIGRATIONS[service as ServiceName]);
+      return await work();
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (!code || !TRANSIENT.has(code) || Date.now() >= deadline) throw err;
@@ -57,18 +68,62 @@ export async function migrateService(service: string, options: MigrateOptions = 
   }
 }
 
+/** `run`: the names of the migrations applied, oldest first. */
+export async function migrateService(service: string, options: MigrateOptions = {}): Promise<string[]> {
+  const name = serviceNamed(service);
+  const env = options.env ?? process.env;
+  const migrations = SERVICE_MIGRATIONS[name]; // loaded before the wait starts
+  return whenReachable(() => runMigrations(databaseUrlFor(name, env), migrations), env, options);
+}
+
+/** `show`: every migration of the service and whether it is applied. */
+export async function showServiceMigrations(service: string, options: MigrateOptions = {}) {
+  const name = serviceNamed(service);
+  const env = options.env ?? process.env;
+  const migrations = SERVICE_MIGRATIONS[name]; // loaded before the wait starts
+  return whenReachable(() => showMigrations(databaseUrlFor(name, env), migrations), env, options);
+}
+
+/** `revert`: the name of the migration undone, or null when none was applied. */
+export async function revertServiceMigration(service: string, options: MigrateOptions = {}): Promise<string | null> {
+  const name = serviceNamed(service);
+  const env = options.env ?? process.env;
+  const migrations = SERVICE_MIGRATIONS[name]; // loaded before the wait starts
+  return whenReachable(() => revertLastMigration(databaseUrlFor(name, env), migrations), env, options);
+}
+
+const USAGE = `usage: npm run migrate -- <${SERVICE_NAMES.join('|')}> [${MIGRATE_VERBS.join('|')}]
+  run     apply the migrations not yet applied (the default)
+  show    list every migration, [X] applied, [ ] pending; exit 3 when some are pending
+  revert  undo the newest applied migration
+`;
+
 async function main(argv: string[]): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    return;
+  }
   const service = argv[0] ?? process.env.APP;
+  const verb = (argv[1] ?? 'run') as MigrateVerb;
   const log = rootLogger(service ?? 'migrate');
-  if (!service || argv.includes('--help')) {
-    process.stderr.write(`usage: node dist/tools/migrate.js <${SERVICE_NAMES.join('|')}>\n`);
+  if (!service || !MIGRATE_VERBS.includes(verb) || argv.length > 2) {
+    process.stderr.write(USAGE);
     process.exit(2);
   }
   try {
-    const applied = await migrateService(service);
-    log.info({ applied }, applied.length ? `migrated ${service}: ${applied.join(', ')}` : `${service} is up to date`);
+    if (verb === 'show') {
+      const states = await showServiceMigrations(service);
+      for (const state of states) process.stdout.write(`${state.applied ? '[X]' : '[ ]'} ${state.name}\n`);
+      if (states.some((s) => !s.applied)) process.exitCode = 3;
+    } else if (verb === 'revert') {
+      const reverted = await revertServiceMigration(service);
+      log.info({ reverted }, reverted ? `reverted ${service}: ${reverted}` : `${service} has no applied migration to revert`);
+    } else {
+      const applied = await migrateService(service);
+      log.info({ applied }, applied.length ? `migrated ${service}: ${applied.join(', ')}` : `${service} is up to date`);
+    }
   } catch (err) {
-    log.fatal({ err: (err as Error).message }, `migration of ${service} failed`);
+    log.fatal({ err: (err as Error).message }, `migration ${verb} of ${service} failed`);
     process.exit(1);
   }
 }

@@ -1,43 +1,154 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { Client } from 'pg';
-import { SERVICE_NAMES } from '@app/contracts';
-import { databaseUrlFor, dropDatabase } from '@app/platform';
-import { migrateService, SERVICE_MIGRATIONS } from '../../tools/migrate';
+import { SERVICE_NAMES, ServiceName } from '@app/contracts';
+import { databaseUrlFor, dropDatabase, ensureDatabase, MIGRATIONS_TABLE, revertLastMigration, runMigrations } from '@app/platform';
+import { migrateService, revertServiceMigration, SERVICE_MIGRATIONS, showServiceMigrations } from '../../tools/migrate';
 
 const SERVER = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const LEGACY_SCHEMAS = join(__dirname, 'legacy-schemas');
+
+async function query<T = Record<string, unknown>>(url: string, sql: string): Promise<T[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** pg_dump of the schema, without the migration bookkeeping tables (the new one's and the old one's). */
+function schemaDump(url: string): string {
+  return execFileSync('pg_dump', ['--schema-only', '--no-owner', '--no-privileges', '-T', MIGRATIONS_TABLE, '-T', `${MIGRATIONS_TABLE}_id_seq`, '-T', 'schema_migrations', url], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => !/^\\(un)?restrict /.test(line)) // pg_dump's per-dump random key
+    .join('\n');
+}
+
+/**
+ * What a database's schema is made of, each part in a stable order (so a column dropped and added
+ * again at the end of its table compares equal): columns with type, nullability, default,
+ * generation and collation; indexes, constraints, functions, triggers, sequences, extensions.
+ */
+async function catalog(url: string): Promise<Record<string, string[]>> {
+  const sets: Record<string, string> = {
+    columns: `SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || udt_name || ' null=' || is_nullable || ' default=' || coalesce(column_default, '') || ' gen=' || coalesce(generation_expression, '') || ' coll=' || coalesce(collation_name, '') AS d
+      FROM information_schema.columns WHERE table_schema = 'public' AND table_name NOT IN ('${MIGRATIONS_TABLE}', 'schema_migrations')`,
+    tables: `SELECT c.relname || ' ' || c.relpersistence::text AS d FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND c.relname NOT IN ('${MIGRATIONS_TABLE}', 'schema_migrations')`,
+    indexes: `SELECT indexdef AS d FROM pg_indexes WHERE schemaname = 'public' AND tablename NOT IN ('${MIGRATIONS_TABLE}', 'schema_migrations')`,
+    constraints: `SELECT conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid) AS d FROM pg_constraint WHERE connamespace = 'public'::regnamespace AND conrelid::regclass::text NOT IN ('${MIGRATIONS_TABLE}', 'schema_migrations')`,
+    functions: `SELECT pg_get_functiondef(p.oid) AS d FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')`,
+    triggers: `SELECT pg_get_triggerdef(oid) AS d FROM pg_trigger WHERE NOT tgisinternal`,
+    sequences: `SELECT sequence_name AS d FROM information_schema.sequences WHERE sequence_schema = 'public' AND sequence_name <> '${MIGRATIONS_TABLE}_id_seq'`,
+    extensions: `SELECT extname AS d FROM pg_extension`,
+  };
+  const result: Record<string, string[]> = {};
+  for (const [part, sql] of Object.entries(sets)) result[part] = (await query<{ d: string }>(url, sql)).map((r) => r.d).sort();
+  return result;
+}
 
 describe('tools/migrate (the one-shot migration entry of the compose steps and Jobs)', () => {
-  it('knows the migrations of every service', () => {
+  const env = { DATABASE_URL: SERVER, DB_PREFIX: `lim_migrate_${process.pid}_` };
+
+  it('knows the migrations of every service, each a TypeORM migration class with a down', () => {
     expect(Object.keys(SERVICE_MIGRATIONS).sort()).toEqual([...SERVICE_NAMES].sort());
-    for (const service of SERVICE_NAMES) expect(SERVICE_MIGRATIONS[service].length).toBeGreaterThan(0);
+    for (const service of SERVICE_NAMES) {
+      expect(SERVICE_MIGRATIONS[service].length).toBeGreaterThan(0);
+      for (const migration of SERVICE_MIGRATIONS[service]) {
+        expect(migration.name).toMatch(/^[A-Z][A-Za-z]+\d{13}$/);
+        expect(typeof migration.prototype.down).toBe('function');
+      }
+      const stamps = SERVICE_MIGRATIONS[service].map((m) => Number(m.name.slice(-13)));
+      expect(stamps).toEqual([...stamps].sort((a, b) => a - b)); // listed in the order TypeORM runs them
+    }
   });
 
   it('refuses an unknown service', async () => {
     await expect(migrateService('payments', { env: { DATABASE_URL: SERVER } })).rejects.toThrow(/unknown service "payments"/);
   });
 
-  it('creates and migrates one service database, then finds it up to date', async () => {
-    const env = { DATABASE_URL: SERVER, DB_PREFIX: `lim_migrate_${process.pid}_` };
+  it('creates and migrates one service database, shows it applied, then finds it up to date', async () => {
     const url = databaseUrlFor('crm', env);
     try {
-      const first = await migrateService('crm', { env });
-      expect(first).toEqual(SERVICE_MIGRATIONS.crm.map((m) => m.id));
+      const names = SERVICE_MIGRATIONS.crm.map((m) => m.name);
+      expect((await showServiceMigrations('crm', { env })).every((m) => !m.applied)).toBe(true);
+      expect(await migrateService('crm', { env })).toEqual(names);
       expect(await migrateService('crm', { env })).toEqual([]);
-      const client = new Client({ connectionString: url });
-      await client.connect();
-      const rows = (await client.query<{ id: string }>('SELECT id FROM schema_migrations ORDER BY id')).rows;
-      await client.end();
-      expect(rows.map((r) => r.id).sort()).toEqual(first.slice().sort());
+      expect(await showServiceMigrations('crm', { env })).toEqual(names.map((name) => ({ name, applied: true })));
+      const rows = await query<{ name: string }>(url, `SELECT name FROM ${MIGRATIONS_TABLE} ORDER BY id`);
+      expect(rows.map((r) => r.name)).toEqual(names);
+
+      expect(await revertServiceMigration('crm', { env })).toBe(names[names.length - 1]);
+      expect((await showServiceMigrations('crm', { env })).filter((m) => !m.applied).map((m) => m.name)).toEqual([names[names.length - 1]]);
+      expect(await migrateService('crm', { env })).toEqual([names[names.length - 1]]);
+    } finally {
+      await dropDatabase(url);
+    }
+  });
+
+  it('migrates once when replicas and the migration Job start together (the advisory lock)', async () => {
+    const url = databaseUrlFor('billing', env);
+    try {
+      const runs = await Promise.all([1, 2, 3, 4].map(() => migrateService('billing', { env })));
+      expect(runs.flat().sort()).toEqual(SERVICE_MIGRATIONS.billing.map((m) => m.name).sort());
+      const rows = await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM ${MIGRATIONS_TABLE}`);
+      expect(rows[0].n).toBe(SERVICE_MIGRATIONS.billing.length);
     } finally {
       await dropDatabase(url);
     }
   });
 
   it('gives up on an unreachable server once the wait is over', async () => {
-    const env = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/postgres' };
+    const unreachable = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/postgres' };
     let sleeps = 0;
     await expect(
-      migrateService('search', { env, waitMs: 50, sleep: async () => void (sleeps += 1) }),
+      migrateService('search', { env: unreachable, waitMs: 50, sleep: async () => void (sleeps += 1) }),
     ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     expect(sleeps).toBeGreaterThan(0);
+  });
+
+  describe.each(SERVICE_NAMES.map((s) => [s]))('%s', (service: ServiceName) => {
+    it('a database the migrator before TypeORM made upgrades in place to the schema this version creates', async () => {
+      const legacy = databaseUrlFor(service, { ...env, DB_PREFIX: `${env.DB_PREFIX}legacy_` });
+      const fresh = databaseUrlFor(service, { ...env, DB_PREFIX: `${env.DB_PREFIX}fresh_` });
+      try {
+        await ensureDatabase(legacy);
+        execFileSync('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-f', join(LEGACY_SCHEMAS, `${service}.sql`), legacy], { stdio: ['ignore', 'ignore', 'pipe'] });
+        const legacyIds = new Set((await query<{ id: string }>(legacy, 'SELECT id FROM schema_migrations')).map((r) => r.id));
+        const applied = await runMigrations(legacy, SERVICE_MIGRATIONS[service]);
+        // only what the old migrator had not applied runs; the rest is adopted
+        const expected = SERVICE_MIGRATIONS[service].filter((m) => !legacyIds.has((new m() as { legacyId?: string }).legacyId ?? '')).map((m) => m.name);
+        expect(applied).toEqual(expected);
+        expect(await runMigrations(legacy, SERVICE_MIGRATIONS[service])).toEqual([]);
+        await runMigrations(fresh, SERVICE_MIGRATIONS[service]);
+        expect(schemaDump(legacy)).toEqual(schemaDump(fresh));
+        // the old migrator's record stays, so a replica of the previous version restarting mid-deploy does nothing
+        expect(await query(legacy, 'SELECT count(*)::int AS n FROM schema_migrations')).toEqual([{ n: legacyIds.size }]);
+      } finally {
+        await dropDatabase(legacy);
+        await dropDatabase(fresh);
+      }
+    });
+
+    it('every down undoes its up: reverted one by one, the schema is each earlier one again', async () => {
+      const url = databaseUrlFor(service, { ...env, DB_PREFIX: `${env.DB_PREFIX}roundtrip_` });
+      const migrations = SERVICE_MIGRATIONS[service];
+      try {
+        await ensureDatabase(url);
+        const states = [await catalog(url)];
+        for (let k = 1; k <= migrations.length; k++) {
+          expect(await runMigrations(url, migrations.slice(0, k))).toEqual([migrations[k - 1].name]);
+          states.push(await catalog(url));
+        }
+        for (let k = migrations.length; k >= 1; k--) {
+          expect(await revertLastMigration(url, migrations)).toBe(migrations[k - 1].name);
+          expect({ after_reverting: migrations[k - 1].name, ...(await catalog(url)) }).toEqual({ after_reverting: migrations[k - 1].name, ...states[k - 1] });
+        }
+        expect(await revertLastMigration(url, migrations)).toBeNull();
+      } finally {
+        await dropDatabase(url);
+      }
+    }, 120_000);
   });
 });

@@ -168,20 +168,21 @@ describe('admin CLI', () => {
     });
 
     it("a gateway database behind this version: the missing migration named, none applied; the running gateway's table untouched by ordinary commands", async () => {
-      const before = await mesh.query('gateway', 'SELECT id, applied_at FROM schema_migrations ORDER BY id');
-      expect(before.map((r) => r.id).sort()).toEqual(GATEWAY_MIGRATIONS.map((m) => m.id).sort());
+      const before = await mesh.query('gateway', 'SELECT id, "timestamp", name FROM typeorm_migrations ORDER BY id');
+      expect(before.map((r) => r.name).sort()).toEqual(GATEWAY_MIGRATIONS.map((m) => m.name).sort());
       await mesh.workspace();
-      expect(await mesh.query('gateway', 'SELECT id, applied_at FROM schema_migrations ORDER BY id')).toEqual(before);
+      expect(await mesh.query('gateway', 'SELECT id, "timestamp", name FROM typeorm_migrations ORDER BY id')).toEqual(before);
 
-      const last = GATEWAY_MIGRATIONS[GATEWAY_MIGRATIONS.length - 1].id;
-      await mesh.query('gateway', 'DELETE FROM schema_migrations WHERE id = $1', [last]);
+      const last = GATEWAY_MIGRATIONS[GATEWAY_MIGRATIONS.length - 1].name;
+      const recorded = before.find((r) => r.name === last);
+      await mesh.query('gateway', 'DELETE FROM typeorm_migrations WHERE name = $1', [last]);
       try {
         const { code, stderr } = await admin(['workspace:create', '--name', 'Behind']);
         expect(code).toBe(1);
         expect(stderr).toContain(`lacks 1 migration(s) of this version (${last}): start the gateway once`);
-        expect(await mesh.query('gateway', 'SELECT 1 FROM schema_migrations WHERE id = $1', [last])).toHaveLength(0);
+        expect(await mesh.query('gateway', 'SELECT 1 FROM typeorm_migrations WHERE name = $1', [last])).toHaveLength(0);
       } finally {
-        await mesh.query('gateway', 'INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)', [last, before.find((r) => r.id === last).applied_at]);
+        await mesh.query('gateway', 'INSERT INTO typeorm_migrations (id, "timestamp", name) VALUES ($1, $2, $3)', [recorded.id, recorded.timestamp, last]);
       }
     });
   });

@@ -1,12 +1,25 @@
 import { Pool } from 'pg';
 import pino from 'pino';
+import { QueryRunner } from 'typeorm';
 import {
-  DEAD_EVENTS_MIGRATION, DeadLetters, EVENT_BUS_MIGRATION, EventConsumer, eventRetrySettings, OUTBOX_TRACE_MIGRATION, OutboxRelay, prepareDatabase, recordEvent,
-  withTransaction, createPool,
+  DeadEventsMigration, DeadLetters, EventBusMigration, EventConsumer, eventRetrySettings, OutboxRelay, OutboxTraceContextMigration, recordEvent,
+  runMigrations, withTransaction, createPool,
 } from '@app/platform';
 import { PG_SERVER_URL, TestMesh } from '../harness';
 
 const log = pino({ level: 'silent' });
+
+class EventBus1000000000000 extends EventBusMigration {}
+class DeadEvents1000000001000 extends DeadEventsMigration {}
+class OutboxTraceContext1000000002000 extends OutboxTraceContextMigration {}
+class Things1000000003000 {
+  async up(queryRunner: QueryRunner) {
+    await queryRunner.query('CREATE TABLE things (id text PRIMARY KEY); CREATE TABLE handled (event_id text, attempt int);');
+  }
+  async down(queryRunner: QueryRunner) {
+    await queryRunner.query('DROP TABLE handled; DROP TABLE things;');
+  }
+}
 
 async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -30,12 +43,7 @@ describe('outbox, relay and durable consumer', () => {
     const url = new URL(PG_SERVER_URL);
     url.pathname = `/${mesh.dbPrefix}bus`;
     databaseUrl = url.toString();
-    await prepareDatabase(databaseUrl, [
-      EVENT_BUS_MIGRATION,
-      DEAD_EVENTS_MIGRATION,
-      OUTBOX_TRACE_MIGRATION,
-      { id: '0001_test', up: 'CREATE TABLE things (id text PRIMARY KEY); CREATE TABLE handled (event_id text, attempt int);' },
-    ]);
+    await runMigrations(databaseUrl, [EventBus1000000000000, DeadEvents1000000001000, OutboxTraceContext1000000002000, Things1000000003000]);
     pool = createPool(databaseUrl, 4);
   });
   afterAll(async () => {

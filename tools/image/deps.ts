@@ -30,7 +30,7 @@ const REQUIRE = /\brequire\(\s*(?:(["'])([^"'\n]+)\1\s*\)|([^)"'\s][^)]*)\))/g;
 const BUILTIN = new Set(builtinModules);
 
 /** The migration modules of every service: tools/migrate.js loads only the one it migrates. */
-const MIGRATIONS = /^dist\/apps\/([a-z]+)\/src\/migrations\.js$/;
+const MIGRATIONS = /^dist\/apps\/([a-z]+)\/src\/migrations\/index\.js$/;
 
 function resolveFile(path: string): string | undefined {
   for (const candidate of [path, `${path}.js`, `${path}.json`, join(path, 'index.js')]) {

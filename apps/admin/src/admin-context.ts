@@ -7,6 +7,7 @@ import {
 } from '@app/contracts';
 import { databaseUrlFor, natsUrl, withoutCredentials } from '@app/platform/config';
 import { describePostgresProblem, noAnswerReason, probePostgres } from '@app/platform/connection-check';
+import { MIGRATIONS_TABLE } from '@app/platform/data-source';
 import { createPool } from '@app/platform/db';
 import { newId } from '@app/platform/ids';
 import { rootLogger } from '@app/platform/logger';
@@ -179,7 +180,7 @@ async function checkSchema(pool: Pool, databaseUrl: string): Promise<void> {
   const migrate = 'start the gateway once (it migrates its database at start-up) or run `npm run -s migrate -- gateway` (in an image: node dist/tools/migrate.js gateway)';
   let applied: Set<string>;
   try {
-    applied = new Set((await pool.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id));
+    applied = new Set((await pool.query<{ name: string }>(`SELECT name FROM ${MIGRATIONS_TABLE}`)).rows.map((r) => r.name));
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === '42P01') throw new AdminError(`the gateway database at ${where} has no schema yet: ${migrate}`);
@@ -188,7 +189,7 @@ async function checkSchema(pool: Pool, databaseUrl: string): Promise<void> {
     if (problem && problem.kind !== 'no-database') throw new AdminError(describePostgresProblem(problem, databaseUrl, setting));
     throw err;
   }
-  const missing = GATEWAY_MIGRATIONS.filter((m) => !applied.has(m.id)).map((m) => m.id);
+  const missing = GATEWAY_MIGRATIONS.map((m) => m.name).filter((name) => !applied.has(name));
   if (missing.length > 0) {
     throw new AdminError(`the gateway database at ${where} lacks ${missing.length} migration(s) of this version (${missing.join(', ')}): ${migrate}`);
   }

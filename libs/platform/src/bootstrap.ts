@@ -4,7 +4,8 @@ import { NestFactory } from '@nestjs/core';
 import { MicroserviceOptions } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ServiceConfig } from './config';
-import { Migration, prepareDatabase } from './db';
+import { MigrationClass } from './data-source';
+import { runMigrations } from './migrations/migrator';
 import { rootLogger } from './logger';
 import { PinoNestLogger } from './nest-logger';
 import { initTracing } from './tracing';
@@ -18,7 +19,8 @@ import { PG_POOL } from './tokens';
 export interface ServiceBootOptions {
   config: ServiceConfig;
   module: Type<unknown> | import('@nestjs/common').DynamicModule;
-  migrations: Migration[];
+  /** The service's TypeORM migrations, oldest first; applied before the module starts. */
+  migrations: MigrationClass[];
   /** Listen for NATS request-reply in the service's queue group (all but the gateway). */
   microservice?: boolean;
   /** False when the app installs its own body parsers (the gateway does). */
@@ -38,7 +40,7 @@ export async function startService(options: ServiceBootOptions): Promise<INestAp
   process.env.SERVICE_NAME = config.service;
   const log = rootLogger(config.service);
   initTracing(config.service);
-  await prepareDatabase(config.databaseUrl, options.migrations);
+  await runMigrations(config.databaseUrl, options.migrations);
   const app = await NestFactory.create<NestFastifyApplication>(
     options.module as Type<unknown>,
     options.adapter ?? new FastifyAdapter(),

@@ -1,32 +1,54 @@
-import { Client, Pool, PoolClient } from 'pg';
+import { Client, Pool, PoolClient, PoolConfig } from 'pg';
 import { pgClientConfig } from './pg-tls';
-
-export interface Migration {
-  id: string;
-  up: string;
-}
 
 /**
  * `effective_io_concurrency` of every pooled connection (`PG_EFFECTIVE_IO_CONCURRENCY`, default 64;
  * empty leaves the server's): how many heap pages a bitmap heap scan asks the kernel to read ahead.
  * At the server's default (1) a search's matches are read one page at a time when they are not
- * cached: one first search's read of every match (~2,000 heap pages of a 1M index) took 110-190 ms
- * at 1 and 37-50 ms at 64 (256 the same); 16 first searches at once on an index larger than memory
- * (2M entities) had a p95 of 755-5,286 ms at 1 and 620-631 ms at 64, with less PostgreSQL CPU
- * (benchmarks.md). A startup option, so no SET round trip per connection; a pooler in front that
- * refuses startup options (PgBouncer without `ignore_startup_parameters = options`) needs it empty.
+ * cached (measured in docs/benchmarks.md). A startup option, so no SET round trip per connection;
+ * a pooler in front that refuses startup options (PgBouncer without
+ * `ignore_startup_parameters = options`) needs it empty.
  */
 const IO_CONCURRENCY = process.env.PG_EFFECTIVE_IO_CONCURRENCY ?? '64';
 
-export function createPool(databaseUrl: string, max = Number(process.env.PG_POOL_MAX || 10)): Pool {
+/** node-postgres pool settings of a service's pool: TLS, size, idle timeout, startup options. */
+export function poolConfig(databaseUrl: string, max = Number(process.env.PG_POOL_MAX || 10)): PoolConfig {
   const options = /^\d+$/.test(IO_CONCURRENCY) ? `-c effective_io_concurrency=${IO_CONCURRENCY}` : undefined;
-  const pool = new Pool({ ...pgClientConfig(databaseUrl), max, idleTimeoutMillis: 30_000, options });
-  pool.on('error', () => undefined); // an idle client's broken connection is replaced on next use
-  // a checked-out client whose connection breaks between two queries (a database gone away while
-  // a transaction awaits a peer) emits 'error' with no pool listener on it: unheard, that ends the
-  // process; its holder sees the failure at its next query instead
-  pool.on('connect', (client) => client.on('error', () => undefined));
-  return pool;
+  return { ...pgClientConfig(databaseUrl), max, idleTimeoutMillis: 30_000, options };
+}
+
+/**
+ * A pool whose broken connections never end the process: an idle client's broken connection is
+ * replaced on next use, and a checked-out client whose connection breaks between two queries (a
+ * database gone away while a transaction awaits a peer) would otherwise emit 'error' with no
+ * listener; its holder sees the failure at its next query instead. TypeORM's driver builds its
+ * pool from this class too (see data-source.ts).
+ */
+export class ServicePool extends Pool {
+  constructor(config?: PoolConfig) {
+    super(config);
+    this.on('error', () => undefined);
+    this.on('connect', (client) => client.on('error', () => undefined));
+  }
+}
+
+/** A pool of its own, for processes that run no service (the admin CLI, tools). */
+export function createPool(databaseUrl: string, max?: number): Pool {
+  return new ServicePool(poolConfig(databaseUrl, max));
+}
+
+/** Whether the database named in the URL exists on its server. */
+export async function databaseExists(databaseUrl: string): Promise<boolean> {
+  const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new Client(pgClientConfig(admin.toString()));
+  await client.connect();
+  try {
+    return (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+  } finally {
+    await client.end();
+  }
 }
 
 /** Creates the database named in the URL when it does not exist yet. */
@@ -60,50 +82,6 @@ export async function dropDatabase(databaseUrl: string): Promise<void> {
   } finally {
     await client.end();
   }
-}
-
-const MIGRATION_LOCK = 72_201_447;
-
-/**
- * Applies the migrations not yet recorded, in order, each in its own transaction, under a
- * session advisory lock so that replicas starting together migrate once.
- */
-export async function migrate(databaseUrl: string, migrations: Migration[]): Promise<string[]> {
-  const ids = migrations.map((m) => m.id);
-  const doubled = ids.find((id, i) => ids.indexOf(id) !== i);
-  if (doubled) throw new Error(`migration ${doubled} is listed twice`);
-  const client = new Client(pgClientConfig(databaseUrl));
-  await client.connect();
-  const applied: string[] = [];
-  try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    await client.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
-    );
-    const done = new Set((await client.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id));
-    for (const migration of migrations) {
-      if (done.has(migration.id)) continue;
-      await client.query('BEGIN');
-      try {
-        await client.query(migration.up);
-        await client.query('INSERT INTO schema_migrations (id) VALUES ($1)', [migration.id]);
-        await client.query('COMMIT');
-        applied.push(migration.id);
-      } catch (err) {
-        await client.query('ROLLBACK');
-        throw new Error(`migration ${migration.id} failed: ${(err as Error).message}`);
-      }
-    }
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
-    await client.end();
-  }
-  return applied;
-}
-
-export async function prepareDatabase(databaseUrl: string, migrations: Migration[]): Promise<string[]> {
-  await ensureDatabase(databaseUrl);
-  return migrate(databaseUrl, migrations);
 }
 
 /**

@@ -17,24 +17,6 @@ export function retryDelayMs(settings: EventRetrySettings, deliveryCount: number
  */
 export const serverMaxDeliver = (settings: EventRetrySettings): number => settings.maxDeliver + 1;
 
-/** The dead-letter store of a service's durable consumers, in the service's own database. */
-export const DEAD_EVENTS_MIGRATION = {
-  id: '0000_dead_events',
-  up: `
-    CREATE TABLE dead_events (
-      consumer text NOT NULL,
-      event_id text COLLATE "C" NOT NULL,
-      type text NOT NULL,
-      envelope jsonb NOT NULL,
-      last_error text NOT NULL,
-      attempts int NOT NULL,
-      first_failed_at timestamptz NOT NULL DEFAULT now(),
-      last_failed_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (consumer, event_id)
-    );
-  `,
-};
-
 /** Applies one event as the consumer would: idempotent through the processed-ids table. */
 export type ApplyEvent = (event: EventEnvelope) => Promise<void>;
 

@@ -46,30 +46,3 @@ export async function recordEvent<T>(tx: Queryable, event: NewEvent<T>): Promise
   return envelope;
 }
 
-/** Tables every service needs for the event bus: its outbox and the ids its consumers processed. */
-export const EVENT_BUS_MIGRATION = {
-  id: '0000_event_bus',
-  up: `
-    CREATE TABLE outbox (
-      seq bigserial PRIMARY KEY,
-      id text COLLATE "C" NOT NULL UNIQUE,
-      type text NOT NULL,
-      envelope json NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      published_at timestamptz
-    );
-    CREATE INDEX outbox_unpublished ON outbox (seq) WHERE published_at IS NULL;
-    CREATE TABLE processed_events (
-      consumer text NOT NULL,
-      event_id text COLLATE "C" NOT NULL,
-      processed_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (consumer, event_id)
-    );
-  `,
-};
-
-/** The outbox's trace context column (recordEvent, OutboxRelay): every service appends it to its migrations. */
-export const OUTBOX_TRACE_MIGRATION = {
-  id: '0000_outbox_trace_context',
-  up: `ALTER TABLE outbox ADD COLUMN trace_context json;`,
-};

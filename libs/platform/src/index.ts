@@ -28,3 +28,5 @@ export * from './log-context';
 export * from './connection-check';
 export * from './dead-letters';
 export * from './dead-events.controller';
+export * from './data-source';
+export * from './migrations';

@@ -2,11 +2,13 @@ import {
   BeforeApplicationShutdown, DynamicModule, Global, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown, Provider,
 } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { NatsConnection } from '@nats-io/transport-node';
 import { Pool } from 'pg';
 import { NATS_DURABLES } from '@app/contracts';
 import { ServiceConfig } from './config';
-import { createPool } from './db';
+import { poolOf, serviceDataSourceOptions } from './data-source';
 import { deadEventsControllerFor } from './dead-events.controller';
 import { DeadLetters } from './dead-letters';
 import { ConsumerSpec, EventConsumer } from './event-consumer';
@@ -28,8 +30,9 @@ export interface PlatformOptions {
 }
 
 /**
- * Runtime plumbing every service shares: its PostgreSQL pool, a NATS connection, the outbox
- * relay, durable event consumers with their dead-letter store, and the health endpoints.
+ * Runtime plumbing every service shares: its TypeORM DataSource and the pool under it, a NATS
+ * connection, the outbox relay, durable event consumers with their dead-letter store, and the
+ * health endpoints.
  */
 @Global()
 @Module({})
@@ -48,7 +51,8 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
   static forService(config: ServiceConfig, options: PlatformOptions = {}): DynamicModule {
     const providers: Provider[] = [
       { provide: SERVICE_CONFIG, useValue: { ...config, ...options } },
-      { provide: PG_POOL, useFactory: () => createPool(config.databaseUrl) },
+      // the one pool of the process is TypeORM's: hand-written SQL takes its clients from it
+      { provide: PG_POOL, inject: [DataSource], useFactory: (dataSource: DataSource) => poolOf(dataSource) },
       { provide: NATS_CONNECTION, useFactory: () => connectNats(config.nats, config.service) },
       { provide: EVENT_CONSUMERS, useValue: options.consumers ?? [] },
       {
@@ -62,7 +66,14 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
     collectProcessMetrics(config.service);
     return {
       module: PlatformModule,
-      imports: [TerminusModule.forRoot({ gracefulShutdownTimeoutMs: 0 })],
+      imports: [
+        TerminusModule.forRoot({ gracefulShutdownTimeoutMs: 0 }),
+        TypeOrmModule.forRootAsync({
+          // the service's database is migrated before the module starts (startService), so its
+          // first connection failing is a start-up failure, not something to retry for 27 s
+          useFactory: () => ({ ...serviceDataSourceOptions({ databaseUrl: config.databaseUrl }), autoLoadEntities: true, retryAttempts: 0 }),
+        }),
+      ],
       controllers: [
         HealthController,
         MetricsController,
@@ -116,6 +127,6 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
   async onApplicationShutdown(): Promise<void> {
     await shutdownTracing();
     await this.nc.drain().catch(() => undefined);
-    await this.pool.end().catch(() => undefined);
+    // the pool closes with the DataSource (TypeOrmModule destroys it at shutdown)
   }
 }

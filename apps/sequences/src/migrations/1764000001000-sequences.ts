@@ -1,13 +1,11 @@
-import { Migration } from '@app/platform/db';
-import { DEAD_EVENTS_MIGRATION } from '@app/platform/dead-letters';
-import { EVENT_BUS_MIGRATION, OUTBOX_TRACE_MIGRATION } from '@app/platform/events';
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Applied in order at boot; an applied migration is never edited, only followed by a new one. */
-export const MIGRATIONS: Migration[] = [
-  EVENT_BUS_MIGRATION,
-  {
-    id: '0001_sequences',
-    up: `
+export class Sequences1764000001000 implements MigrationInterface {
+  /** Its id under the migrator before TypeORM (schema_migrations): databases it migrated are adopted. */
+  readonly legacyId = '0001_sequences';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
       CREATE TABLE mailboxes (
         id text COLLATE "C" PRIMARY KEY,
         workspace_id text NOT NULL,
@@ -132,49 +130,19 @@ export const MIGRATIONS: Migration[] = [
       -- testing only (SEQUENCES_TEST_CLOCK=on): how far the engine's clock runs ahead
       CREATE TABLE test_clock (one boolean PRIMARY KEY DEFAULT true CHECK (one), offset_ms bigint NOT NULL DEFAULT 0);
       INSERT INTO test_clock DEFAULT VALUES;
-    `,
-  },
-  {
-    id: '0002_imap_poll',
-    up: `
-      -- IMAP polling (apps/sequences/src/inbound/imap-poller.ts): one row per mailbox with an IMAP URL.
-      -- A replica polls a mailbox only while it holds the session advisory lock (class 72201448, hashtext(mailbox_id))
-      -- and reads this row after taking it, so two replicas never fetch the same UIDs.
-      CREATE TABLE mailbox_imap_state (
-        mailbox_id text COLLATE "C" PRIMARY KEY REFERENCES mailboxes ON DELETE CASCADE,
-        -- INBOX's UIDVALIDITY when last_uid was recorded; a different value means the UIDs were renumbered
-        uid_validity bigint,
-        -- every message of INBOX up to this UID has been handled
-        last_uid bigint NOT NULL DEFAULT 0,
-        next_poll_at timestamptz NOT NULL DEFAULT now(),
-        last_polled_at timestamptz,
-        last_error text,
-        consecutive_failures integer NOT NULL DEFAULT 0,
-        -- a message whose handling keeps failing is skipped after a few polls
-        stuck_uid bigint,
-        stuck_count integer NOT NULL DEFAULT 0
-      );
-      CREATE INDEX mailbox_imap_state_due ON mailbox_imap_state (next_poll_at);
-    `,
-  },
-  {
-    id: '0003_enrollment_removal',
-    up: `
-      -- DELETE of an enrollment that had already ended (completed, or stopped for a reply, bounce,
-      -- unsubscribe or suppression) makes it stopped/removed as the spec says; how it had ended is
-      -- kept here so the sequence's stats (replied, unsubscribed) still count it.
-      ALTER TABLE enrollments ADD COLUMN ended_before_removal text
-        CHECK (ended_before_removal IN ('completed', 'replied', 'bounced', 'unsubscribed', 'suppressed'));
-    `,
-  },
-  DEAD_EVENTS_MIGRATION,
-  OUTBOX_TRACE_MIGRATION,
-  {
-    // the trace and request id of the enrollment, carried to each of its emails and their send
-    id: '0004_email_trace_context',
-    up: `
-      ALTER TABLE enrollments ADD COLUMN trace_context json;
-      ALTER TABLE email_messages ADD COLUMN trace_context json;
-    `,
-  },
-];
+    `);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      DROP TABLE test_clock;
+      DROP TABLE country_rules;
+      DROP TABLE suppressions;
+      DROP TABLE email_messages;
+      DROP TABLE enrollments;
+      DROP TABLE sequence_steps;
+      DROP TABLE sequences;
+      DROP TABLE mailboxes;
+    `);
+  }
+}

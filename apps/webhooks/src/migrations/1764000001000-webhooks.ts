@@ -1,13 +1,11 @@
-import { Migration } from '@app/platform/db';
-import { DEAD_EVENTS_MIGRATION } from '@app/platform/dead-letters';
-import { EVENT_BUS_MIGRATION, OUTBOX_TRACE_MIGRATION } from '@app/platform/events';
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Applied in order at boot; an applied migration is never edited, only followed by a new one. */
-export const MIGRATIONS: Migration[] = [
-  EVENT_BUS_MIGRATION,
-  {
-    id: '0001_webhooks',
-    up: `
+export class Webhooks1764000001000 implements MigrationInterface {
+  /** Its id under the migrator before TypeORM (schema_migrations): databases it migrated are adopted. */
+  readonly legacyId = '0001_webhooks';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
       CREATE TABLE webhook_endpoints (
         id text COLLATE "C" PRIMARY KEY,
         workspace_id text NOT NULL,
@@ -73,13 +71,16 @@ export const MIGRATIONS: Migration[] = [
         id int PRIMARY KEY CHECK (id = 1),
         offset_ms bigint NOT NULL
       );
-    `,
-  },
-  DEAD_EVENTS_MIGRATION,
-  OUTBOX_TRACE_MIGRATION,
-  {
-    // the trace and request id of the event a delivery carries, continued by each attempt
-    id: '0002_delivery_trace_context',
-    up: `ALTER TABLE webhook_deliveries ADD COLUMN trace_context json;`,
-  },
-];
+    `);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      DROP TABLE webhook_test_clock;
+      DROP TABLE webhook_create_keys;
+      DROP TABLE webhook_attempts;
+      DROP TABLE webhook_deliveries;
+      DROP TABLE webhook_endpoints;
+    `);
+  }
+}

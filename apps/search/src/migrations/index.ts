@@ -1,0 +1,29 @@
+import { EventBusMigration, OutboxTraceContextMigration } from '@app/platform/migrations';
+import { Entities1764000001000 } from './1764000001000-entities';
+import { PendingRefunds1764000002000 } from './1764000002000-pending-refunds';
+import { EntitiesGeneration1764000003000 } from './1764000003000-entities-generation';
+import { EntitiesTerms1764000004000 } from './1764000004000-entities-terms';
+import { EntitiesTermsWritten1764000005000 } from './1764000005000-entities-terms-written';
+import { EntitiesTermsTop1764000006000 } from './1764000006000-entities-terms-top';
+import { EntitiesOrganizations1764000007000 } from './1764000007000-entities-organizations';
+
+// The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
+export class EventBus1764000000000 extends EventBusMigration {}
+export class OutboxTraceContext1764000008000 extends OutboxTraceContextMigration {}
+
+/**
+ * search's schema history as TypeORM migrations, oldest first (TypeORM orders them by the
+ * timestamp that ends each class name). An applied migration is never edited, only followed by
+ * a new one; each has a down that undoes it (npm run migrate -- search revert).
+ */
+export const MIGRATIONS = [
+  EventBus1764000000000,
+  Entities1764000001000,
+  PendingRefunds1764000002000,
+  EntitiesGeneration1764000003000,
+  EntitiesTerms1764000004000,
+  EntitiesTermsWritten1764000005000,
+  EntitiesTermsTop1764000006000,
+  EntitiesOrganizations1764000007000,
+  OutboxTraceContext1764000008000,
+];

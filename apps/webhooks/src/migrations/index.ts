@@ -1,0 +1,21 @@
+import { DeadEventsMigration, EventBusMigration, OutboxTraceContextMigration } from '@app/platform/migrations';
+import { Webhooks1764000001000 } from './1764000001000-webhooks';
+import { DeliveryTraceContext1764000004000 } from './1764000004000-delivery-trace-context';
+
+// The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
+export class EventBus1764000000000 extends EventBusMigration {}
+export class DeadEvents1764000002000 extends DeadEventsMigration {}
+export class OutboxTraceContext1764000003000 extends OutboxTraceContextMigration {}
+
+/**
+ * webhooks's schema history as TypeORM migrations, oldest first (TypeORM orders them by the
+ * timestamp that ends each class name). An applied migration is never edited, only followed by
+ * a new one; each has a down that undoes it (npm run migrate -- webhooks revert).
+ */
+export const MIGRATIONS = [
+  EventBus1764000000000,
+  Webhooks1764000001000,
+  DeadEvents1764000002000,
+  OutboxTraceContext1764000003000,
+  DeliveryTraceContext1764000004000,
+];

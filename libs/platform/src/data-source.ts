@@ -1,0 +1,55 @@
+import * as pg from 'pg';
+import { DataSource, DataSourceOptions, MigrationInterface } from 'typeorm';
+
+type PostgresConnectionOptions = Extract<DataSourceOptions, { type: 'postgres' }>;
+import { poolConfig, ServicePool } from './db';
+
+/** TypeORM's record of applied migrations, in every service's database. */
+export const MIGRATIONS_TABLE = 'typeorm_migrations';
+
+export type MigrationClass = new () => MigrationInterface;
+
+export interface ServiceDataSourceSettings {
+  databaseUrl: string;
+  /** The service's history, oldest first (`apps/<service>/src/migrations`). */
+  migrations?: MigrationClass[];
+  /** Entity classes; a Nest service registers its own through TypeOrmModule.forFeature instead. */
+  entities?: NonNullable<PostgresConnectionOptions['entities']>;
+  poolMax?: number;
+}
+
+/**
+ * node-postgres as TypeORM loads it, but building its pool as a ServicePool, so the one pool of a
+ * service process (TypeORM's) has the same error handling and settings as before TypeORM.
+ * `Object.create` keeps pg's lazy getters (pg.native) unevaluated.
+ */
+const pgForTypeOrm = Object.create(pg, { Pool: { value: ServicePool } }) as typeof pg;
+
+/**
+ * The TypeORM options of a service's database: one pool per process, built from the same
+ * settings as every pool (TLS, size, startup options); never `synchronize` (the schema is the
+ * migrations'), and migrations run by `runMigrations` under the advisory lock, not by TypeORM at
+ * initialisation.
+ */
+export function serviceDataSourceOptions(settings: ServiceDataSourceSettings): PostgresConnectionOptions {
+  return {
+    type: 'postgres',
+    url: settings.databaseUrl,
+    driver: pgForTypeOrm,
+    extra: poolConfig(settings.databaseUrl, settings.poolMax),
+    entities: settings.entities ?? [],
+    migrations: settings.migrations ?? [],
+    migrationsTableName: MIGRATIONS_TABLE,
+    migrationsTransactionMode: 'each',
+    migrationsRun: false,
+    synchronize: false,
+    logging: false,
+  };
+}
+
+/** The node-postgres pool under a TypeORM DataSource: where hand-written SQL takes its clients. */
+export function poolOf(dataSource: DataSource): pg.Pool {
+  const pool = (dataSource.driver as unknown as { master?: pg.Pool }).master;
+  if (!pool) throw new Error('the DataSource is not initialised: it has no pool yet');
+  return pool;
+}

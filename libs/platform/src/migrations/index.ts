@@ -1,0 +1,2 @@
+export * from './platform.migrations';
+export * from './migrator';
