@@ -1,16 +1,29 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { PlatformModule, ServiceConfig } from '@app/platform';
 import { CrmClient } from './crm-client';
+import { EngineRepository } from './engine/engine.repository';
 import { Sender } from './engine/sender';
+import { EnrollmentsController } from './enrollments/enrollments.controller';
+import { EnrollmentsRepository } from './enrollments/enrollments.repository';
+import { EnrollmentsService } from './enrollments/enrollments.service';
+import { leadDeletedConsumer } from './enrollments/lead-deleted.consumer';
+import { leadUpdatedConsumer } from './enrollments/lead-updated.consumer';
 import { ImapPoller } from './inbound/imap-poller';
+import { ImapStateRepository } from './inbound/imap-state.repository';
+import { InboundController } from './inbound/inbound.controller';
+import { InboundRepository } from './inbound/inbound.repository';
 import { InboundService } from './inbound/inbound.service';
-import { leadDeletedConsumer } from './lead-deleted.consumer';
-import { leadUpdatedConsumer } from './lead-updated.consumer';
+import { MailboxesController } from './mailboxes/mailboxes.controller';
 import { MailboxesRepository } from './mailboxes/mailboxes.repository';
+import { MailboxesService } from './mailboxes/mailboxes.service';
+import { OptoutController } from './optout/optout.controller';
 import { OptoutService } from './optout/optout.service';
-import { SequencesController } from './sequences.controller';
 import { loadSequencesConfig, SEQUENCES_CONFIG } from './sequences.config';
+import { SequencesController } from './sequences/sequences.controller';
+import { SequencesRepository } from './sequences/sequences.repository';
 import { SequencesService } from './sequences/sequences.service';
+import { SuppressionsController } from './suppressions/suppressions.controller';
+import { SuppressionsRepository } from './suppressions/suppressions.repository';
 import { SuppressionsService } from './suppressions/suppressions.service';
 
 @Module({})
@@ -19,10 +32,17 @@ export class SequencesModule {
     return {
       module: SequencesModule,
       imports: [PlatformModule.forService(config, { consumers: [leadDeletedConsumer, leadUpdatedConsumer] })],
-      controllers: [SequencesController],
+      controllers: [SequencesController, EnrollmentsController, SuppressionsController, MailboxesController, InboundController, OptoutController],
       providers: [
         { provide: SEQUENCES_CONFIG, useValue: loadSequencesConfig() },
-        CrmClient, MailboxesRepository, SuppressionsService, SequencesService, InboundService, ImapPoller, Sender, OptoutService,
+        CrmClient,
+        SequencesService, SequencesRepository,
+        EnrollmentsService, EnrollmentsRepository,
+        SuppressionsService, SuppressionsRepository,
+        MailboxesService, MailboxesRepository,
+        InboundService, InboundRepository, ImapPoller, ImapStateRepository,
+        Sender, EngineRepository,
+        OptoutService,
       ],
     };
   }

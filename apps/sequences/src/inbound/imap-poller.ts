@@ -1,15 +1,14 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ImapFlow } from 'imapflow';
-import { Pool, PoolClient } from 'pg';
-import { counter, PG_POOL, rootLogger } from '@app/platform';
+import { PoolClient } from 'pg';
+import { counter, rootLogger } from '@app/platform';
 import { SecretBox } from '../mailboxes/secret-box';
 import { SEQUENCES_CONFIG, SequencesConfig } from '../sequences.config';
+import { ImapStateRepository, ImapStateRow } from './imap-state.repository';
 import { InboundService } from './inbound.service';
 
 const log = rootLogger('sequences');
 
-/** First key of the session advisory lock a replica holds while it polls a mailbox (the second is hashtext(mailbox id)). */
-export const IMAP_POLL_LOCK_CLASS = 72_201_448;
 /** A message whose handling failed this many polls in a row is skipped (logged), so it cannot block its mailbox. */
 const STUCK_LIMIT = 5;
 /** Longest wait between two polls of a failing mailbox. */
@@ -17,18 +16,6 @@ const MAX_BACKOFF_MS = 15 * 60_000;
 
 const polls = counter('sequences_imap_polls_total', 'IMAP polls of mailboxes, by outcome (ok, failed)', ['outcome']);
 const messages = counter('sequences_imap_messages_total', 'Messages fetched from mailboxes by IMAP, by what they were (reply, unsubscribe_reply, auto_reply, hard_bounce, soft_bounce, unmatched, too_large, skipped)', ['kind']);
-
-interface StateRow {
-  mailbox_id: string;
-  uid_validity: string | null;
-  last_uid: string;
-  last_polled_at: Date | null;
-  consecutive_failures: number;
-  stuck_uid: string | null;
-  stuck_count: number;
-  imap_url_enc: string;
-  created_at: Date;
-}
 
 /** Connection options of an `imap[s]://user:pass@host:port` URL (imaps: TLS from the start, 993; imap: 143, STARTTLS when offered). */
 export function imapOptions(url: string): { host: string; port: number; secure: boolean; auth: { user: string; pass: string } } {
@@ -69,7 +56,7 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
   private stopped = false;
 
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly states: ImapStateRepository,
     @Inject(SEQUENCES_CONFIG) private readonly config: SequencesConfig,
     private readonly inbound: InboundService,
   ) {
@@ -99,16 +86,8 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
   async tick(): Promise<void> {
     const room = this.config.imapConcurrency - this.inFlight.size;
     if (room <= 0) return;
-    await this.pool.query(
-      `INSERT INTO mailbox_imap_state (mailbox_id)
-       SELECT m.id FROM mailboxes m WHERE m.imap_url_enc IS NOT NULL AND NOT EXISTS (SELECT 1 FROM mailbox_imap_state s WHERE s.mailbox_id = m.id)
-       ON CONFLICT DO NOTHING`,
-    );
-    const { rows } = await this.pool.query<{ mailbox_id: string }>(
-      `SELECT mailbox_id FROM mailbox_imap_state WHERE next_poll_at <= now() AND NOT (mailbox_id = ANY($1)) ORDER BY next_poll_at LIMIT $2`,
-      [[...this.inFlight.keys()], room],
-    );
-    for (const { mailbox_id } of rows) {
+    await this.states.addMissing();
+    for (const mailbox_id of await this.states.due([...this.inFlight.keys()], room)) {
       if (this.stopped) break;
       const run = this.pollMailbox(mailbox_id)
         .then(() => undefined, (err) => log.warn({ mailbox_id, err: (err as Error).message }, 'imap poller: poll failed'))
@@ -122,24 +101,18 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
    * it did not poll (locked elsewhere, or polled meanwhile).
    */
   async pollMailbox(mailboxId: string): Promise<boolean> {
-    const db = await this.pool.connect();
+    const db = await this.states.connect();
     let broken = false;
     try {
-      const { rows: lock } = await db.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [IMAP_POLL_LOCK_CLASS, mailboxId]);
-      if (!lock[0].ok) return false;
+      if (!(await this.states.tryLock(db, mailboxId))) return false;
       try {
         // read under the lock: a replica that polled just before us has recorded its last UID
-        const { rows } = await db.query<StateRow>(
-          `SELECT s.mailbox_id, s.uid_validity, s.last_uid, s.last_polled_at, s.consecutive_failures, s.stuck_uid, s.stuck_count, m.imap_url_enc, m.created_at
-           FROM mailbox_imap_state s JOIN mailboxes m ON m.id = s.mailbox_id
-           WHERE s.mailbox_id = $1 AND s.next_poll_at <= now() AND m.imap_url_enc IS NOT NULL`,
-          [mailboxId],
-        );
-        if (!rows[0]) return false;
-        await this.poll(db, rows[0]);
+        const state = await this.states.findDue(db, mailboxId);
+        if (!state) return false;
+        await this.poll(db, state);
         return true;
       } finally {
-        await db.query('SELECT pg_advisory_unlock($1, hashtext($2))', [IMAP_POLL_LOCK_CLASS, mailboxId]).catch(() => {
+        await this.states.unlock(db, mailboxId).catch(() => {
           broken = true; // closing the connection releases the lock
         });
       }
@@ -151,7 +124,7 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 
-  private async poll(db: PoolClient, state: StateRow): Promise<void> {
+  private async poll(db: PoolClient, state: ImapStateRow): Promise<void> {
     let client: ImapFlow | undefined;
     let more = false;
     try {
@@ -175,12 +148,7 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
       } finally {
         lock.release();
       }
-      await db.query(
-        `UPDATE mailbox_imap_state SET last_polled_at = now(), last_error = NULL, consecutive_failures = 0,
-           next_poll_at = now() + make_interval(secs => $2::double precision / 1000)
-         WHERE mailbox_id = $1`,
-        [state.mailbox_id, more ? 0 : this.config.imapPollMs],
-      );
+      await this.states.recordPolled(db, state.mailbox_id, more ? 0 : this.config.imapPollMs);
       polls.inc({ outcome: 'ok' });
     } catch (err) {
       const failures = state.consecutive_failures + 1;
@@ -188,11 +156,7 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
       const reason = describe(err);
       log.warn({ mailbox_id: state.mailbox_id, err: reason, failures, next_poll_in_ms: delay }, 'imap poller: mailbox poll failed');
       polls.inc({ outcome: 'failed' });
-      await db.query(
-        `UPDATE mailbox_imap_state SET last_error = $2, consecutive_failures = $3, next_poll_at = now() + make_interval(secs => $4::double precision / 1000)
-         WHERE mailbox_id = $1`,
-        [state.mailbox_id, reason.slice(0, 500), failures, delay],
-      );
+      await this.states.recordFailed(db, state.mailbox_id, reason.slice(0, 500), failures, delay);
     } finally {
       if (client) {
         // LOGOUT to a server that stopped answering must not hold the mailbox's lock
@@ -204,7 +168,7 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /** Handles INBOX's new messages in UID order, recording each; true when more are left for an immediate next poll. */
-  private async fetchNew(db: PoolClient, client: ImapFlow, state: StateRow): Promise<boolean> {
+  private async fetchNew(db: PoolClient, client: ImapFlow, state: ImapStateRow): Promise<boolean> {
     const mailbox = client.mailbox;
     if (!mailbox) throw new Error('INBOX is not open');
     const uidValidity = String(mailbox.uidValidity);
@@ -230,7 +194,7 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
     // after a full scan, every UID below UIDNEXT (as of SELECT) has been seen: older mail is never fetched
     const scanned = Math.max(0, (mailbox.uidNext ?? 0) - 1);
     if (batch.length === 0) {
-      if (!same) await this.record(db, state.mailbox_id, uidValidity, Math.max(lastUid, scanned), { clearStuck: false });
+      if (!same) await this.states.recordProgress(db, state.mailbox_id, uidValidity, Math.max(lastUid, scanned), { clearStuck: false });
       return false;
     }
     const sizes = new Map<number, number>();
@@ -254,7 +218,7 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
           } catch (err) {
             const count = stuckUid === uid ? state.stuck_count + 1 : 1;
             if (count < STUCK_LIMIT) {
-              await db.query('UPDATE mailbox_imap_state SET stuck_uid = $2, stuck_count = $3 WHERE mailbox_id = $1', [state.mailbox_id, uid, count]);
+              await this.states.recordStuck(db, state.mailbox_id, uid, count);
               throw new Error(`handling UID ${uid} failed (${count} of ${STUCK_LIMIT}): ${describe(err)}`);
             }
             log.error({ mailbox_id: state.mailbox_id, uid, err: describe(err) }, `imap poller: message skipped after ${STUCK_LIMIT} failed attempts`);
@@ -264,19 +228,12 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
           messages.inc({ kind: 'skipped' });
         }
       }
-      await this.record(db, state.mailbox_id, uidValidity, uid, { clearStuck: stuckUid !== null });
+      await this.states.recordProgress(db, state.mailbox_id, uidValidity, uid, { clearStuck: stuckUid !== null });
       stuckUid = null;
     }
     if (uids.length > batch.length) return true;
-    if (!same && scanned > batch[batch.length - 1]) await this.record(db, state.mailbox_id, uidValidity, scanned, { clearStuck: false });
+    if (!same && scanned > batch[batch.length - 1]) await this.states.recordProgress(db, state.mailbox_id, uidValidity, scanned, { clearStuck: false });
     return false;
-  }
-
-  private async record(db: PoolClient, mailboxId: string, uidValidity: string, lastUid: number, options: { clearStuck: boolean }): Promise<void> {
-    await db.query(
-      `UPDATE mailbox_imap_state SET uid_validity = $2, last_uid = $3${options.clearStuck ? ', stuck_uid = NULL, stuck_count = 0' : ''} WHERE mailbox_id = $1`,
-      [mailboxId, uidValidity, lastUid],
-    );
   }
 }
 

@@ -1,11 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { simpleParser } from 'mailparser';
-import { Pool, PoolClient } from 'pg';
 import { CURRENT_API_VERSION, EVENT, ID_PREFIX, RequestContext } from '@app/contracts';
-import { newId, PG_POOL, recordEvent, withTransaction } from '@app/platform';
+import { newId, recordEvent, withTransaction } from '@app/platform';
+import { cancelQueuedMessages } from '../enrollments/enrollments.repository';
 import { MessageRow, renderMessage, snippetOf } from '../rows';
 import { SuppressionsService } from '../suppressions/suppressions.service';
 import { isAutoReply, parseDeliveryStatus, referencedIds } from './classify';
+import { InboundRepository } from './inbound.repository';
 import { asksToUnsubscribe } from './unsubscribe-request';
 
 export type InboundOutcome =
@@ -29,7 +30,7 @@ const BOUNCE_MIN_SENT = 20;
 @Injectable()
 export class InboundService {
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly inbound: InboundRepository,
     private readonly suppressions: SuppressionsService,
   ) {}
 
@@ -61,17 +62,12 @@ export class InboundService {
     const inboundId = newId(ID_PREFIX.message);
     const messageId = parsed.messageId ?? options.fallbackMessageId ?? `<${inboundId}@inbound.invalid>`;
     const unsubscribes = asksToUnsubscribe({ text, subject, originalSubject: outbound.subject });
-    const handled = await withTransaction(this.pool, async (tx) => {
-      const inserted = await tx.query<MessageRow>(
-        `INSERT INTO email_messages (id, workspace_id, lead_id, sequence_id, enrollment_id, mailbox_id, direction, from_addr, to_addr, subject, body,
-           snippet, message_id, in_reply_to, status, sent_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'inbound', $7, $8, $9, $10, $11, $12, $13, 'received', coalesce($14, date_trunc('milliseconds', now())))
-         ON CONFLICT (message_id) DO NOTHING RETURNING *`,
-        [inboundId, outbound.workspace_id, outbound.lead_id, outbound.sequence_id, outbound.enrollment_id, outbound.mailbox_id, from, outbound.from_addr,
-          subject, text, snippetOf(text), messageId, outbound.message_id, parsed.date ?? null],
-      );
-      if (!inserted.rows[0]) return { enrollmentId: null, suppressionId: null }; // the same reply delivered twice
-      await recordEvent(tx, { type: EVENT.emailReplied, workspace_id: outbound.workspace_id, livemode: true, api_version: CURRENT_API_VERSION, object: renderMessage(inserted.rows[0]) });
+    const handled = await withTransaction(this.inbound.pool, async (tx) => {
+      const reply = await this.inbound.insertReply(tx, {
+        id: inboundId, outbound, from, subject, text, snippet: snippetOf(text), message_id: messageId, sent_at: parsed.date ?? null,
+      });
+      if (!reply) return { enrollmentId: null, suppressionId: null }; // the same reply delivered twice
+      await recordEvent(tx, { type: EVENT.emailReplied, workspace_id: outbound.workspace_id, livemode: true, api_version: CURRENT_API_VERSION, object: renderMessage(reply) });
       if (unsubscribes) {
         // the address we wrote to is suppressed in the workspace: this enrollment and any other of
         // that address stop `unsubscribed`, their queued emails are cancelled, unsubscribe.created
@@ -79,13 +75,9 @@ export class InboundService {
         const suppression = await this.suppressions.createIn(tx, ctx, { type: 'email', value: outbound.to_addr, reason: 'unsubscribe' }, 'unsubscribed');
         return { enrollmentId: null, suppressionId: suppression.id };
       }
-      const stopped = await tx.query<{ id: string }>(
-        `UPDATE enrollments SET status = 'stopped', stop_reason = 'replied', stopped_at = date_trunc('milliseconds', now()), next_send_at = NULL
-         WHERE id = $1 AND status IN ('active', 'paused') RETURNING id`,
-        [outbound.enrollment_id],
-      );
-      await tx.query(`UPDATE email_messages SET status = 'cancelled', lease_until = NULL WHERE enrollment_id = $1 AND status = 'queued'`, [outbound.enrollment_id]);
-      return { enrollmentId: stopped.rows[0]?.id ?? null, suppressionId: null };
+      const stopped = await this.inbound.stopReplied(tx, outbound.enrollment_id);
+      await cancelQueuedMessages(tx, [outbound.enrollment_id]);
+      return { enrollmentId: stopped, suppressionId: null };
     });
     return unsubscribes
       ? { kind: 'unsubscribe_reply', message_id: outbound.id, suppression_id: handled.suppressionId }
@@ -94,17 +86,10 @@ export class InboundService {
 
   private async findOutbound(ids: string[], recipient: string | null): Promise<MessageRow | undefined> {
     if (ids.length > 0) {
-      const { rows } = await this.pool.query<MessageRow>(`SELECT * FROM email_messages WHERE direction = 'outbound' AND message_id = ANY($1) ORDER BY created_at DESC LIMIT 1`, [ids]);
-      if (rows[0]) return rows[0];
+      const found = await this.inbound.outboundByMessageIds(ids);
+      if (found) return found;
     }
-    if (recipient) {
-      const { rows } = await this.pool.query<MessageRow>(
-        `SELECT * FROM email_messages WHERE direction = 'outbound' AND lower(to_addr) = $1 AND status = 'sent' ORDER BY created_at DESC LIMIT 1`,
-        [recipient],
-      );
-      return rows[0];
-    }
-    return undefined;
+    return recipient ? this.inbound.lastSentTo(recipient) : undefined;
   }
 
   /**
@@ -114,32 +99,19 @@ export class InboundService {
    */
   async hardBounce(outbound: MessageRow, text: string): Promise<void> {
     const ctx = { workspace_id: outbound.workspace_id, livemode: true, api_version: CURRENT_API_VERSION } as RequestContext;
-    await withTransaction(this.pool, async (tx: PoolClient) => {
-      const { rows } = await tx.query<MessageRow>(
-        `UPDATE email_messages SET status = 'bounced', error = $2, lease_until = NULL WHERE id = $1 AND status IN ('sent', 'queued', 'failed') RETURNING *`,
-        [outbound.id, text.slice(0, 500)],
-      );
-      if (!rows[0]) return;
-      await tx.query(
-        `UPDATE enrollments SET status = 'stopped', stop_reason = 'bounced', stopped_at = date_trunc('milliseconds', now()), next_send_at = NULL,
-           lead = jsonb_set(lead, '{email_status}', '"invalid"')
-         WHERE id = $1 AND status IN ('active', 'paused')`,
-        [outbound.enrollment_id],
-      );
+    await withTransaction(this.inbound.pool, async (tx) => {
+      const bounced = await this.inbound.markBounced(tx, outbound.id, text.slice(0, 500));
+      if (!bounced) return;
+      await this.inbound.stopBounced(tx, outbound.enrollment_id);
       await this.suppressions.createIn(tx, ctx, { type: 'email', value: outbound.to_addr, reason: 'bounce' }, 'suppressed');
       await recordEvent(tx, {
         type: EVENT.emailBounced, workspace_id: outbound.workspace_id, livemode: true, api_version: CURRENT_API_VERSION,
-        object: { ...renderMessage(rows[0]), snippet: snippetOf(text) },
+        object: { ...renderMessage(bounced), snippet: snippetOf(text) },
       });
       if (outbound.sequence_id) {
-        const { rows: counts } = await tx.query<{ sent: number; bounced: number }>(
-          `SELECT count(*) FILTER (WHERE status IN ('sent', 'bounced'))::int AS sent, count(*) FILTER (WHERE status = 'bounced')::int AS bounced
-           FROM email_messages WHERE sequence_id = $1 AND direction = 'outbound'`,
-          [outbound.sequence_id],
-        );
-        const { sent, bounced } = counts[0];
-        if (sent >= BOUNCE_MIN_SENT && bounced >= sent * BOUNCE_PAUSE_RATE) {
-          await tx.query(`UPDATE sequences SET status = 'paused', paused_reason = 'bounce_rate' WHERE id = $1 AND status = 'active'`, [outbound.sequence_id]);
+        const figures = await this.inbound.sendFigures(tx, outbound.sequence_id);
+        if (figures.sent >= BOUNCE_MIN_SENT && figures.bounced >= figures.sent * BOUNCE_PAUSE_RATE) {
+          await this.inbound.pauseForBounceRate(tx, outbound.sequence_id);
         }
       }
     });

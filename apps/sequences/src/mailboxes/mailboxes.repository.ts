@@ -1,9 +1,8 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { createTransport, Transporter } from 'nodemailer';
 import { Pool } from 'pg';
-import { CreateMailboxRequest, ID_PREFIX, Mailbox, RequestContext } from '@app/contracts';
-import { DomainError, newId, PG_POOL, Queryable } from '@app/platform';
-import { isValidTimeZone, parseWindow } from '../engine/schedule';
+import { Mailbox } from '@app/contracts';
+import { PG_POOL, Queryable } from '@app/platform';
 import { SEQUENCES_CONFIG, SequencesConfig } from '../sequences.config';
 import { SecretBox } from './secret-box';
 
@@ -36,7 +35,12 @@ export function renderMailbox(row: MailboxRow): Mailbox {
   };
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** A mailbox to insert, its credentials in the clear (the repository seals them). */
+export type NewMailbox = Pick<MailboxRow, 'id' | 'workspace_id' | 'email' | 'smtp_host' | 'smtp_port' | 'smtp_secure' | 'imap_host' | 'daily_cap' | 'timezone' | 'window_start' | 'window_end'> & {
+  /** `user:password` of SMTP AUTH, if any. */
+  smtp_auth: string | null;
+  imap_url: string | null;
+};
 
 /** Connections of one mailbox's pooled SMTP transport; the engine never queues more than this per mailbox. */
 export const SMTP_CONNECTIONS_PER_MAILBOX = 8;
@@ -58,49 +62,23 @@ export class MailboxesRepository implements OnApplicationShutdown {
     for (const t of this.transports.values()) t.close();
   }
 
-  async create(ctx: RequestContext, body: CreateMailboxRequest): Promise<Mailbox> {
-    if (!EMAIL.test(body.email ?? '')) throw DomainError.invalid('email', 'email must be an email address');
-    let smtp: URL;
-    try {
-      smtp = new URL(body.smtp_url);
-    } catch {
-      throw DomainError.invalid('smtp_url', 'smtp_url must be smtp://user:pass@host:port or smtps://…');
-    }
-    if (!['smtp:', 'smtps:'].includes(smtp.protocol) || !smtp.hostname) throw DomainError.invalid('smtp_url', 'smtp_url must use smtp or smtps');
-    let imapHost: string | null = null;
-    if (body.imap_url) {
-      try {
-        const imap = new URL(body.imap_url);
-        if (!['imap:', 'imaps:'].includes(imap.protocol)) throw new Error();
-        imapHost = imap.hostname;
-      } catch {
-        throw DomainError.invalid('imap_url', 'imap_url must be imaps://user:pass@host:port (or imap:// with STARTTLS when offered, for on-premise servers and tests)');
-      }
-    }
-    const timezone = body.timezone ?? 'UTC';
-    if (!isValidTimeZone(timezone)) throw DomainError.invalid('timezone', `unknown time zone '${timezone}'`);
-    const window = parseWindow(body.window ?? '00:00-00:00');
-    if (!window) throw DomainError.invalid('window', 'window must be HH:MM-HH:MM');
-    const cap = body.daily_cap ?? 200;
-    if (!Number.isInteger(cap) || cap < 1 || cap > 100_000) throw DomainError.invalid('daily_cap', 'daily_cap must be an integer from 1 to 100000');
-    const secure = smtp.protocol === 'smtps:';
-    const auth = smtp.username ? `${decodeURIComponent(smtp.username)}:${decodeURIComponent(smtp.password)}` : null;
+  /** A new mailbox, its credentials sealed; not yet verified. */
+  async insert(mailbox: NewMailbox): Promise<MailboxRow> {
     const { rows } = await this.pool.query<MailboxRow>(
       `INSERT INTO mailboxes (id, workspace_id, email, smtp_host, smtp_port, smtp_secure, smtp_auth_enc, imap_url_enc, imap_host, daily_cap,
          timezone, window_start, window_end)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${COLUMNS}`,
       [
-        newId(ID_PREFIX.mailbox), ctx.workspace_id, body.email.toLowerCase(), smtp.hostname, Number(smtp.port) || (secure ? 465 : 587), secure,
-        auth ? this.box.seal(auth) : null, body.imap_url ? this.box.seal(body.imap_url) : null, imapHost, cap, timezone, window.start, window.end,
+        mailbox.id, mailbox.workspace_id, mailbox.email, mailbox.smtp_host, mailbox.smtp_port, mailbox.smtp_secure,
+        mailbox.smtp_auth ? this.box.seal(mailbox.smtp_auth) : null, mailbox.imap_url ? this.box.seal(mailbox.imap_url) : null, mailbox.imap_host,
+        mailbox.daily_cap, mailbox.timezone, mailbox.window_start, mailbox.window_end,
       ],
     );
-    return renderMailbox(await this.verify(rows[0]));
+    return rows[0];
   }
 
-  /** Connects and authenticates to the mailbox's SMTP server; records the outcome. */
-  async verify(row: MailboxRow): Promise<MailboxRow> {
-    const ok = await this.transportFor(row).verify().then(() => true, () => false);
-    const { rows } = await this.pool.query<MailboxRow>(`UPDATE mailboxes SET verified = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [row.id, ok]);
+  async setVerified(id: string, verified: boolean): Promise<MailboxRow> {
+    const { rows } = await this.pool.query<MailboxRow>(`UPDATE mailboxes SET verified = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [id, verified]);
     return rows[0];
   }
 

@@ -4,6 +4,8 @@ import { createTransport, Transporter } from 'nodemailer';
 import { CURRENT_API_VERSION, RequestContext, Suppression } from '@app/contracts';
 import { DomainError } from '@app/platform';
 import { CrmClient } from '../crm-client';
+import { EnrollmentsRepository } from '../enrollments/enrollments.repository';
+import { verifyUnsubscribeToken } from '../engine/unsubscribe-token';
 import { SEQUENCES_CONFIG, SequencesConfig } from '../sequences.config';
 import { normalizeEmail } from '../suppressions/matching';
 import { SuppressionsService } from '../suppressions/suppressions.service';
@@ -12,8 +14,10 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const LINK_TTL_S = 48 * 3600;
 
 /**
- * The public opt-out portal: a recipient asks with an address, confirms by the signed link mailed
- * to that address, and a global `opt_out` suppression is created (every workspace).
+ * What a recipient can do without an API key. The one-click unsubscribe link of an email stops
+ * that workspace's sequences for the address. The public opt-out portal: a recipient asks with an
+ * address, confirms by the signed link mailed to that address, and a global `opt_out`
+ * suppression is created (every workspace).
  */
 @Injectable()
 export class OptoutService implements OnApplicationShutdown {
@@ -23,6 +27,7 @@ export class OptoutService implements OnApplicationShutdown {
     @Inject(SEQUENCES_CONFIG) private readonly config: SequencesConfig,
     private readonly suppressions: SuppressionsService,
     private readonly crm: CrmClient,
+    private readonly enrollments: EnrollmentsRepository,
   ) {}
 
   onApplicationShutdown(): void {
@@ -36,6 +41,20 @@ export class OptoutService implements OnApplicationShutdown {
   tokenFor(email: string, nowMs = Date.now()): string {
     const payload = `${Buffer.from(normalizeEmail(email)).toString('base64url')}.${Math.floor(nowMs / 1000) + LINK_TTL_S}`;
     return `${payload}.${this.sign(payload)}`;
+  }
+
+  /**
+   * One-click unsubscribe (RFC 8058) by the signed token of an email's link: a workspace
+   * suppression `unsubscribe`. `requestCtx` carries only the request's tracing fields.
+   */
+  async unsubscribe(token: string, requestCtx: Partial<RequestContext>): Promise<{ object: 'unsubscribe'; email: string; unsubscribed: true }> {
+    const enrollmentId = verifyUnsubscribeToken(token, this.config.secretKey);
+    if (!enrollmentId) throw new DomainError('not_found', 'This unsubscribe link is not valid', 'token');
+    const recipient = await this.enrollments.recipientOf(enrollmentId);
+    if (!recipient) throw new DomainError('not_found', 'This unsubscribe link is not valid', 'token');
+    const ctx = { ...requestCtx, workspace_id: recipient.workspace_id, livemode: true, api_version: CURRENT_API_VERSION } as RequestContext;
+    await this.suppressions.create(ctx, { type: 'email', value: recipient.email, reason: 'unsubscribe' }, 'unsubscribed');
+    return { object: 'unsubscribe', email: recipient.email, unsubscribed: true };
   }
 
   /** Mails the confirmation link; the answer is the same whatever the address (it reveals nothing). */

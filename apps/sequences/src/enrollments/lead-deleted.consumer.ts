@@ -1,5 +1,6 @@
 import { EVENT, EventEnvelope } from '@app/contracts';
 import { ConsumerSpec } from '@app/platform';
+import { cancelQueuedMessages, deleteEnrollments, lockEnrollmentsOfLead } from './enrollments.repository';
 
 /**
  * crm deleted a lead: its enrollments are deleted (the spec's "Lead deleted" transition: the lead's
@@ -14,13 +15,9 @@ export const leadDeletedConsumer: ConsumerSpec = {
     if (typeof leadId !== 'string') return;
     // the engine claims enrollments FOR UPDATE: taking the same locks first means a step being
     // claimed right now is either finished (its message is cancelled below) or never claimed
-    const { rows } = await tx.query<{ id: string }>(
-      `SELECT id FROM enrollments WHERE workspace_id = $1 AND lead_id = $2 ORDER BY id FOR UPDATE`,
-      [event.workspace_id, leadId],
-    );
-    if (rows.length === 0) return;
-    const ids = rows.map((r) => r.id);
-    await tx.query(`UPDATE email_messages SET status = 'cancelled', lease_until = NULL WHERE enrollment_id = ANY($1) AND status = 'queued'`, [ids]);
-    await tx.query(`DELETE FROM enrollments WHERE id = ANY($1)`, [ids]);
+    const ids = await lockEnrollmentsOfLead(tx, event.workspace_id, leadId);
+    if (ids.length === 0) return;
+    await cancelQueuedMessages(tx, ids);
+    await deleteEnrollments(tx, ids);
   },
 };

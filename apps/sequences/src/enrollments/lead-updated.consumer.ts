@@ -1,5 +1,6 @@
 import { EVENT, EventEnvelope, Lead, LeadContact } from '@app/contracts';
 import { ConsumerSpec } from '@app/platform';
+import { followLeadSnapshot } from './enrollments.repository';
 
 /**
  * crm changed a lead: the contact snapshot of its live enrollments follows (merge tags, the email
@@ -14,18 +15,11 @@ export const leadUpdatedConsumer: ConsumerSpec = {
   handle: async (event, tx) => {
     const lead = (event as EventEnvelope<Partial<Lead>>).data?.object;
     if (typeof lead?.id !== 'string' || typeof lead.updated_at !== 'string') return;
-    const snapshot: LeadContact = {
+    const snapshot: LeadContact & { updated_at: string } = {
       id: lead.id, email: lead.email ?? null, email_status: lead.email_status ?? null, first_name: lead.first_name ?? null,
       last_name: lead.last_name ?? null, full_name: lead.full_name ?? '', title: lead.title ?? null, company_name: lead.company_name ?? null,
       country: lead.country ?? null, lawful_basis: lead.lawful_basis as LeadContact['lawful_basis'], updated_at: lead.updated_at,
     };
-    // a held lead (next_send_at null: the engine found it due and could not send) is due again now
-    await tx.query(
-      `UPDATE enrollments SET lead = $3::jsonb, email = COALESCE($4, email),
-         next_send_at = CASE WHEN next_send_at IS NULL AND hold_reason IS NOT NULL THEN date_trunc('milliseconds', now()) ELSE next_send_at END
-       WHERE workspace_id = $1 AND lead_id = $2 AND status IN ('active', 'paused')
-         AND (lead->>'updated_at' IS NULL OR lead->>'updated_at' <= $5)`,
-      [event.workspace_id, lead.id, JSON.stringify(snapshot), snapshot.email, lead.updated_at],
-    );
+    await followLeadSnapshot(tx, event.workspace_id, snapshot);
   },
 };

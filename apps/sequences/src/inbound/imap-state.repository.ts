@@ -1,0 +1,104 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Pool, PoolClient } from 'pg';
+import { PG_POOL } from '@app/platform';
+
+/** First key of the session advisory lock a replica holds while it polls a mailbox (the second is hashtext(mailbox id)). */
+export const IMAP_POLL_LOCK_CLASS = 72_201_448;
+
+/** A mailbox's IMAP polling state, with what a poll needs of the mailbox. */
+export interface ImapStateRow {
+  mailbox_id: string;
+  uid_validity: string | null;
+  last_uid: string;
+  last_polled_at: Date | null;
+  consecutive_failures: number;
+  stuck_uid: string | null;
+  stuck_count: number;
+  imap_url_enc: string;
+  created_at: Date;
+}
+
+/**
+ * The polling state of each mailbox with an IMAP URL. A poll runs on one connection of its own
+ * (`connect`) that holds the mailbox's session advisory lock for the whole poll: a replica that
+ * dies drops its connection, and with it the lock.
+ */
+@Injectable()
+export class ImapStateRepository {
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  /** A connection for one poll: the lock and the state's writes go through it. */
+  connect(): Promise<PoolClient> {
+    return this.pool.connect();
+  }
+
+  /** Mailboxes given an IMAP URL since the last tick get their state row. */
+  async addMissing(): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO mailbox_imap_state (mailbox_id)
+       SELECT m.id FROM mailboxes m WHERE m.imap_url_enc IS NOT NULL AND NOT EXISTS (SELECT 1 FROM mailbox_imap_state s WHERE s.mailbox_id = m.id)
+       ON CONFLICT DO NOTHING`,
+    );
+  }
+
+  /** Up to `limit` due mailboxes, longest due first, other than those this process is polling. */
+  async due(polling: string[], limit: number): Promise<string[]> {
+    const { rows } = await this.pool.query<{ mailbox_id: string }>(
+      `SELECT mailbox_id FROM mailbox_imap_state WHERE next_poll_at <= now() AND NOT (mailbox_id = ANY($1)) ORDER BY next_poll_at LIMIT $2`,
+      [polling, limit],
+    );
+    return rows.map((r) => r.mailbox_id);
+  }
+
+  async tryLock(db: PoolClient, mailboxId: string): Promise<boolean> {
+    const { rows } = await db.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [IMAP_POLL_LOCK_CLASS, mailboxId]);
+    return rows[0].ok;
+  }
+
+  async unlock(db: PoolClient, mailboxId: string): Promise<void> {
+    await db.query('SELECT pg_advisory_unlock($1, hashtext($2))', [IMAP_POLL_LOCK_CLASS, mailboxId]);
+  }
+
+  /** The mailbox's state if it is still due and still has an IMAP URL. */
+  async findDue(db: PoolClient, mailboxId: string): Promise<ImapStateRow | undefined> {
+    const { rows } = await db.query<ImapStateRow>(
+      `SELECT s.mailbox_id, s.uid_validity, s.last_uid, s.last_polled_at, s.consecutive_failures, s.stuck_uid, s.stuck_count, m.imap_url_enc, m.created_at
+       FROM mailbox_imap_state s JOIN mailboxes m ON m.id = s.mailbox_id
+       WHERE s.mailbox_id = $1 AND s.next_poll_at <= now() AND m.imap_url_enc IS NOT NULL`,
+      [mailboxId],
+    );
+    return rows[0];
+  }
+
+  /** A poll that worked: failures cleared, the next one due in `nextInMs`. */
+  async recordPolled(db: PoolClient, mailboxId: string, nextInMs: number): Promise<void> {
+    await db.query(
+      `UPDATE mailbox_imap_state SET last_polled_at = now(), last_error = NULL, consecutive_failures = 0,
+         next_poll_at = now() + make_interval(secs => $2::double precision / 1000)
+       WHERE mailbox_id = $1`,
+      [mailboxId, nextInMs],
+    );
+  }
+
+  /** A poll that failed: its reason and count, the next one due in `nextInMs`. */
+  async recordFailed(db: PoolClient, mailboxId: string, reason: string, failures: number, nextInMs: number): Promise<void> {
+    await db.query(
+      `UPDATE mailbox_imap_state SET last_error = $2, consecutive_failures = $3, next_poll_at = now() + make_interval(secs => $4::double precision / 1000)
+       WHERE mailbox_id = $1`,
+      [mailboxId, reason, failures, nextInMs],
+    );
+  }
+
+  /** Handling message `uid` failed `count` polls in a row. */
+  async recordStuck(db: PoolClient, mailboxId: string, uid: number, count: number): Promise<void> {
+    await db.query('UPDATE mailbox_imap_state SET stuck_uid = $2, stuck_count = $3 WHERE mailbox_id = $1', [mailboxId, uid, count]);
+  }
+
+  /** Messages up to `lastUid` of this UIDVALIDITY are handled. */
+  async recordProgress(db: PoolClient, mailboxId: string, uidValidity: string, lastUid: number, options: { clearStuck: boolean }): Promise<void> {
+    await db.query(
+      `UPDATE mailbox_imap_state SET uid_validity = $2, last_uid = $3${options.clearStuck ? ', stuck_uid = NULL, stuck_count = 0' : ''} WHERE mailbox_id = $1`,
+      [mailboxId, uidValidity, lastUid],
+    );
+  }
+}
