@@ -1,12 +1,11 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { Client } from 'pg';
 import { NATS_BROADCASTS } from '@app/contracts';
-import { continueFrom, NATS_CONNECTION, pgClientConfig, randomToken, rootLogger, SERVICE_CONFIG, ServiceConfig, SpanKind } from '@app/platform';
+import { continueFrom, NATS_CONNECTION, randomToken, rootLogger, SpanKind } from '@app/platform';
 import { decryptSecret } from '../secrets';
 import { signatureHeader } from '../signature';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
-import { Claimed, DELIVERIES_CHANNEL, DeliveriesRepository } from './deliveries.repository';
+import { Claimed, DeliveriesRepository } from './deliveries.repository';
 import { EndpointSlots } from './endpoint-slots';
 import { OutcomeRecorder } from './outcome-recorder';
 import { SendResult, WebhookSender } from './sender';
@@ -38,7 +37,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly secrets = new Map<string, string>();
   /** Endpoints deleted lately (id -> when): claims of theirs still in hand are not sent. */
   private readonly deleted = new Map<string, number>();
-  private listener?: Client;
+  private stopListening?: () => Promise<void>;
   private subscription?: Subscription;
   private timer?: NodeJS.Timeout;
   private soon?: NodeJS.Timeout;
@@ -50,7 +49,6 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly deliveries: DeliveriesRepository,
     private readonly outcomes: OutcomeRecorder,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SERVICE_CONFIG) private readonly service: ServiceConfig,
     @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksConfig,
   ) {
     // sockets are not the limit: the per-endpoint counts of the slots are (two endpoints may share a host)
@@ -60,11 +58,10 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
 
   async onApplicationBootstrap(): Promise<void> {
     this.deliveries.observeBacklog();
-    this.listener = new Client(pgClientConfig(this.service.databaseUrl));
-    this.listener.on('error', (err) => this.log.warn({ err: err.message }, 'webhooks: LISTEN connection failed; polling'));
-    await this.listener.connect();
-    this.listener.on('notification', () => this.kick());
-    await this.listener.query(`LISTEN ${DELIVERIES_CHANNEL}`);
+    this.stopListening = await this.deliveries.listenForUnclaimed(
+      () => this.kick(),
+      (err) => this.log.warn({ err: err.message }, 'webhooks: LISTEN connection failed; polling'),
+    );
     this.subscription = this.nc.subscribe(ENDPOINT_DELETED_SUBJECT, {
       callback: (_err, msg) => this.abortEndpoint(msg.string()),
     });
@@ -80,7 +77,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     // attempts in flight finish (at most the time-out) so their outcome is recorded
     await this.slots.whenIdle();
     this.sender.close();
-    await this.listener?.end().catch(() => undefined);
+    await this.stopListening?.();
   }
 
   /** Aborts this process's attempts to a deleted endpoint. */
