@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { SUBJECTS } from '@app/contracts';
-import { CONSUME_PRIOR_SQL } from '../../apps/billing/src/credits.service';
+import { CONSUME_PRIOR_SQL } from '../../apps/billing/src/credits/ledger.repository';
 import { TestMesh } from '../harness';
 import { waitFor } from '../../tools/mesh/processes';
 import { expectApiError } from './gateway-assertions';

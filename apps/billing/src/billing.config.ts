@@ -1,5 +1,7 @@
 import { Plan, PLANS } from '@app/contracts';
 
+export const BILLING_CONFIG = Symbol('BILLING_CONFIG');
+
 /** Monthly plan credits per plan: BILLING_PLAN_CREDITS="free=50,starter=1000,growth=5000,agency=20000". */
 export const DEFAULT_PLAN_CREDITS: Record<Plan, number> = { free: 50, starter: 1000, growth: 5000, agency: 20000 };
 

@@ -1,18 +1,25 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { PlatformModule, ServiceConfig } from '@app/platform';
-import { loadBillingConfig } from './billing.config';
-import { CreditsController } from './credits.controller';
-import { BILLING_CONFIG, CreditsService } from './credits.service';
-import { workspaceCreatedConsumer } from './workspace-created.consumer';
+import { BILLING_CONFIG, loadBillingConfig } from './billing.config';
+import { CreditsController } from './credits/credits.controller';
+import { CreditsService } from './credits/credits.service';
+import { LedgerRepository } from './credits/ledger.repository';
+import { WorkspaceCreatedConsumer } from './credits/workspace-created.consumer';
 
 @Module({})
 export class BillingModule {
   static register(config: ServiceConfig): DynamicModule {
+    const workspaceCreated = new WorkspaceCreatedConsumer();
     return {
       module: BillingModule,
-      imports: [PlatformModule.forService(config, { consumers: [workspaceCreatedConsumer] })],
+      imports: [PlatformModule.forService(config, { consumers: [workspaceCreated] })],
       controllers: [CreditsController],
-      providers: [CreditsService, { provide: BILLING_CONFIG, useFactory: () => loadBillingConfig() }],
+      providers: [
+        LedgerRepository,
+        CreditsService,
+        { provide: BILLING_CONFIG, useFactory: () => loadBillingConfig() },
+        { provide: WorkspaceCreatedConsumer, inject: [CreditsService], useFactory: (credits: CreditsService) => workspaceCreated.bind(credits) },
+      ],
     };
   }
 }

@@ -1,7 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { PlatformModule, ServiceConfig } from '@app/platform';
+import { DeliveriesRepository } from './dispatch/deliveries.repository';
 import { Dispatcher } from './dispatch/dispatcher';
 import { FanoutConsumer } from './dispatch/fanout.consumer';
+import { OutcomeRecorder } from './dispatch/outcome-recorder';
+import { OutcomesRepository } from './dispatch/outcomes.repository';
 import { EndpointsController } from './endpoints/endpoints.controller';
 import { EndpointsRepository } from './endpoints/endpoints.repository';
 import { EndpointsService } from './endpoints/endpoints.service';
@@ -14,7 +17,16 @@ export class WebhooksModule {
       module: WebhooksModule,
       imports: [PlatformModule.forService(config)],
       controllers: [EndpointsController],
-      providers: [{ provide: WEBHOOKS_CONFIG, useValue: webhooks }, EndpointsRepository, EndpointsService, Dispatcher, FanoutConsumer],
+      providers: [
+        { provide: WEBHOOKS_CONFIG, useValue: webhooks },
+        EndpointsRepository,
+        EndpointsService,
+        DeliveriesRepository,
+        OutcomesRepository,
+        OutcomeRecorder,
+        Dispatcher,
+        FanoutConsumer,
+      ],
     };
   }
 }

@@ -1,16 +1,15 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AckPolicy, ConsumerMessages, DeliverPolicy, jetstream, jetstreamManager, JsMsg } from '@nats-io/jetstream';
 import { nanos, NatsConnection } from '@nats-io/transport-node';
-import { Pool } from 'pg';
-import { ApiVersion, EVENTS_STREAM, EventEnvelope, eventSubject, PUBLIC_EVENT_TYPES, PublicEventType } from '@app/contracts';
+import { EVENTS_STREAM, EventEnvelope, eventSubject, PUBLIC_EVENT_TYPES, PublicEventType } from '@app/contracts';
 import {
-  carrierOfHeaders, DEAD_LETTERS, DeadLetters, ensureEventsStream, NATS_CONNECTION, newId, observeConsumer, PG_POOL, randomToken, rootLogger, serverMaxDeliver,
+  carrierOfHeaders, DEAD_LETTERS, DeadLetters, ensureEventsStream, NATS_CONNECTION, newId, observeConsumer, randomToken, rootLogger, serverMaxDeliver,
   TraceCarrier, withTransaction,
 } from '@app/platform';
-import { Claimed, DELIVERIES_CHANNEL, Dispatcher } from './dispatcher';
+import { Claimed, DeliveriesRepository, NewDelivery } from './deliveries.repository';
+import { Dispatcher } from './dispatcher';
 import { renderEvent } from './render';
 
-export { DELIVERIES_CHANNEL } from './dispatcher';
 export const DELIVERY_ID_PREFIX = 'whd_';
 export const FANOUT_DURABLE = 'webhooks-dispatcher';
 /** Events handled in one transaction at most; batches form only when events queue up. */
@@ -38,15 +37,6 @@ function publicEvent(message: JsMsg): EventEnvelope | undefined {
   }
   const ok = PUBLIC_EVENT_TYPES.includes(event?.type as PublicEventType) && typeof event.id === 'string' && typeof event.workspace_id === 'string';
   return ok ? event : undefined;
-}
-
-interface EndpointMatch {
-  id: string;
-  workspace_id: string;
-  events: string[];
-  api_version: ApiVersion;
-  url: string;
-  secret_enc: string;
 }
 
 /**
@@ -79,7 +69,7 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly deliveries: DeliveriesRepository,
     private readonly dispatcher: Dispatcher,
     @Inject(DEAD_LETTERS) private readonly deadLetters: DeadLetters,
   ) {
@@ -181,8 +171,10 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
     }
   }
 
-  /** Delivery rows for public events, in one transaction that records them as processed. */
-  /** A replayed dead event comes without its message (and so without the trace it was published in). */
+  /**
+   * Delivery rows for public events, in one transaction that records them as processed. A
+   * replayed dead event comes without its message (and so without the trace it was published in).
+   */
   private async handle(batch: { event: EventEnvelope; message?: JsMsg }[]): Promise<void> {
     const events = new Map(batch.map(({ event }) => [event.id, event]));
     // each delivery keeps the trace and request id its event was published under, for its attempts
@@ -195,23 +187,14 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
     const sortedIds = [...events.keys()].sort();
     const reserved: Claimed[] = [];
     try {
-      await withTransaction(this.pool, async (tx) => {
-        const { rows: fresh } = await tx.query<{ event_id: string }>(
-          `INSERT INTO processed_events (consumer, event_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING event_id`,
-          [FANOUT_DURABLE, sortedIds],
-        );
+      await withTransaction(this.deliveries.pool, async (tx) => {
+        const fresh = await this.deliveries.markProcessed(tx, FANOUT_DURABLE, sortedIds);
         if (fresh.length === 0) return;
-        const todo = fresh.map((r) => events.get(r.event_id)!);
-        const { rows: endpoints } = await tx.query<EndpointMatch>(
-          `SELECT id, workspace_id, events, api_version, url, secret_enc FROM webhook_endpoints
-           WHERE workspace_id = ANY($1::text[]) AND status = 'enabled'`,
-          [[...new Set(todo.map((e) => e.workspace_id))]],
-        );
+        const todo = fresh.map((id) => events.get(id)!);
+        const endpoints = await this.deliveries.enabledEndpointsOf(tx, [...new Set(todo.map((e) => e.workspace_id))]);
         if (endpoints.length === 0) return;
         const token = randomToken(16);
-        const ids: string[] = [], endpointIds: string[] = [], eventIds: string[] = [], types: string[] = [], created: string[] = [], bodies: string[] = [];
-        const tokens: (string | null)[] = [];
-        const traces: (string | null)[] = [];
+        const rows: NewDelivery[] = [];
         const mine = new Map<string, Claimed>();
         for (const event of todo) {
           const rendered = new Map<string, string>();
@@ -221,43 +204,29 @@ export class FanoutConsumer implements OnApplicationBootstrap, OnApplicationShut
             if (!rendered.has(e.api_version)) rendered.set(e.api_version, renderEvent(event, e.api_version));
             const id = newId(DELIVERY_ID_PREFIX);
             const body = rendered.get(e.api_version)!;
-            ids.push(id);
-            endpointIds.push(e.id);
-            eventIds.push(event.id);
-            types.push(event.type);
-            created.push(event.created);
-            bodies.push(body);
             const carrier = carriers.get(event.id) ?? null;
-            traces.push(carrier && JSON.stringify(carrier));
-            if (this.dispatcher.reserve(e.id)) {
-              tokens.push(token);
+            const claimed = this.dispatcher.reserve(e.id);
+            rows.push({
+              id, endpoint_id: e.id, event_id: event.id, event_type: event.type, event_created: event.created, body,
+              claim_token: claimed ? token : null, trace_context: carrier,
+            });
+            if (claimed) {
               const row: Claimed = { id, endpoint_id: e.id, event_id: event.id, body, attempts: 0, url: e.url, secret_enc: e.secret_enc, claim_token: token, trace_context: carrier };
               mine.set(id, row);
               reserved.push(row);
-            } else {
-              tokens.push(null);
             }
           }
         }
-        if (ids.length === 0) return;
-        const { rows: inserted } = await tx.query<{ id: string }>(
-          `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, event_created, body, claim_token, locked_until, trace_context)
-           SELECT u.id, u.endpoint_id, u.event_id, u.event_type, u.event_created, u.body, u.token,
-                  CASE WHEN u.token IS NULL THEN NULL ELSE now() + $8 * interval '1 second' END, u.trace::json
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $9::text[])
-             AS u(id, endpoint_id, event_id, event_type, event_created, body, token, trace)
-           ON CONFLICT (event_id, endpoint_id) DO NOTHING
-           RETURNING id`,
-          [ids, endpointIds, eventIds, types, created, bodies, tokens, this.dispatcher.leaseSeconds, traces],
-        );
+        if (rows.length === 0) return;
+        const inserted = await this.deliveries.insertDeliveries(tx, rows, this.dispatcher.leaseSeconds);
         // a row not made (it existed already) is not ours to send
-        const made = new Set(inserted.map((r) => r.id));
+        const made = new Set(inserted);
         for (let i = reserved.length - 1; i >= 0; i--) {
           if (made.has(reserved[i].id)) continue;
           this.dispatcher.release(reserved[i].endpoint_id);
           reserved.splice(i, 1);
         }
-        if (inserted.some((r) => !mine.has(r.id))) await tx.query(`NOTIFY ${DELIVERIES_CHANNEL}`);
+        if (inserted.some((id) => !mine.has(id))) await this.deliveries.notifyUnclaimed(tx);
       });
     } catch (err) {
       for (const row of reserved) this.dispatcher.release(row.endpoint_id);

@@ -3,7 +3,7 @@ import { EventEnvelope } from '@app/contracts';
 import { decryptSecret, encryptSecret, newSigningSecret } from '../secrets';
 import { signatureHeader } from '../signature';
 import { isBlockedAddress, literalAllowed } from './address-guard';
-import { MAX_ATTEMPTS, retryDelayMs, RETRY_DELAYS_S } from './dispatcher';
+import { MAX_ATTEMPTS, retryDelayMs, RETRY_DELAYS_S } from './delivery-rules';
 import { renderEvent } from './render';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { verifySignature } = require('../../../../examples/webhook-receiver/verify.js');

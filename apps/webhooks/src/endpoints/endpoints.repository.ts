@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
-import { WebhookEndpoint, WebhookEndpointStatus } from '@app/contracts';
+import { WebhookAttempt, WebhookEndpoint, WebhookEndpointStatus } from '@app/contracts';
 import { ListFilter, PG_POOL, Queryable } from '@app/platform';
+import { DELIVERIES_CHANNEL } from '../dispatch/deliveries.repository';
 
 export interface EndpointRow {
   id: string;
@@ -15,6 +16,12 @@ export interface EndpointRow {
   status: WebhookEndpointStatus;
   consecutive_failures: number;
   created_at: Date;
+}
+
+/** An attempt as the deliveries list shows it, with its delivery's event and state. */
+export interface AttemptRow extends Omit<WebhookAttempt, 'attempted_at' | 'next_attempt_at'> {
+  attempted_at: Date;
+  next_attempt_at: Date | null;
 }
 
 export const ENDPOINT_COLUMNS = 'id, workspace_id, livemode, url, description, events, api_version, secret_enc, status, consecutive_failures, created_at';
@@ -87,5 +94,28 @@ export class EndpointsRepository {
       [workspaceId, key],
     );
     return rows[0] ?? null;
+  }
+
+  /** The endpoint's latest attempts, newest first. */
+  async attempts(endpointId: string, limit: number): Promise<AttemptRow[]> {
+    const { rows } = await this.pool.query<AttemptRow>(
+      `SELECT a.delivery_id, d.event_id, d.event_type, a.attempt, a.attempted_at, a.status_code, a.outcome, a.error, a.latency_ms,
+              d.status AS delivery_status, CASE WHEN d.status = 'pending' THEN d.next_attempt_at END AS next_attempt_at
+       FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+       WHERE a.endpoint_id = $1 ORDER BY a.attempted_at DESC, a.attempt DESC LIMIT $2`,
+      [endpointId, limit],
+    );
+    return rows;
+  }
+
+  /** Tests only: moves the retry clock forward by `ms` and wakes the senders; returns the whole offset. */
+  async advanceTestClock(ms: number): Promise<number> {
+    const { rows } = await this.pool.query<{ offset_ms: string }>(
+      `INSERT INTO webhook_test_clock (id, offset_ms) VALUES (1, $1)
+       ON CONFLICT (id) DO UPDATE SET offset_ms = webhook_test_clock.offset_ms + EXCLUDED.offset_ms RETURNING offset_ms`,
+      [ms],
+    );
+    await this.pool.query(`NOTIFY ${DELIVERIES_CHANNEL}`);
+    return Number(rows[0].offset_ms);
   }
 }

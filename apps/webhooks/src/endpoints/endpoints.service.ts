@@ -78,20 +78,21 @@ export class EndpointsService {
   async attempts(endpointId: string, limit = 50): Promise<{ endpoint: WebhookEndpoint & { consecutive_failures: number }; attempts: WebhookAttempt[] }> {
     const row = await this.endpoints.findById(this.endpoints.pool, null, endpointId);
     if (!row) throw DomainError.notFound('webhook endpoint', endpointId, 'endpoint');
-    const { rows } = await this.endpoints.pool.query(
-      `SELECT a.delivery_id, d.event_id, d.event_type, a.attempt, a.attempted_at, a.status_code, a.outcome, a.error, a.latency_ms,
-              d.status AS delivery_status, CASE WHEN d.status = 'pending' THEN d.next_attempt_at END AS next_attempt_at
-       FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
-       WHERE a.endpoint_id = $1 ORDER BY a.attempted_at DESC, a.attempt DESC LIMIT $2`,
-      [endpointId, Math.min(Math.max(Number(limit) || 50, 1), 1000)],
-    );
+    const rows = await this.endpoints.attempts(endpointId, Math.min(Math.max(Number(limit) || 50, 1), 1000));
     return {
       endpoint: { ...renderEndpoint(row), consecutive_failures: row.consecutive_failures },
       attempts: rows.map((r) => ({
         ...r,
-        attempted_at: (r.attempted_at as Date).toISOString(),
-        next_attempt_at: r.next_attempt_at ? (r.next_attempt_at as Date).toISOString() : null,
+        attempted_at: r.attempted_at.toISOString(),
+        next_attempt_at: r.next_attempt_at ? r.next_attempt_at.toISOString() : null,
       })),
     };
+  }
+
+  /** Tests only (WEBHOOK_TEST_CLOCK=1): moves the retry clock forward by `ms`. */
+  async advanceClock(ms: number): Promise<{ offset_ms: number }> {
+    if (!this.config.testClock) throw new DomainError('permission_denied', 'the test clock is off (WEBHOOK_TEST_CLOCK=1 turns it on)');
+    if (!Number.isInteger(ms) || ms < 0) throw DomainError.invalid('ms', 'ms must be a non-negative integer');
+    return { offset_ms: await this.endpoints.advanceTestClock(ms) };
   }
 }

@@ -1,6 +1,7 @@
-import { EVENT, EventEnvelope, PLANS, Plan, WorkspaceCreatedData } from '@app/contracts';
+import { PoolClient } from 'pg';
+import { EVENT, EventEnvelope, EventType, PLANS, Plan, WorkspaceCreatedData } from '@app/contracts';
 import { ConsumerSpec, rootLogger } from '@app/platform';
-import { OpeningBalance, openCreditAccount } from './credit-accounts';
+import { CreditsService, OpeningBalance } from './credits.service';
 
 const MAX_CREDITS = 2_147_483_647; // the int columns' ceiling
 
@@ -15,17 +16,29 @@ function toOpeningBalance(data: WorkspaceCreatedData | undefined): OpeningBalanc
   return { workspace_id: data.workspace_id, plan: data.plan as Plan, plan_credits: data.plan_credits, pack_credits: data.pack_credits };
 }
 
-/** Opens the credit account of every new workspace. */
-export const workspaceCreatedConsumer: ConsumerSpec = {
-  durable: 'billing',
-  types: [EVENT.workspaceCreated],
-  handle: async (event, tx) => {
+/**
+ * Opens the credit account of every new workspace. The platform takes its consumers when the
+ * module is declared, before Nest makes the service; the service is bound when Nest makes the
+ * providers, which is before any consumer starts (onApplicationBootstrap).
+ */
+export class WorkspaceCreatedConsumer implements ConsumerSpec {
+  readonly durable = 'billing';
+  readonly types: EventType[] = [EVENT.workspaceCreated];
+  private credits?: CreditsService;
+
+  bind(credits: CreditsService): this {
+    this.credits = credits;
+    return this;
+  }
+
+  async handle(event: EventEnvelope, tx: PoolClient): Promise<void> {
+    if (!this.credits) throw new Error('billing: workspace.created handled before the credits service was bound');
     const opening = toOpeningBalance((event as EventEnvelope<WorkspaceCreatedData>).data?.object);
     if (!opening) {
       // Redelivery cannot repair a malformed event; acknowledge it so it does not block the stream.
       rootLogger().error({ event_id: event.id, type: event.type }, 'billing: malformed workspace.created dropped');
       return;
     }
-    await openCreditAccount(tx, opening);
-  },
-};
+    await this.credits.openAccount(tx, opening);
+  }
+}

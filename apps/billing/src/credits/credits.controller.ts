@@ -1,0 +1,35 @@
+import { Controller } from '@nestjs/common';
+import { ConsumeCreditsRequest, GrantCreditsRequest, RefundCreditsRequest, RequestContext, SUBJECTS } from '@app/contracts';
+import { Rpc } from '@app/platform';
+import { CreditsService } from './credits.service';
+
+/** NATS request-reply handlers of billing.credits.*. */
+@Controller()
+export class CreditsController {
+  constructor(private readonly credits: CreditsService) {}
+
+  @Rpc(SUBJECTS.billing.creditsConsume)
+  consume(ctx: RequestContext, body: ConsumeCreditsRequest) {
+    return this.credits.consume(ctx, body);
+  }
+
+  @Rpc(SUBJECTS.billing.creditsRefund)
+  refund(ctx: RequestContext, body: RefundCreditsRequest) {
+    return this.credits.refund(ctx, body);
+  }
+
+  @Rpc(SUBJECTS.billing.creditsBalance)
+  balance(ctx: RequestContext) {
+    return this.credits.balance(ctx);
+  }
+
+  @Rpc(SUBJECTS.billing.creditsGrant)
+  grant(ctx: RequestContext, body: GrantCreditsRequest) {
+    return this.credits.grant(ctx, body);
+  }
+
+  @Rpc(SUBJECTS.billing.creditsRenew)
+  renew(ctx: RequestContext) {
+    return this.credits.renew(ctx);
+  }
+}

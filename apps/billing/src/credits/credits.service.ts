@@ -1,0 +1,281 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  ConsumeCreditsRequest, ConsumeCreditsResult, CreditBalance, CREDIT_POOLS, EVENT, GrantCreditsRequest, ID_PREFIX, LedgerEntry,
+  RefundCreditsRequest, RefundCreditsResult, RequestContext,
+} from '@app/contracts';
+import { DomainError, newId, Queryable, recordEvent, runPeriodically, withTransaction } from '@app/platform';
+import { BILLING_CONFIG, BillingConfig } from '../billing.config';
+import { GroupCommitQueue } from './group-commit-queue';
+import { AccountRow, ConsumeEntry, LedgerRepository, LedgerRow, NewLedgerEntry } from './ledger.repository';
+
+const MAX_AMOUNT = 1_000_000_000;
+
+/** A workspace's opening balances, from its workspace.created event. */
+export interface OpeningBalance {
+  workspace_id: string;
+  plan: AccountRow['plan'];
+  plan_credits: number;
+  pack_credits: number;
+}
+
+interface ConsumeItem {
+  ctx: RequestContext;
+  ref: string;
+  amount: number;
+  reason: string;
+}
+
+type ConsumeOutcome = ConsumeCreditsResult | DomainError;
+
+function renderEntry(row: LedgerRow): LedgerEntry {
+  return { id: row.id, type: row.type, amount: row.amount, reason: row.reason, ref: row.ref, pool: row.pool, created_at: row.created_at.toISOString() };
+}
+
+/**
+ * Credit accounts: every change takes the account's row lock (SELECT … FOR UPDATE) and writes
+ * the balance and its ledger entries in one transaction, so the balance is always the sum of
+ * its ledger and the CHECK constraints keep it from going negative. Also the period renewal job.
+ */
+@Injectable()
+export class CreditsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  /**
+   * Consumes are grouped per workspace (group commit): one lock, one ledger INSERT, one balance
+   * UPDATE, one commit for the lot, each with its own outcome. The rules are those of a single
+   * consume, applied in arrival order: a ref already consumed takes nothing (`applied: false`),
+   * a consume the balance cannot pay is 402 and takes nothing, plan before pack, credits.low once.
+   */
+  private readonly consumes = new GroupCommitQueue<ConsumeItem, ConsumeCreditsResult>(
+    async (workspaceId, batch) => (await this.consumeAtOnce(workspaceId, batch)) ?? this.consumeInTransaction(workspaceId, batch),
+    (workspaceId, batch) => this.consumeInTransaction(workspaceId, batch),
+  );
+  private planCreditsJson?: string;
+  private stopRenewals?: () => void;
+
+  constructor(
+    private readonly ledger: LedgerRepository,
+    @Inject(BILLING_CONFIG) private readonly config: BillingConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.stopRenewals = runPeriodically(() => this.renewDue(), this.config.renewalEveryMs);
+  }
+
+  onApplicationShutdown(): void {
+    this.stopRenewals?.();
+  }
+
+  private async lock(tx: Queryable, workspaceId: string): Promise<AccountRow> {
+    const account = await this.ledger.lockAccount(tx, workspaceId);
+    if (!account) throw new DomainError('insufficient_credits', 'This workspace has no credit account yet');
+    return account;
+  }
+
+  private async entry(tx: Queryable, workspaceId: string, e: Omit<NewLedgerEntry, 'id'>, at = Date.now()): Promise<void> {
+    await this.ledger.insertEntry(tx, workspaceId, { id: newId(ID_PREFIX.ledgerEntry, at), ...e });
+  }
+
+  async consume(ctx: RequestContext, request: ConsumeCreditsRequest): Promise<ConsumeCreditsResult> {
+    const ref = request?.ref;
+    const amount = request?.amount ?? 1;
+    if (typeof ref !== 'string' || ref === '' || ref.length > 255) throw DomainError.invalid('ref', 'ref is required');
+    if (!Number.isInteger(amount) || amount < 1 || amount > MAX_AMOUNT) throw DomainError.invalid('amount', 'amount must be a positive integer');
+    const reason = typeof request.reason === 'string' && request.reason ? request.reason.slice(0, 100) : 'consume';
+    return this.consumes.add(ctx.workspace_id, { ctx, ref, amount, reason });
+  }
+
+  /**
+   * A group in one statement (billing_consume): the rules of consumeLocked, the account's row
+   * locked for one statement, so a group's wait behind the one before it is short. Undefined
+   * when the group brings credits.low due (the function wrote nothing): consumeLocked applies it
+   * and emits the event.
+   */
+  private async consumeAtOnce(workspaceId: string, batch: ConsumeItem[]): Promise<ConsumeOutcome[] | undefined> {
+    const at = Date.now();
+    const rows = await this.ledger.consumeGroup(workspaceId, {
+      refs: batch.map((item) => item.ref),
+      amounts: batch.map((item) => item.amount),
+      reasons: batch.map((item) => item.reason),
+      planEntryIds: batch.map(() => newId(ID_PREFIX.ledgerEntry, at)),
+      packEntryIds: batch.map(() => newId(ID_PREFIX.ledgerEntry, at)),
+      planCreditsJson: (this.planCreditsJson ??= JSON.stringify(this.config.planCredits)),
+    });
+    if (rows[0]?.out_status === 'fallback') return undefined;
+    if (rows[0]?.out_status === 'no_account') throw new DomainError('insufficient_credits', 'This workspace has no credit account yet');
+    if (rows.length !== batch.length) throw new Error(`billing_consume answered ${rows.length} outcomes for ${batch.length} consumes`);
+    return rows.map((row, i) => {
+      const balance = { plan: row.out_plan, pack: row.out_pack, total: row.out_plan + row.out_pack };
+      if (row.out_status === 'insufficient') return new DomainError('insufficient_credits', `Not enough credits: ${batch[i].amount} needed, ${balance.total} left`);
+      return { applied: row.out_status === 'applied', charged: row.out_charged, balance };
+    });
+  }
+
+  private consumeInTransaction(workspaceId: string, batch: ConsumeItem[]): Promise<ConsumeOutcome[]> {
+    return withTransaction(this.ledger.pool, (tx) => this.consumeLocked(tx, workspaceId, batch));
+  }
+
+  /** Applies consumes of one workspace in order under the account's row lock; one outcome per consume. */
+  private async consumeLocked(tx: Queryable, workspaceId: string, batch: ConsumeItem[]): Promise<ConsumeOutcome[]> {
+    const account = await this.lock(tx, workspaceId);
+    const balance = () => ({ plan: account.plan_balance, pack: account.pack_balance, total: account.plan_balance + account.pack_balance });
+    const prior = await this.ledger.priorConsumes(tx, workspaceId, [...new Set(batch.map((item) => item.ref))]);
+    const taken = new Map<string, number>();
+    for (const row of prior) taken.set(row.ref, (taken.get(row.ref) ?? 0) - row.amount);
+    const pending: ConsumeEntry[] = [];
+    const at = Date.now();
+    const outcomes: ConsumeOutcome[] = [];
+    for (const item of batch) {
+      const charged = taken.get(item.ref);
+      if (charged !== undefined) {
+        outcomes.push({ applied: false, charged, balance: balance() });
+        continue;
+      }
+      const total = account.plan_balance + account.pack_balance;
+      if (total < item.amount) {
+        outcomes.push(new DomainError('insufficient_credits', `Not enough credits: ${item.amount} needed, ${total} left`));
+        continue;
+      }
+      const fromPlan = Math.min(account.plan_balance, item.amount);
+      const fromPack = item.amount - fromPlan;
+      if (fromPlan > 0) pending.push({ id: newId(ID_PREFIX.ledgerEntry, at), amount: -fromPlan, reason: item.reason, ref: item.ref, pool: 'plan' });
+      if (fromPack > 0) pending.push({ id: newId(ID_PREFIX.ledgerEntry, at), amount: -fromPack, reason: item.reason, ref: item.ref, pool: 'pack' });
+      account.plan_balance -= fromPlan;
+      account.pack_balance -= fromPack;
+      taken.set(item.ref, item.amount);
+      if (this.lowDue(account)) {
+        // credits.low carries the balance with this consume's entries: write them first
+        await this.ledger.insertConsumes(tx, workspaceId, pending.splice(0));
+        await this.maybeLow(tx, item.ctx, account);
+      }
+      outcomes.push({ applied: true, charged: item.amount, balance: balance() });
+    }
+    await this.ledger.insertConsumes(tx, workspaceId, pending);
+    if (outcomes.some((o) => !(o instanceof Error) && o.applied)) await this.ledger.setBalances(tx, account);
+    return outcomes;
+  }
+
+  async refund(ctx: RequestContext, request: RefundCreditsRequest): Promise<RefundCreditsResult> {
+    const ref = request?.ref;
+    if (typeof ref !== 'string' || ref === '') throw DomainError.invalid('ref', 'ref is required');
+    const reason = typeof request.reason === 'string' && request.reason ? request.reason.slice(0, 100) : 'refund';
+    return withTransaction(this.ledger.pool, async (tx) => {
+      const account = await this.lock(tx, ctx.workspace_id);
+      const rows = await this.ledger.consumesAndRefundsOf(tx, ctx.workspace_id, ref);
+      const consumed = rows.filter((r) => r.type === 'consume');
+      if (consumed.length === 0 || rows.some((r) => r.type === 'refund')) return { applied: false, refunded: 0 };
+      let refunded = 0;
+      for (const c of consumed) {
+        await this.entry(tx, ctx.workspace_id, { type: 'refund', amount: -c.amount, reason, ref, pool: c.pool });
+        if (c.pool === 'plan') account.plan_balance -= c.amount;
+        else account.pack_balance -= c.amount;
+        refunded -= c.amount;
+      }
+      await this.ledger.setBalances(tx, account);
+      return { applied: true, refunded };
+    });
+  }
+
+  async balance(ctx: RequestContext): Promise<CreditBalance> {
+    const account = (await this.ledger.findAccount(ctx.workspace_id))
+      ?? { workspace_id: ctx.workspace_id, plan: ctx.plan, plan_balance: 0, pack_balance: 0, period_ends_at: null, low_notified_for: null };
+    return this.render(this.ledger.pool, account);
+  }
+
+  private async render(db: Queryable, account: AccountRow): Promise<CreditBalance> {
+    const ledger = await this.ledger.recentEntries(db, account.workspace_id);
+    return {
+      object: 'credit_balance',
+      plan: account.plan,
+      balance: { plan: account.plan_balance, pack: account.pack_balance, total: account.plan_balance + account.pack_balance },
+      period_ends_at: account.period_ends_at ? account.period_ends_at.toISOString() : null,
+      ledger: ledger.map(renderEntry),
+    };
+  }
+
+  /** credits.low once per period: the first time the total falls below 10% of the plan's monthly credits. */
+  private lowDue(account: AccountRow): boolean {
+    const monthly = this.config.planCredits[account.plan] ?? 0;
+    const total = account.plan_balance + account.pack_balance;
+    if (monthly <= 0 || total * 10 >= monthly) return false;
+    const period = account.period_ends_at?.getTime() ?? 0;
+    return !(account.low_notified_for && account.low_notified_for.getTime() === period);
+  }
+
+  private async maybeLow(tx: Queryable, ctx: RequestContext, account: AccountRow): Promise<void> {
+    if (!this.lowDue(account)) return;
+    account.low_notified_for = account.period_ends_at ?? new Date(0);
+    await this.ledger.setBalances(tx, account);
+    const object = await this.render(tx, account);
+    await recordEvent(tx, { type: EVENT.creditsLow, workspace_id: account.workspace_id, livemode: ctx.livemode ?? true, api_version: ctx.api_version, object });
+  }
+
+  async grant(ctx: RequestContext, request: GrantCreditsRequest): Promise<CreditBalance> {
+    const pool = request?.pool;
+    const amount = request?.amount;
+    if (!CREDIT_POOLS.includes(pool)) throw DomainError.invalid('pool', 'pool must be plan or pack');
+    if (!Number.isInteger(amount) || amount < 1 || amount > MAX_AMOUNT) throw DomainError.invalid('amount', 'amount must be a positive integer');
+    const reason = request.reason || (pool === 'pack' ? `pack_${amount}` : 'manual_grant');
+    return withTransaction(this.ledger.pool, async (tx) => {
+      const account = await this.lockExisting(tx, ctx.workspace_id);
+      await this.entry(tx, ctx.workspace_id, { type: pool === 'pack' && reason.startsWith('pack_') ? 'purchase' : 'grant', amount, reason, pool });
+      if (pool === 'plan') account.plan_balance += amount;
+      else account.pack_balance += amount;
+      await this.ledger.setBalances(tx, account);
+      return this.render(tx, account);
+    });
+  }
+
+  async renew(ctx: RequestContext): Promise<CreditBalance> {
+    return withTransaction(this.ledger.pool, async (tx) => {
+      const account = await this.lockExisting(tx, ctx.workspace_id);
+      await this.renewLocked(tx, account);
+      return this.render(tx, account);
+    });
+  }
+
+  /** The account's row lock for a grant or a renewal, which name a workspace that must have one (404). */
+  private async lockExisting(tx: Queryable, workspaceId: string): Promise<AccountRow> {
+    const account = await this.ledger.lockAccount(tx, workspaceId);
+    if (!account) throw DomainError.notFound('credit account', workspaceId, 'workspace');
+    return account;
+  }
+
+  /** Expires what is left of the plan pool and grants the plan's monthly credits; the period moves on a month. */
+  private async renewLocked(tx: Queryable, account: AccountRow): Promise<void> {
+    const at = Date.now();
+    if (account.plan_balance > 0) {
+      await this.entry(tx, account.workspace_id, { type: 'expire', amount: -account.plan_balance, reason: 'plan_renewal', pool: 'plan' }, at);
+    }
+    const monthly = this.config.planCredits[account.plan] ?? 0;
+    if (monthly > 0) await this.entry(tx, account.workspace_id, { type: 'grant', amount: monthly, reason: 'plan_renewal', pool: 'plan' }, at + 1);
+    account.plan_balance = monthly;
+    account.period_ends_at = await this.ledger.nextPeriodEnd(tx, account.period_ends_at);
+    await this.ledger.setBalances(tx, account);
+  }
+
+  /** The renewal job: every account whose period has ended, one transaction each. */
+  async renewDue(limit = 100): Promise<number> {
+    const due = await this.ledger.dueForRenewal(limit);
+    for (const workspaceId of due) {
+      await withTransaction(this.ledger.pool, async (tx) => {
+        const account = await this.ledger.lockDueForRenewal(tx, workspaceId);
+        if (account) await this.renewLocked(tx, account);
+      });
+    }
+    return due.length;
+  }
+
+  /**
+   * Opens a workspace's credit account with its first period and grants the starting balances.
+   * Returns false when the account already exists: its balances are then left alone, so opening
+   * twice never grants twice.
+   */
+  async openAccount(tx: Queryable, opening: OpeningBalance): Promise<boolean> {
+    if (!(await this.ledger.insertAccount(tx, opening.workspace_id, opening.plan, opening.plan_credits, opening.pack_credits))) return false;
+    const grants: Omit<NewLedgerEntry, 'id'>[] = [
+      { type: 'grant', pool: 'plan', amount: opening.plan_credits, reason: 'plan_renewal' },
+      { type: 'grant', pool: 'pack', amount: opening.pack_credits, reason: `pack_${opening.pack_credits}` },
+    ];
+    for (const grant of grants.filter((g) => g.amount > 0)) await this.entry(tx, opening.workspace_id, grant);
+    return true;
+  }
+}

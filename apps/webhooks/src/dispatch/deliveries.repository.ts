@@ -1,0 +1,168 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Client, Pool } from 'pg';
+import { ApiVersion } from '@app/contracts';
+import { backlogGauge, PG_POOL, pgClientConfig, Queryable, SERVICE_CONFIG, ServiceConfig, TraceCarrier } from '@app/platform';
+import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
+import { Candidate } from './endpoint-slots';
+
+/** NOTIFY channel: deliveries were recorded that no sender has claimed yet. */
+export const DELIVERIES_CHANNEL = 'webhook_deliveries';
+
+/** The retry clock in SQL: the database's now, moved by the test offset when that is switched on. */
+export function retryClockSql(config: Pick<WebhooksConfig, 'testClock'>): string {
+  return config.testClock
+    ? `(now() + coalesce((SELECT offset_ms FROM webhook_test_clock WHERE id = 1), 0) * interval '1 millisecond')`
+    : 'now()';
+}
+
+/** A delivery claimed by this process, with what its attempt needs. */
+export interface Claimed {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  body: string;
+  attempts: number;
+  url: string;
+  secret_enc: string;
+  claim_token: string;
+  /** The trace and request id of the event's publication (fanout.consumer.ts). */
+  trace_context: TraceCarrier | null;
+}
+
+export interface EndpointMatch {
+  id: string;
+  workspace_id: string;
+  events: string[];
+  api_version: ApiVersion;
+  url: string;
+  secret_enc: string;
+}
+
+/** A delivery row the fan-out makes; with a token it is made already claimed by this process. */
+export interface NewDelivery {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  event_created: string;
+  body: string;
+  claim_token: string | null;
+  trace_context: TraceCarrier | null;
+}
+
+/**
+ * The statements that make and claim webhook_deliveries rows. Claims are leases: a token and a
+ * `locked_until`, so only the holder records the attempt's outcome and a dead holder's lapse.
+ */
+@Injectable()
+export class DeliveriesRepository {
+  constructor(
+    @Inject(PG_POOL) readonly pool: Pool,
+    @Inject(SERVICE_CONFIG) private readonly service: ServiceConfig,
+    @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksConfig,
+  ) {}
+
+  /**
+   * Calls `onUnclaimed` on every NOTIFY of DELIVERIES_CHANNEL, on a connection of its own (a
+   * pooled one would be handed back); `onError` when that connection fails. Returns its close.
+   */
+  async listenForUnclaimed(onUnclaimed: () => void, onError: (err: Error) => void): Promise<() => Promise<void>> {
+    const listener = new Client(pgClientConfig(this.service.databaseUrl));
+    listener.on('error', onError);
+    await listener.connect();
+    listener.on('notification', onUnclaimed);
+    await listener.query(`LISTEN ${DELIVERIES_CHANNEL}`);
+    return () => listener.end().catch(() => undefined);
+  }
+
+  private get clockSql(): string {
+    return retryClockSql(this.config);
+  }
+
+  observeBacklog(): void {
+    backlogGauge('webhook_deliveries_due', 'Webhook deliveries pending whose attempt is due now (new, or retries whose delay has passed)', this.pool,
+      `SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ${this.clockSql}`);
+  }
+
+  /** Due, unclaimed deliveries, oldest first, leaving out the endpoints that have no slot left. */
+  async dueCandidates(skipEndpoints: string[], limit: number): Promise<Candidate[]> {
+    const { rows } = await this.pool.query<Candidate>(
+      `SELECT id, endpoint_id FROM webhook_deliveries
+       WHERE status = 'pending' AND next_attempt_at <= ${this.clockSql}
+         AND (locked_until IS NULL OR locked_until < now()) AND NOT (endpoint_id = ANY($1::text[]))
+       ORDER BY next_attempt_at LIMIT $2`,
+      [skipEndpoints, limit],
+    );
+    return rows;
+  }
+
+  /**
+   * Leases those of `ids` still due and unclaimed, of enabled endpoints, under `token`.
+   * Hand-written: FOR UPDATE SKIP LOCKED lets replicas claim side by side without ever holding
+   * the same attempt, in one statement that is its own transaction. Its commit waits for no WAL
+   * flush (the one-time filter sets synchronous_commit off for this transaction only): only a
+   * database crash could lose the claim, and then the attempt is made again once more (at least
+   * once), never skipped.
+   */
+  async claim(ids: string[], token: string, leaseSeconds: number): Promise<Claimed[]> {
+    const { rows } = await this.pool.query<Claimed>(
+      `UPDATE webhook_deliveries d SET locked_until = now() + $3 * interval '1 second', claim_token = $2
+       FROM webhook_endpoints e
+       WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off'
+         AND d.id IN (
+           SELECT id FROM webhook_deliveries WHERE id = ANY($1::text[]) AND status = 'pending'
+             AND (locked_until IS NULL OR locked_until < now()) AND next_attempt_at <= ${this.clockSql}
+           FOR UPDATE SKIP LOCKED)
+         AND e.id = d.endpoint_id AND e.status = 'enabled'
+       RETURNING d.id, d.endpoint_id, d.event_id, d.body, d.attempts, e.url, e.secret_enc, d.claim_token, d.trace_context`,
+      [ids, token, leaseSeconds],
+    );
+    return rows;
+  }
+
+  /** The events of `eventIds` the consumer had not processed yet, now marked processed (in `tx`). */
+  async markProcessed(tx: Queryable, consumer: string, eventIds: string[]): Promise<string[]> {
+    const { rows } = await tx.query<{ event_id: string }>(
+      `INSERT INTO processed_events (consumer, event_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING event_id`,
+      [consumer, eventIds],
+    );
+    return rows.map((r) => r.event_id);
+  }
+
+  async enabledEndpointsOf(tx: Queryable, workspaceIds: string[]): Promise<EndpointMatch[]> {
+    const { rows } = await tx.query<EndpointMatch>(
+      `SELECT id, workspace_id, events, api_version, url, secret_enc FROM webhook_endpoints
+       WHERE workspace_id = ANY($1::text[]) AND status = 'enabled'`,
+      [workspaceIds],
+    );
+    return rows;
+  }
+
+  /**
+   * The deliveries of a fan-out batch in one INSERT over unnest (hand-written: thousands of rows a
+   * second), those with a token leased for `leaseSeconds`. Returns the ids of the rows made: a
+   * delivery of an event and endpoint that exists already is not made again.
+   */
+  async insertDeliveries(tx: Queryable, deliveries: NewDelivery[], leaseSeconds: number): Promise<string[]> {
+    const { rows } = await tx.query<{ id: string }>(
+      `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, event_created, body, claim_token, locked_until, trace_context)
+       SELECT u.id, u.endpoint_id, u.event_id, u.event_type, u.event_created, u.body, u.token,
+              CASE WHEN u.token IS NULL THEN NULL ELSE now() + $8 * interval '1 second' END, u.trace::json
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $9::text[])
+         AS u(id, endpoint_id, event_id, event_type, event_created, body, token, trace)
+       ON CONFLICT (event_id, endpoint_id) DO NOTHING
+       RETURNING id`,
+      [
+        deliveries.map((d) => d.id), deliveries.map((d) => d.endpoint_id), deliveries.map((d) => d.event_id), deliveries.map((d) => d.event_type),
+        deliveries.map((d) => d.event_created), deliveries.map((d) => d.body), deliveries.map((d) => d.claim_token), leaseSeconds,
+        deliveries.map((d) => d.trace_context && JSON.stringify(d.trace_context)),
+      ],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Wakes the senders of every replica (at the commit of `db`'s transaction). */
+  async notifyUnclaimed(db: Queryable): Promise<void> {
+    await db.query(`NOTIFY ${DELIVERIES_CHANNEL}`);
+  }
+}
