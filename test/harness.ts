@@ -110,17 +110,27 @@ export class TestMesh {
   async startApp(name: ServiceName, port?: number): Promise<RunningApp> {
     const log = this.logs.get(name) ?? [];
     this.logs.set(name, log);
-    const app = spawnApp(name, this.env, port ?? this.apps.get(name)?.port ?? (await freePort()), (line) => {
-      log.push(line);
-      if (process.env.TEST_SHOW_LOGS) process.stderr.write(`[${name}] ${line}\n`);
-    });
-    this.apps.set(name, app);
-    const exitedEarly = app.exited.then((code) => {
-      throw new Error(`${name} exited with ${code} during start-up:\n${log.slice(-20).join('\n')}`);
-    });
-    await Promise.race([waitFor(`${name} readiness`, () => httpReady(app.port), 30_000), exitedEarly]);
-    exitedEarly.catch(() => undefined);
-    return app;
+    const fixed = port ?? this.apps.get(name)?.port;
+    for (let attempt = 1; ; attempt++) {
+      const app = spawnApp(name, this.env, fixed ?? (await freePort()), (line) => {
+        log.push(line);
+        if (process.env.TEST_SHOW_LOGS) process.stderr.write(`[${name}] ${line}\n`);
+      });
+      this.apps.set(name, app);
+      const exitedEarly = app.exited.then((code) => {
+        throw new Error(`${name} exited with ${code} during start-up:\n${log.slice(-20).join('\n')}`);
+      });
+      try {
+        await Promise.race([waitFor(`${name} readiness`, () => httpReady(app.port), 30_000), exitedEarly]);
+      } catch (err) {
+        // a free port chosen here can be taken by another process before the service binds it
+        // (other test files run at the same time): choose again
+        if (fixed === undefined && attempt < 3 && /EADDRINUSE/.test((err as Error).message)) continue;
+        throw err;
+      }
+      exitedEarly.catch(() => undefined);
+      return app;
+    }
   }
 
   /** Graceful stop (SIGTERM); resolves with the exit code. */
