@@ -30,3 +30,4 @@ export * from './dead-letters';
 export * from './dead-events.controller';
 export * from './data-source';
 export * from './migrations';
+export * from './transaction';
