@@ -18,7 +18,8 @@ import { HttpsReceiver, testCertificate } from '../webhooks/https-receiver';
  * least once; every credit ledger sums to its balance; no lead got two different emails and
  * re-sent ones (same Message-ID, at-least-once) stay within the documented bound; every request
  * retried with its Idempotency-Key after a 5xx or a dropped connection converged to one result.
- * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WORKERS).
+ * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WORKERS); a shorter run is in `npm test`. Each phase prints the
+ * requests answered in it and the ones still waiting, so a stall shows what it waits on.
  */
 
 export interface ChaosOptions {
@@ -52,7 +53,7 @@ const LEAD_EVENTS = PUBLIC_EVENT_TYPES.filter((t) => t.startsWith('lead.'));
 interface Outcome {
   /** 2xx bodies' ids, one per answer that ended a request (retries included). */
   ids: Set<string>;
-  /** Attempts that got a 5xx or no answer before the request ended. */
+  /** Attempts that got a 5xx, no answer or "still in progress" before the request ended. */
   failedAttempts: number;
   status: number;
 }
@@ -130,7 +131,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await admin('sequence:launch', '--sequence', sequence);
     const entities = ((await call('GET', '/search?lens=leads')).body?.data ?? []).map((hit: { entity_id: string }) => hit.entity_id) as string[];
 
-    // --- traffic: every request ends in a 2xx or a 4xx; a 5xx or no answer is retried (with the same key)
+    // --- traffic: every request ends in a 2xx or a 4xx; a 5xx, no answer or a 409 "still in progress" is retried (with the same key)
     const outcomes = new Map<string, Outcome>();
     const leads: string[] = [];
     let stopped = false;
@@ -145,7 +146,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         const res = await call(method, path, body, idempotencyKey).catch(() => ({ status: 0, body: undefined }));
         report.statuses[res.status] = (report.statuses[res.status] ?? 0) + 1;
         current.statuses.push(res.status);
-        if (res.status === 0 || res.status >= 500) {
+        // 409 on the Idempotency-Key: an earlier attempt is still in progress (or its gateway died holding it): retry shortly, as the API says
+        const inProgress = res.status === 409 && res.body?.error?.param === 'Idempotency-Key' && idempotencyKey !== undefined;
+        if (res.status === 0 || res.status >= 500 || inProgress) {
           outcome.failedAttempts++;
           await new Promise((r) => setTimeout(r, 200));
           continue;
@@ -211,7 +214,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     stopped = true;
     await Promise.all(workers);
     phase('traffic stopped');
-    say(`traffic stopped: ${report.requests} requests, ${report.retriedRequests} retried after a 5xx or no answer; answers ${JSON.stringify(report.statuses)}`);
+    say(`traffic stopped: ${report.requests} requests, ${report.retriedRequests} retried after a 5xx, no answer or 409 in progress; answers ${JSON.stringify(report.statuses)}`);
 
     // --- what must hold
     const query = async <R>(service: ServiceName, sql: string, params: unknown[] = []): Promise<R[]> => {
@@ -234,7 +237,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const diverged = keyed.filter((o) => o.ids.size > 1).length;
     const retried = keyed.filter((o) => o.failedAttempts > 0);
     check('idempotent retries converged', diverged === 0 && keyed.every((o) => o.status !== 0),
-      `${keyed.length} keyed POSTs, ${retried.length} retried after a 5xx or no answer, ${diverged} with more than one result`);
+      `${keyed.length} keyed POSTs, ${retried.length} retried after a 5xx, no answer or 409 in progress, ${diverged} with more than one result`);
     // the leads the traffic created (reveals add leads of their own, on the demo domains)
     const duplicates = await query<{ email: string }>('crm', `SELECT email FROM leads WHERE workspace_id = $1 AND email LIKE '%@rcpt.chaos' GROUP BY email HAVING count(*) > 1`, [workspace.id]);
     const createdKeys = [...outcomes.entries()].filter(([k, o]) => k.startsWith('lead:') && o.ids.size === 1).length;
