@@ -82,6 +82,7 @@ describe('reveals', () => {
       ...parseProviderFile('opencorporates', JSON.stringify(northwind), '2026-10-03T00:00:00.000Z'),
       entity('concurrent', { person_name: 'C Zero', email: 'c0@good.test', domain: 'good.test' }),
       entity('crmdown', { person_name: 'D Own', email: 'jane@good.test', domain: 'good.test' }),
+      entity('abandoned', { person_name: 'Ab Andon' }),
     ];
     const res = await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities });
     expect(res.err).toBeUndefined();
@@ -195,6 +196,24 @@ describe('reveals', () => {
     expect(await total()).toBe(before - 1);
     const sums = await mesh.query('billing', 'SELECT (SELECT sum(amount) FROM ledger_entries WHERE workspace_id = $1) AS s, plan_balance + pack_balance AS b FROM credit_accounts WHERE workspace_id = $1', [ws]);
     expect(Number(sums[0].s)).toBe(sums[0].b);
+  });
+
+  it('a claim whose claimer died mid-reveal is taken over once abandoned: its credit comes back, the reveal completes, one credit in all', async () => {
+    const before = await total();
+    // what a search SIGKILLed after its consume leaves: the credit taken, the claim pending
+    const claim = 'rev_abandonedclaim';
+    expect((await mesh.rpc(SUBJECTS.billing.creditsConsume, { workspace_id: ws }, { ref: claim, reason: 'reveal' })).err).toBeUndefined();
+    await mesh.query('search', `INSERT INTO reveals (id, workspace_id, entity_id, status, credits_charged, created_at) VALUES ($1, $2, $3, 'pending', 0, now() - interval '10 minutes')`, [claim, ws, ids.abandoned]);
+    expect(await total()).toBe(before - 1);
+    const res = await reveal(ids.abandoned);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'revealed', credits_charged: 1, phone: '+14155550100' });
+    expect(res.body.id).not.toBe(claim);
+    expect(await total()).toBe(before - 1);
+    expect(await mesh.query('billing', `SELECT type, amount, reason FROM ledger_entries WHERE workspace_id = $1 AND ref = $2 ORDER BY type`, [ws, claim])).toEqual([
+      { type: 'consume', amount: -1, reason: 'reveal' }, { type: 'refund', amount: 1, reason: 'reveal_abandoned' },
+    ]);
+    expect(await mesh.query('search', 'SELECT id, status FROM reveals WHERE workspace_id = $1 AND entity_id = $2', [ws, ids.abandoned])).toEqual([{ id: res.body.id, status: 'revealed' }]);
   });
 
   it('a reveal of an entity in a lens the plan lacks is 403 on live and test keys: nothing charged, nothing written', async () => {

@@ -1,5 +1,5 @@
 import { ChildProcess, execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -18,7 +18,8 @@ import { HttpsReceiver, testCertificate } from '../webhooks/https-receiver';
  * least once; every credit ledger sums to its balance; no lead got two different emails and
  * re-sent ones (same Message-ID, at-least-once) stay within the documented bound; every request
  * retried with its Idempotency-Key after a 5xx or a dropped connection converged to one result.
- * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WORKERS).
+ * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WORKERS); a shorter run is in `npm test`. Each phase prints the
+ * requests answered in it and the ones still waiting, so a stall shows what it waits on.
  */
 
 export interface ChaosOptions {
@@ -40,6 +41,8 @@ export interface ChaosReport {
   requests: number;
   retriedRequests: number;
   statuses: Record<string, number>;
+  /** Requests answered between one event of the run and the next, and how long that took. */
+  phases: { event: string; requests: number; ms: number }[];
   checks: ChaosCheck[];
 }
 
@@ -50,7 +53,7 @@ const LEAD_EVENTS = PUBLIC_EVENT_TYPES.filter((t) => t.startsWith('lead.'));
 interface Outcome {
   /** 2xx bodies' ids, one per answer that ended a request (retries included). */
   ids: Set<string>;
-  /** Attempts that got a 5xx or no answer before the request ended. */
+  /** Attempts that got a 5xx, no answer or "still in progress" before the request ended. */
   failedAttempts: number;
   status: number;
 }
@@ -77,6 +80,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     LOG_LEVEL: 'fatal',
     RATE_LIMIT_PER_MINUTE: '1000000',
     RPC_TIMEOUT_MS: '3000',
+    // search's own deadlines inside the gateway's, as in production (5 s and 6 s inside 10 s): a
+    // reveal's claim left by the search SIGKILL counts as abandoned after 3 × 2 + 2 + 5 = 13 s
+    SEARCH_PEER_TIMEOUT_MS: '2000',
+    EMAIL_VERIFY_TOTAL_MS: '2000',
+    BILLING_CONSUME_MAX_WAIT_MS: '1000',
     NODE_EXTRA_CA_CERTS: cert.caFile,
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
     SEQUENCES_TICK_MS: '100',
@@ -85,8 +93,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     ...(sandbox?.env ?? {}),
   };
   const apps = new Map<ServiceName, RunningApp>();
+  // CHAOS_LOG_DIR: each service's log (level info) appended to <dir>/<service>.log, to see what a stalled phase was waiting on
+  const logDir = process.env.CHAOS_LOG_DIR;
   const start = async (name: ServiceName, port?: number) => {
-    const app = spawnApp(name, env, port ?? (await freePort()), 'ignore');
+    const output = logDir ? (line: string) => appendFileSync(join(logDir, `${name}.log`), `${new Date().toISOString()} ${line}\n`) : 'ignore';
+    const app = spawnApp(name, logDir ? { ...env, LOG_LEVEL: 'info' } : env, port ?? (await freePort()), output);
     apps.set(name, app);
     await waitFor(`${name} ready`, () => httpReady(app.port), 60_000, 100);
   };
@@ -95,7 +106,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       execFile(process.execPath, [join(ROOT, 'dist/apps/admin/src/main.js'), ...args], { env, cwd: ROOT }, (err, stdout, stderr) =>
         err ? reject(new Error(`admin ${args[0]}: ${stderr}`)) : resolve(JSON.parse(stdout))));
 
-  const report: ChaosReport = { kills: [], requests: 0, retriedRequests: 0, statuses: {}, checks: [] };
+  const report: ChaosReport = { kills: [], requests: 0, retriedRequests: 0, statuses: {}, phases: [], checks: [] };
   try {
     for (const name of SERVICE_NAMES) await start(name);
     const api = `http://127.0.0.1:${apps.get('gateway')!.port}/api/v1`;
@@ -120,17 +131,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await admin('sequence:launch', '--sequence', sequence);
     const entities = ((await call('GET', '/search?lens=leads')).body?.data ?? []).map((hit: { entity_id: string }) => hit.entity_id) as string[];
 
-    // --- traffic: every request ends in a 2xx or a 4xx; a 5xx or no answer is retried (with the same key)
+    // --- traffic: every request ends in a 2xx or a 4xx; a 5xx, no answer or a 409 "still in progress" is retried (with the same key)
     const outcomes = new Map<string, Outcome>();
     const leads: string[] = [];
     let stopped = false;
-    const attempt = async (label: string, method: string, path: string, body: unknown, idempotencyKey?: string) => {
+    // what each client is doing, so a phase without answers says which request hangs and how
+    const inFlight = new Map<number, { label: string; since: number; statuses: number[] }>();
+    const attempt = async (w: number, label: string, method: string, path: string, body: unknown, idempotencyKey?: string) => {
       const outcome: Outcome = { ids: new Set(), failedAttempts: 0, status: 0 };
       if (idempotencyKey) outcomes.set(`${label}:${idempotencyKey}`, outcome);
+      const current = { label: `${method} ${path}`, since: performance.now(), statuses: [] as number[] };
+      inFlight.set(w, current);
       for (let tries = 0; tries < 200; tries++) {
         const res = await call(method, path, body, idempotencyKey).catch(() => ({ status: 0, body: undefined }));
         report.statuses[res.status] = (report.statuses[res.status] ?? 0) + 1;
-        if (res.status === 0 || res.status >= 500) {
+        current.statuses.push(res.status);
+        // 409 on the Idempotency-Key: an earlier attempt is still in progress (or its gateway died holding it): retry shortly, as the API says
+        const inProgress = res.status === 409 && res.body?.error?.param === 'Idempotency-Key' && idempotencyKey !== undefined;
+        if (res.status === 0 || res.status >= 500 || inProgress) {
           outcome.failedAttempts++;
           await new Promise((r) => setTimeout(r, 200));
           continue;
@@ -139,22 +157,33 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         if (res.status < 300 && res.body?.id) outcome.ids.add(res.body.id);
         break;
       }
+      inFlight.delete(w);
       report.requests++;
       if (outcome.failedAttempts > 0) report.retriedRequests++;
       return outcome;
+    };
+    let mark = { requests: 0, retried: 0, at: performance.now() };
+    /** The phase just ended: its answered requests, and any request that has been waiting longer than a second. */
+    const phase = (event: string) => {
+      const now = performance.now();
+      const stuck = [...inFlight.values()].filter((f) => now - f.since > 1000)
+        .map((f) => `${f.label} for ${((now - f.since) / 1000).toFixed(1)} s (answers ${f.statuses.join(',') || 'none yet'})`);
+      report.phases.push({ event, requests: report.requests - mark.requests, ms: Math.round(now - mark.at) });
+      say(`${event}: ${report.requests - mark.requests} requests (${report.retriedRequests - mark.retried} retried) in ${((now - mark.at) / 1000).toFixed(1)} s before it${stuck.length ? `; waiting: ${stuck.join('; ')}` : ''}`);
+      mark = { requests: report.requests, retried: report.retriedRequests, at: now };
     };
     const worker = async (w: number) => {
       for (let n = 0; !stopped; n++) {
         const kind = n % 4;
         if (kind === 0 || leads.length === 0) {
-          const created = await attempt('lead', 'POST', '/leads', { full_name: `Chaos ${w}-${n}`, first_name: `C${w}x${n}`, email: `c${w}x${n}@rcpt.chaos` }, randomToken(16));
+          const created = await attempt(w, 'lead', 'POST', '/leads', { full_name: `Chaos ${w}-${n}`, first_name: `C${w}x${n}`, email: `c${w}x${n}@rcpt.chaos` }, randomToken(16));
           leads.push(...created.ids);
         } else if (kind === 1) {
-          await attempt('update', 'PATCH', `/leads/${leads[n % leads.length]}`, { title: `Title ${n}` });
+          await attempt(w, 'update', 'PATCH', `/leads/${leads[n % leads.length]}`, { title: `Title ${n}` });
         } else if (kind === 2 && entities.length) {
-          await attempt('reveal', 'POST', '/reveals', { entity_id: entities[(w * 97 + n) % entities.length] }, randomToken(16));
+          await attempt(w, 'reveal', 'POST', '/reveals', { entity_id: entities[(w * 97 + n) % entities.length] }, randomToken(16));
         } else {
-          await attempt('enroll', 'POST', `/sequences/${sequence}/enrollments`, { lead_ids: [leads[leads.length - 1]] }, randomToken(16));
+          await attempt(w, 'enroll', 'POST', `/sequences/${sequence}/enrollments`, { lead_ids: [leads[leads.length - 1]] }, randomToken(16));
         }
       }
     };
@@ -165,23 +194,27 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     for (const name of ['crm', 'search', 'billing', 'sequences', 'webhooks', 'gateway'] as ServiceName[]) {
       await pause(options.phaseMs);
       const app = apps.get(name)!;
+      phase(`${name} SIGKILLed`);
       app.child.kill('SIGKILL');
       await app.exited;
       await pause(300);
       await start(name, app.port);
       report.kills.push(`${name} SIGKILLed and restarted`);
-      say(`${name}: SIGKILLed, restarted (${report.requests} requests so far, ${report.retriedRequests} retried)`);
+      phase(`${name} ready again`);
     }
     await pause(options.phaseMs);
+    phase('nats-server stopped');
     nats.kill('SIGTERM');
     await new Promise((r) => nats.once('exit', r));
     nats = (await startNatsServer(natsPort, dir, { extraUsers: [probe] })).child;
     report.kills.push('nats-server restarted');
-    say(`nats-server: restarted (${report.requests} requests so far)`);
+    phase('nats-server restarted');
     await pause(options.phaseMs);
+    phase('traffic stopping');
     stopped = true;
     await Promise.all(workers);
-    say(`traffic stopped: ${report.requests} requests, ${report.retriedRequests} retried after a 5xx or no answer; answers ${JSON.stringify(report.statuses)}`);
+    phase('traffic stopped');
+    say(`traffic stopped: ${report.requests} requests, ${report.retriedRequests} retried after a 5xx, no answer or 409 in progress; answers ${JSON.stringify(report.statuses)}`);
 
     // --- what must hold
     const query = async <R>(service: ServiceName, sql: string, params: unknown[] = []): Promise<R[]> => {
@@ -204,7 +237,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const diverged = keyed.filter((o) => o.ids.size > 1).length;
     const retried = keyed.filter((o) => o.failedAttempts > 0);
     check('idempotent retries converged', diverged === 0 && keyed.every((o) => o.status !== 0),
-      `${keyed.length} keyed POSTs, ${retried.length} retried after a 5xx or no answer, ${diverged} with more than one result`);
+      `${keyed.length} keyed POSTs, ${retried.length} retried after a 5xx, no answer or 409 in progress, ${diverged} with more than one result`);
     // the leads the traffic created (reveals add leads of their own, on the demo domains)
     const duplicates = await query<{ email: string }>('crm', `SELECT email FROM leads WHERE workspace_id = $1 AND email LIKE '%@rcpt.chaos' GROUP BY email HAVING count(*) > 1`, [workspace.id]);
     const createdKeys = [...outcomes.entries()].filter(([k, o]) => k.startsWith('lead:') && o.ids.size === 1).length;

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
 import { KeyMode } from '@app/contracts';
-import { PG_POOL, runPeriodically } from '@app/platform';
+import { PG_POOL, runPeriodically, SERVICE_CONFIG } from '@app/platform';
+import { GatewayConfig } from '../config';
 
 export type Claim =
   | { kind: 'claimed' }
@@ -10,8 +11,6 @@ export type Claim =
   | { kind: 'in_progress' }
   | { kind: 'mismatch' };
 
-/** How long a claim may stay unfinished before it counts as abandoned by a crashed replica. */
-const ABANDONED_AFTER = '2 minutes';
 
 /** Canonical JSON: the same body however its keys were ordered or spaced. */
 function canonical(value: unknown): string {
@@ -54,8 +53,20 @@ export function scopedServiceKey(mode: KeyMode, key: string): string {
 @Injectable()
 export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationShutdown {
   private stopSweeping?: () => void;
+  /**
+   * How long a claim may stay unfinished before it counts as abandoned by a crashed replica:
+   * longer than a live gateway holds one (its request's service calls, each within the RPC
+   * deadline, and the database). It was 2 minutes: a client retrying a create that was in flight
+   * when its gateway was SIGKILLed got 409 for 2 minutes though the service had answered.
+   */
+  private readonly abandonedAfterMs: number;
 
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(SERVICE_CONFIG) config: GatewayConfig,
+  ) {
+    this.abandonedAfterMs = 3 * config.rpcTimeoutMs + 5000;
+  }
 
   onApplicationBootstrap(): void {
     this.stopSweeping = runPeriodically(() => this.sweep(), 60 * 60 * 1000);
@@ -73,9 +84,9 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
          SET request_hash = EXCLUDED.request_hash, status = 'in_progress', response_status = NULL,
              response_body = NULL, created_at = now()
          WHERE i.created_at < now() - interval '24 hours'
-            OR (i.status = 'in_progress' AND i.created_at < now() - interval '${ABANDONED_AFTER}')
+            OR (i.status = 'in_progress' AND i.created_at < now() - $5 * interval '1 millisecond')
        RETURNING 1`,
-      [scope.workspaceId, scope.mode, key, fingerprint],
+      [scope.workspaceId, scope.mode, key, fingerprint, this.abandonedAfterMs],
     );
     if (claimed.rowCount === 1) return { kind: 'claimed' };
     const { rows } = await this.pool.query<{ request_hash: string; status: string; response_status: number; response_body: string }>(

@@ -28,6 +28,15 @@ interface RevealRow {
 }
 
 const WAIT_FOR_PENDING_MS = Number(process.env.REVEAL_WAIT_MS || 30_000);
+/**
+ * How old a `pending` claim must be to count as abandoned: longer than a claimer can hold it
+ * (a consume, the email checks, crm's upsert and a refund, each within its deadline, plus slack
+ * for the database), so only a claimer that is gone (SIGKILL, lost host) leaves one that old.
+ */
+const CLAIM_ABANDONED_MS = Number(
+  process.env.REVEAL_CLAIM_ABANDONED_MS
+    || 3 * Number(process.env.SEARCH_PEER_TIMEOUT_MS || 5000) + Number(process.env.EMAIL_VERIFY_TOTAL_MS || 6000) + 5000,
+);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -35,7 +44,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * so concurrent reveals of one entity charge once: the others wait for the claim to settle and
  * answer `already_revealed`. The claimer consumes a credit (ref = the reveal id), verifies the
  * contact, has crm create or update the lead, then records the reveal with `reveal.completed`.
- * Any failure after the consume refunds it and releases the claim.
+ * Any failure after the consume refunds it and releases the claim. A claim whose claimer died
+ * holding it (older than CLAIM_ABANDONED_MS) is taken over: its ref is refunded and the claim
+ * dropped, and the reveal claims afresh. Without that, every later reveal of the entity waited on
+ * it for ever (a retried reveal never converged: the chaos run's stall after a search SIGKILL).
  */
 @Injectable()
 export class RevealsService {
@@ -75,9 +87,16 @@ export class RevealsService {
         [id, ctx.workspace_id, entity.id],
       );
       if (claimed.rowCount === 1) return this.run(ctx, entity, id);
-      const { rows } = await this.pool.query<RevealRow>('SELECT * FROM reveals WHERE workspace_id = $1 AND entity_id = $2', [ctx.workspace_id, entity.id]);
+      const { rows } = await this.pool.query<RevealRow & { abandoned: boolean }>(
+        `SELECT *, created_at < now() - $3 * interval '1 millisecond' AS abandoned FROM reveals WHERE workspace_id = $1 AND entity_id = $2`,
+        [ctx.workspace_id, entity.id, CLAIM_ABANDONED_MS],
+      );
       const row = rows[0];
       if (row && row.status !== 'pending') return { reveal: this.render(row, ctx, true, 0), created: false };
+      if (row?.abandoned) {
+        await this.takeOver(ctx, row.id);
+        continue;
+      }
       if (Date.now() > deadline) throw DomainError.conflict('A reveal of this entity is in progress; retry', 'entity_id');
       await sleep(50);
     }
@@ -91,6 +110,23 @@ export class RevealsService {
       created_at: new Date().toISOString(),
     };
     return { reveal, created: false };
+  }
+
+  /**
+   * One waiter takes an abandoned claim over: restarting its clock, so the other waiters keep
+   * waiting (and a taker that dies is taken over in turn). It gives back what the dead claimer
+   * may have taken (refunds are by ref and happen once; one billing does not answer waits in
+   * pending_refunds), then drops the claim, so a claim is never dropped with its credit taken.
+   */
+  private async takeOver(ctx: RequestContext, id: string): Promise<void> {
+    const taken = await this.pool.query(
+      `UPDATE reveals SET created_at = now() WHERE id = $1 AND status = 'pending' AND created_at < now() - $2 * interval '1 millisecond'`,
+      [id, CLAIM_ABANDONED_MS],
+    );
+    if (taken.rowCount !== 1) return;
+    this.log.warn({ workspace_id: ctx.workspace_id, reveal_id: id }, 'reveal: taking over a claim its claimer abandoned; refunding it');
+    await this.billing.refund(ctx, id, 'reveal_abandoned');
+    await this.pool.query(`DELETE FROM reveals WHERE id = $1 AND status = 'pending'`, [id]);
   }
 
   private async release(ctx: RequestContext, id: string, refundReason?: string): Promise<void> {
@@ -162,6 +198,7 @@ export class RevealsService {
       await this.billing.refund(ctx, id, 'reveal_failed');
       return withTransaction(this.pool, async (tx) => {
         const { rows } = await tx.query<RevealRow>(`DELETE FROM reveals WHERE id = $1 RETURNING *`, [id]);
+        if (!rows[0]) throw new DomainError('internal_error', 'The reveal took too long and was started again; nothing was charged');
         const reveal = this.render({ ...rows[0], status: 'no_contact_found', sources: entity.sources }, ctx, false, 0);
         await recordEvent(tx, { type: EVENT.revealCompleted, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: reveal });
         return { reveal, created: true };
@@ -171,9 +208,11 @@ export class RevealsService {
       return await withTransaction(this.pool, async (tx) => {
         const { rows } = await tx.query<RevealRow>(
           `UPDATE reveals SET status = 'revealed', lead_id = $2, email = $3, email_status = $4, email_confidence = $5, phone = $6, credits_charged = 1, sources = $7
-            WHERE id = $1 RETURNING *`,
+            WHERE id = $1 AND status = 'pending' RETURNING *`,
           [id, lead.id, found?.email ?? null, found?.status ?? null, found?.confidence ?? null, phone, JSON.stringify(sources)],
         );
+        // taken over as abandoned while this claimer was still at work: its credit is given back below
+        if (!rows[0]) throw new DomainError('internal_error', 'The reveal took too long and was started again; nothing was charged');
         const reveal = this.render(rows[0], ctx, false, 1);
         await recordEvent(tx, { type: EVENT.revealCompleted, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: reveal });
         return { reveal, created: true };
