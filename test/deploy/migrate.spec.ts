@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { SERVICE_NAMES, ServiceName } from '@app/contracts';
@@ -82,6 +82,22 @@ describe('tools/migrate (the one-shot migration entry of the compose steps and J
       expect(await revertServiceMigration('crm', { env })).toBe(names[names.length - 1]);
       expect((await showServiceMigrations('crm', { env })).filter((m) => !m.applied).map((m) => m.name)).toEqual([names[names.length - 1]]);
       expect(await migrateService('crm', { env })).toEqual([names[names.length - 1]]);
+    } finally {
+      await dropDatabase(url);
+    }
+  });
+
+  it("each service's data-source.ts is what the TypeORM CLI loads: migration:show lists that service's history", async () => {
+    const url = databaseUrlFor('webhooks', env);
+    try {
+      await migrateService('webhooks', { env });
+      await query(url, `DELETE FROM ${MIGRATIONS_TABLE} WHERE name = '${SERVICE_MIGRATIONS.webhooks[SERVICE_MIGRATIONS.webhooks.length - 1].name}'`);
+      const cli = join(__dirname, '../../node_modules/typeorm/cli.js');
+      const source = join(__dirname, '../../dist/apps/webhooks/src/data-source.js');
+      const out = spawnSync(process.execPath, [cli, 'migration:show', '-d', source], { env: { ...process.env, ...env }, encoding: 'utf8' }).stdout;
+      const names = SERVICE_MIGRATIONS.webhooks.map((m) => m.name);
+      for (const name of names.slice(0, -1)) expect(out).toMatch(new RegExp(`\\[X\\] \\d+ ${name}`));
+      expect(out).toContain(`[ ] ${names[names.length - 1]}`);
     } finally {
       await dropDatabase(url);
     }
