@@ -1,3 +1,5 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ConstProperty } from './resources/api-property';
 import { ApiVersion } from './versions';
 import { KeyMode, Lens, MemberRole, Plan } from './enums';
 
@@ -36,15 +38,29 @@ export interface PageQuery {
   starting_after?: string;
 }
 
-export interface ListEnvelope<T> {
-  object: 'list';
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
+/** A page of a cursor list; `data` holds the listed resource (the document names it per route). */
+export class ListEnvelope<T> {
+  @ConstProperty('list')
+  object!: 'list';
+
+  @ApiProperty({ type: 'array' })
+  data!: T[];
+
+  @ApiProperty({ type: 'boolean', description: 'Another page exists.' })
+  has_more!: boolean;
+
+  @ApiProperty({ type: 'string', description: 'Pass as `starting_after` for the next page; null on the last page.', nullable: true })
+  next_cursor!: string | null;
 }
 
-export interface DeletedEnvelope {
-  id: string;
-  object: string;
-  deleted: true;
+@ApiSchema({ name: 'DeletedObject', description: 'Deletion envelope.' })
+export class DeletedEnvelope {
+  @ApiProperty({ type: 'string', description: 'ID of the deleted object.' })
+  id!: string;
+
+  @ApiProperty({ type: 'string', description: 'Type of the deleted object.' })
+  object!: string;
+
+  @ConstProperty(true)
+  deleted!: true;
 }

@@ -1,3 +1,5 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+
 /** Stable error codes of the spec; clients branch on them. */
 export const ERROR_CODES = {
   invalidRequest: 'invalid_request',
@@ -47,6 +49,26 @@ export function isDomainErrorPayload(value: unknown): value is DomainErrorPayloa
   return typeof code === 'string' && code in ERROR_STATUS;
 }
 
-export interface ErrorBody {
-  error: { type: string; code: ErrorCode; message: string; param?: string; doc_url: string };
+/** What an error says: `error` of the one error object. */
+export class ErrorDetail {
+  @ApiProperty({ type: 'string', description: 'Broad class, such as `invalid_request_error` or `rate_limit_error`.' })
+  type!: string;
+
+  @ApiProperty({ enum: Object.values(ERROR_CODES), description: 'Stable code; clients branch on it. New codes may be added (handle them by HTTP status).' })
+  code!: ErrorCode;
+
+  @ApiProperty({ type: 'string', description: 'Human-readable; wording can change and must not be parsed.' })
+  message!: string;
+
+  @ApiProperty({ type: 'string', description: 'The offending request field, when there is one.', required: false })
+  param?: string;
+
+  @ApiProperty({ type: 'string', description: 'Link to the explanation of the code, anchored by code.', format: 'uri' })
+  doc_url!: string;
+}
+
+@ApiSchema({ name: 'Error', description: 'The one error object every failure returns.' })
+export class ErrorBody {
+  @ApiProperty({ type: ErrorDetail })
+  error!: ErrorDetail;
 }

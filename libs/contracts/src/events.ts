@@ -1,3 +1,9 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema, getSchemaPath } from '@nestjs/swagger';
+import { ConstProperty, DateTimeProperty, IdProperty, LivemodeProperty } from './resources/api-property';
+import { CreditBalance } from './resources/credits';
+import { Lead } from './resources/lead';
+import { Reveal } from './resources/search';
+import { EmailMessage, Enrollment, Suppression } from './resources/sequence';
 import { ApiVersion } from './versions';
 
 /** Event types delivered to webhook endpoints (spec: Events). */
@@ -36,16 +42,48 @@ export const EVENT = {
   creditsLow: 'credits.low',
 } as const satisfies Record<string, EventType>;
 
+/** `data` of an event: the resource it is about. */
+export class EventData<T = unknown> {
+  @ApiProperty({
+    description:
+      'The resource, rendered with `api_version`: Lead (lead.*), Reveal, EmailMessage (email.*), Enrollment (sequence.completed), Suppression (unsubscribe.created) or CreditBalance (credits.low).',
+    anyOf: [
+      ...[Lead, Reveal, EmailMessage, Enrollment, Suppression, CreditBalance].map((resource) => ({ $ref: getSchemaPath(resource) })),
+      { type: 'object', additionalProperties: true },
+    ],
+  })
+  object!: T;
+
+  @ApiPropertyOptional({ type: 'object', description: 'Old values, for `lead.updated`.', additionalProperties: true })
+  previous_attributes?: Record<string, unknown>;
+}
+
 /** The event envelope of the spec. */
-export interface EventEnvelope<T = unknown> {
-  id: string;
-  object: 'event';
-  type: EventType;
-  api_version: ApiVersion;
-  created: string;
-  workspace_id: string;
-  livemode: boolean;
-  data: { object: T; previous_attributes?: Record<string, unknown> };
+@ApiSchema({ name: 'Event', description: 'Envelope of a webhook event delivery.' })
+export class EventEnvelope<T = unknown> {
+  @IdProperty('evt_')
+  id!: string;
+
+  @ConstProperty('event')
+  object!: 'event';
+
+  @ApiProperty({ type: 'string', description: 'One of the event types; new types may be added.', examples: [...PUBLIC_EVENT_TYPES] })
+  type!: EventType;
+
+  @ApiProperty({ type: 'string', description: 'The version pinned on the endpoint at creation.', format: 'date' })
+  api_version!: ApiVersion;
+
+  @DateTimeProperty()
+  created!: string;
+
+  @ApiProperty({ type: 'string', description: 'Prefix `ws_`.' })
+  workspace_id!: string;
+
+  @LivemodeProperty()
+  livemode!: boolean;
+
+  @ApiProperty({ type: EventData })
+  data!: EventData<T>;
 }
 
 export interface WorkspaceCreatedData {

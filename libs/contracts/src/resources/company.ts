@@ -1,19 +1,47 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { COMPANY_SIZES } from '../enums';
+import { ConstProperty, DateTimeProperty, IdProperty } from './api-property';
 import { Source } from './lead';
 
-export interface Company {
-  id: string;
-  object: 'company';
-  name: string;
-  domain: string | null;
-  industry: string | null;
-  size: string | null;
-  country: string | null;
-  city: string | null;
-  description: string | null;
-  lead_count: number;
-  sources: Source[];
-  created_at: string;
-  updated_at: string;
+export class Company {
+  @IdProperty('co_')
+  id!: string;
+
+  @ConstProperty('company')
+  object!: 'company';
+
+  @ApiProperty({ type: 'string' })
+  name!: string;
+
+  @ApiProperty({ type: 'string', description: 'Primary domain.', nullable: true })
+  domain!: string | null;
+
+  @ApiProperty({ type: 'string', description: 'Industry key.', nullable: true, required: false })
+  industry!: string | null;
+
+  @ApiProperty({ enum: COMPANY_SIZES, description: 'Employee range.', nullable: true, required: false })
+  size!: string | null;
+
+  @ApiProperty({ type: 'string', description: 'ISO country code.', nullable: true, required: false })
+  country!: string | null;
+
+  @ApiProperty({ type: 'string', nullable: true, required: false })
+  city!: string | null;
+
+  @ApiProperty({ type: 'string', description: "Short description from the company's own site.", nullable: true, required: false })
+  description!: string | null;
+
+  @ApiProperty({ type: 'integer', description: 'Leads linked to it in the workspace.', minimum: 0 })
+  lead_count!: number;
+
+  @ApiProperty({ type: Source, isArray: true })
+  sources!: Source[];
+
+  @DateTimeProperty()
+  created_at!: string;
+
+  @DateTimeProperty()
+  updated_at!: string;
 }
 
 /** The company fields other records may fill (industry, size, country, city, description). */

@@ -1,26 +1,63 @@
-import { Plan } from '../enums';
+import { ApiProperty } from '@nestjs/swagger';
+import { PLANS, Plan } from '../enums';
+import { ConstProperty, DateTimeProperty, IdProperty } from './api-property';
+
 
 export const LEDGER_TYPES = ['grant', 'purchase', 'consume', 'refund', 'expire'] as const;
 export type LedgerType = (typeof LEDGER_TYPES)[number];
 export const CREDIT_POOLS = ['plan', 'pack'] as const;
 export type CreditPool = (typeof CREDIT_POOLS)[number];
 
-export interface LedgerEntry {
-  id: string;
-  type: LedgerType;
-  amount: number;
-  reason: string;
-  ref: string | null;
-  pool: CreditPool;
-  created_at: string;
+export class LedgerEntry {
+  @IdProperty('cl_')
+  id!: string;
+
+  @ApiProperty({ enum: LEDGER_TYPES })
+  type!: LedgerType;
+
+  @ApiProperty({ type: 'integer', description: 'Signed; negative for consumption and expiry.' })
+  amount!: number;
+
+  @ApiProperty({ type: 'string', description: 'Cause, for example search_page, reveal, reveal_failed, plan_renewal, pack_2000.' })
+  reason!: string;
+
+  @ApiProperty({ type: 'string', description: 'Related object ID such as a reveal or a payment invoice.', nullable: true })
+  ref!: string | null;
+
+  @ApiProperty({ enum: CREDIT_POOLS })
+  pool!: CreditPool;
+
+  @DateTimeProperty()
+  created_at!: string;
 }
 
-export interface CreditBalance {
-  object: 'credit_balance';
-  plan: Plan;
-  balance: { plan: number; pack: number; total: number };
-  period_ends_at: string | null;
-  ledger: LedgerEntry[];
+/** Credits left, by pool. */
+export class CreditAmounts {
+  @ApiProperty({ type: 'integer', description: 'Plan credits left this period; used first, reset at renewal.' })
+  plan!: number;
+
+  @ApiProperty({ type: 'integer', description: 'Pack credits; never expire, used after plan credits.' })
+  pack!: number;
+
+  @ApiProperty({ type: 'integer', description: 'plan + pack.' })
+  total!: number;
+}
+
+export class CreditBalance {
+  @ConstProperty('credit_balance')
+  object!: 'credit_balance';
+
+  @ApiProperty({ enum: PLANS })
+  plan!: Plan;
+
+  @ApiProperty({ type: CreditAmounts })
+  balance!: CreditAmounts;
+
+  @DateTimeProperty('When plan credits renew.', { nullable: true })
+  period_ends_at!: string | null;
+
+  @ApiProperty({ type: LedgerEntry, isArray: true, description: 'The 20 most recent entries, newest first.' })
+  ledger!: LedgerEntry[];
 }
 
 /** billing.credits.consume: takes `amount` (default 1) credits, plan pool first; `ref` makes it idempotent. */
@@ -34,7 +71,7 @@ export interface ConsumeCreditsResult {
   /** False when a consume with this ref had been applied before (nothing taken now). */
   applied: boolean;
   charged: number;
-  balance: { plan: number; pack: number; total: number };
+  balance: CreditAmounts;
 }
 
 /** billing.credits.refund: gives back what the consume with `ref` took, once. */

@@ -1,4 +1,6 @@
-import { Lens } from '../enums';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { LENSES, Lens } from '../enums';
+import { ConstProperty, DateTimeProperty, IdProperty, LivemodeProperty } from './api-property';
 
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -7,28 +9,65 @@ export const EXPORT_STATUSES = ['queued', 'processing', 'completed', 'failed'] a
 export type ExportStatus = (typeof EXPORT_STATUSES)[number];
 
 /** Which leads an export holds; every field optional, an empty filter exports every lead. */
-export interface ExportFilter {
+@ApiSchema({ description: 'Every field optional; an empty filter exports every lead.' })
+export class ExportFilter {
+  @ApiProperty({ enum: LENSES, required: false })
   lens?: Lens;
+
+  @ApiProperty({ type: 'string', required: false })
   tag?: string;
+
+  @ApiProperty({ type: 'string', required: false })
   pipeline_id?: string;
+
+  @ApiProperty({ type: 'string', required: false })
   stage_id?: string;
+
+  @ApiProperty({
+    type: 'string',
+    description: "Members of a list of the workspace (lists are made in the application); an unknown list or another workspace's matches no lead.",
+    required: false,
+  })
   list_id?: string;
+
+  @DateTimeProperty(undefined, { required: false })
   updated_since?: string;
 }
 
 /** The Export resource of the spec (plus `livemode`, as every resource made by a key). */
-export interface Export {
-  id: string;
-  object: 'export';
-  livemode: boolean;
-  status: ExportStatus;
-  format: ExportFormat;
-  filter: ExportFilter;
-  row_count: number | null;
-  download_url: string | null;
-  expires_at: string | null;
-  created_at: string;
-  completed_at: string | null;
+export class Export {
+  @IdProperty('exp_')
+  id!: string;
+
+  @ConstProperty('export')
+  object!: 'export';
+
+  @ApiProperty({ enum: EXPORT_STATUSES })
+  status!: ExportStatus;
+
+  @ApiProperty({ enum: EXPORT_FORMATS })
+  format!: ExportFormat;
+
+  @ApiProperty({ type: ExportFilter })
+  filter!: ExportFilter;
+
+  @ApiProperty({ type: 'integer', description: 'Rows once completed.', nullable: true })
+  row_count!: number | null;
+
+  @ApiProperty({ type: 'string', description: 'Signed, set once completed, valid 24 hours.', format: 'uri', nullable: true })
+  download_url!: string | null;
+
+  @DateTimeProperty('When download_url stops working.', { nullable: true })
+  expires_at!: string | null;
+
+  @LivemodeProperty()
+  livemode!: boolean;
+
+  @DateTimeProperty()
+  created_at!: string;
+
+  @DateTimeProperty(undefined, { nullable: true })
+  completed_at!: string | null;
 }
 
 /** What crm tells the gateway about an export's file when a signed download link is used. */

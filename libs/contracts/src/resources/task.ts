@@ -1,18 +1,38 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ConstProperty, DateTimeProperty, IdProperty } from './api-property';
+
 export const TASK_STATUSES = ['open', 'done'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 /** The Task resource of the spec. */
-export interface Task {
-  id: string;
-  object: 'task';
-  title: string;
-  lead_id: string | null;
-  assignee_id: string | null;
-  status: TaskStatus;
-  due_at: string | null;
+export class Task {
+  @IdProperty('task_')
+  id!: string;
+
+  @ConstProperty('task')
+  object!: 'task';
+
+  @ApiProperty({ type: 'string', maxLength: 300 })
+  title!: string;
+
+  @ApiProperty({ type: 'string', nullable: true })
+  lead_id!: string | null;
+
+  @ApiProperty({ type: 'string', nullable: true })
+  assignee_id!: string | null;
+
+  @ApiProperty({ enum: TASK_STATUSES })
+  status!: TaskStatus;
+
+  @DateTimeProperty(undefined, { nullable: true })
+  due_at!: string | null;
+
   /** Set when the task is marked done; cleared when it is opened again. */
-  completed_at: string | null;
-  created_at: string;
+  @DateTimeProperty('When marked done.', { nullable: true })
+  completed_at!: string | null;
+
+  @DateTimeProperty()
+  created_at!: string;
 }
 
 /**

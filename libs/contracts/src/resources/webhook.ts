@@ -1,22 +1,39 @@
-import { PublicEventType } from '../events';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { PublicEventType } from '../events';
+import { ConstProperty, DateTimeProperty, IdProperty } from './api-property';
 
 export const WEBHOOK_ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
 export type WebhookEndpointStatus = (typeof WEBHOOK_ENDPOINT_STATUSES)[number];
 
 /** The WebhookEndpoint resource of the spec; never carries its secret after creation. */
-export interface WebhookEndpoint {
-  id: string;
-  object: 'webhook_endpoint';
-  url: string;
-  description: string | null;
-  events: Array<PublicEventType | '*'>;
-  status: WebhookEndpointStatus;
-  created_at: string;
+export class WebhookEndpoint {
+  @IdProperty('we_')
+  id!: string;
+
+  @ConstProperty('webhook_endpoint')
+  object!: 'webhook_endpoint';
+
+  @ApiProperty({ type: 'string', description: 'HTTPS URL receiving events.', format: 'uri' })
+  url!: string;
+
+  @ApiProperty({ type: 'string', maxLength: 200, nullable: true })
+  description!: string | null;
+
+  @ApiProperty({ type: 'string', isArray: true, description: 'Subscribed event types; `*` means all.' })
+  events!: Array<PublicEventType | '*'>;
+
+  @ApiProperty({ enum: WEBHOOK_ENDPOINT_STATUSES, description: 'Disabled endpoints receive nothing.' })
+  status!: WebhookEndpointStatus;
+
+  @DateTimeProperty()
+  created_at!: string;
 }
 
 /** The answer of POST /webhook_endpoints: the only time the signing secret is shown. */
-export interface CreatedWebhookEndpoint extends WebhookEndpoint {
-  secret: string;
+@ApiSchema({ name: 'WebhookEndpointWithSecret' })
+export class CreatedWebhookEndpoint extends WebhookEndpoint {
+  @ApiProperty({ type: 'string', description: 'Signing secret, prefix `whsec_`; returned only at creation.', pattern: '^whsec_' })
+  secret!: string;
 }
 
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dropped'] as const;
