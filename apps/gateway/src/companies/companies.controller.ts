@@ -1,4 +1,5 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiQuery } from '@nestjs/swagger';
 import { Company, ListCompaniesQueryDto, ListEnvelope, RequestContext, SUBJECTS } from '@app/contracts';
 import { pageOf } from '../http/page-query';
 import { Ctx } from '../http/request-context.decorator';
@@ -10,6 +11,7 @@ export class CompaniesController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
+  @ApiQuery({ type: ListCompaniesQueryDto })
   list(@Ctx() ctx: RequestContext, @Query() query: unknown): Promise<ListEnvelope<Company>> {
     return this.rpc.send(SUBJECTS.crm.companiesList, ctx, pageOf(validateInput(ListCompaniesQueryDto, query, 'query')));
   }

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBody } from '@nestjs/swagger';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { CreateExportDto, Export, ExportFile, RequestContext, SUBJECTS } from '@app/contracts';
 import { ExportLinkConfig, FILE_STORAGE, FileNotFoundError, FileStorage, rootLogger, verifyExportLink } from '@app/platform';
@@ -28,6 +29,7 @@ export class ExportsController {
 
   /** Queues an export (202) and writes it to the audit log. */
   @Post()
+  @ApiBody({ type: CreateExportDto })
   @HttpCode(202)
   async create(@Ctx() ctx: RequestContext, @Body() body: unknown, @Req() request: FastifyRequest): Promise<Export> {
     const input = validateInput(CreateExportDto, body, 'body');

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { ApiBody, ApiQuery } from '@nestjs/swagger';
 import {
   CreateLeadDto, DeletedEnvelope, Lead, ListEnvelope, ListLeadsQueryDto, MoveStageDto, RequestContext, SUBJECTS, UpdateLeadDto,
 } from '@app/contracts';
@@ -17,6 +18,7 @@ export class LeadsController {
   ) {}
 
   @Get()
+  @ApiQuery({ type: ListLeadsQueryDto })
   list(@Ctx() ctx: RequestContext, @Query() query: unknown): Promise<Forwarded<ListEnvelope<Lead>>> {
     const filters = validateInput(ListLeadsQueryDto, query, 'query');
     assertLensAllowed(ctx, filters.lens);
@@ -24,6 +26,7 @@ export class LeadsController {
   }
 
   @Post()
+  @ApiBody({ type: CreateLeadDto })
   @HttpCode(201)
   create(@Ctx() ctx: RequestContext, @Body() body: unknown): Promise<Lead> {
     const lead = validateInput(CreateLeadDto, body, 'body');
@@ -38,6 +41,7 @@ export class LeadsController {
   }
 
   @Patch(':id')
+  @ApiBody({ type: UpdateLeadDto })
   async update(@Ctx() ctx: RequestContext, @Param('id') id: string, @Body() body: unknown): Promise<Lead> {
     assertIdParam(id, 'lead');
     const changes = validateInput(UpdateLeadDto, body, 'body');
@@ -49,6 +53,7 @@ export class LeadsController {
 
   /** Moves the lead to a stage taken from GET /pipelines; emits lead.stage_changed. */
   @Put(':id/stage')
+  @ApiBody({ type: MoveStageDto })
   moveStage(@Ctx() ctx: RequestContext, @Param('id') id: string, @Body() body: unknown): Promise<Lead> {
     assertIdParam(id, 'lead');
     const { stage_id } = validateInput(MoveStageDto, body, 'body');

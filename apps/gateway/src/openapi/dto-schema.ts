@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { getMetadataStorage } from 'class-validator';
-import type { JsonSchema } from './schemas';
 
 /**
  * class-validator metadata of a contracts DTO → JSON Schema (draft 2020-12). A small converter
@@ -17,6 +16,8 @@ export interface DtoSchemaOptions {
   /** Query strings carry no null: leave it out of the types. */
   query?: boolean;
 }
+
+export type JsonSchema = Record<string, unknown>;
 
 type Rule = ReturnType<ReturnType<typeof getMetadataStorage>['getTargetValidationMetadatas']>[number];
 

@@ -2,12 +2,17 @@ import 'reflect-metadata';
 import { RequestMethod } from '@nestjs/common';
 import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { MetadataScanner } from '@nestjs/core';
+import { DECORATORS } from '@nestjs/swagger';
 import * as contracts from '@app/contracts';
-import { API_VERSIONS, CURRENT_API_VERSION, PAGE_LIMIT, SEARCH_MAX_PAGE } from '@app/contracts';
-import { dtoToJsonSchema } from './dto-schema';
+import {
+  API_VERSIONS, Company, CreatedWebhookEndpoint, CreditBalance, CURRENT_API_VERSION, DeletedEnvelope, EmailMessage, Enrollment,
+  EnrollmentResult, ErrorBody, EventEnvelope, Export, ExportFilter, Lead, LedgerEntry, ListEnvelope, PAGE_LIMIT, Pipeline, Reveal,
+  SEARCH_MAX_PAGE, SearchHit, SearchResults, Sequence, SequenceStep, Source, Stage, StageRef, Suppression, Task, WebhookEndpoint,
+} from '@app/contracts';
+import { dtoToJsonSchema, JsonSchema } from './dto-schema';
 import { addRecordedExamples } from './examples';
 import { COMMON_ERRORS, ERROR_RESPONSES, OPERATIONS, OperationDoc } from './operations';
-import { JsonSchema, listOf, RESOURCE_SCHEMAS, schemaRef } from './schemas';
+import { ResourceSchemas, schemaName } from './resource-schema';
 
 export const API_BASE = '/api/v1';
 export const OPENAPI_PATH = `${API_BASE}/openapi.json`;
@@ -63,19 +68,37 @@ export function toOpenApiPath(path: string): string {
 }
 
 /**
- * Which contracts DTO a handler validates its body or query with: the handlers call
- * `validateInput(SomeDto, body, 'body')`, and the compiled handler's source names the class.
- * The class is then taken from libs/contracts by name, so a new route needs no annotation.
+ * The resources of the spec, in the document's order: the response classes of libs/contracts.
+ * Every one is documented, also one whose routes are not served yet.
  */
-export function inputDtosOf(handler: Function): { body?: Function; query?: Function } {
-  const source = Function.prototype.toString.call(handler);
-  const found: { body?: Function; query?: Function } = {};
-  const pattern = /validateInput\)?\(\s*(?:[\w$]+\.)*([\w$]+)\s*,\s*[\w$.]+\s*,\s*['"](body|query)['"]/g;
-  for (const match of source.matchAll(pattern)) {
-    const dto = (contracts as Record<string, unknown>)[match[1]];
-    if (typeof dto === 'function') found[match[2] as 'body' | 'query'] ??= dto;
-  }
-  return found;
+const RESOURCES: Function[] = [
+  ErrorBody, DeletedEnvelope, Source, SearchHit, SearchResults, Reveal, StageRef, Lead, Company, Stage, Pipeline, Task,
+  SequenceStep, Sequence, Enrollment, EnrollmentResult, Suppression, LedgerEntry, CreditBalance, WebhookEndpoint,
+  CreatedWebhookEndpoint, ExportFilter, Export, EmailMessage, EventEnvelope,
+];
+const resources = new ResourceSchemas(RESOURCES);
+const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+/** The list envelope of `item` (a component name). */
+function listOf(item: string): JsonSchema {
+  const envelope = resources.component(ListEnvelope);
+  const properties = envelope.properties as Record<string, JsonSchema>;
+  return { ...envelope, properties: { ...properties, data: { ...properties.data, items: schemaRef(item) } } };
+}
+
+/** What a route falls back to when the spec names no resource for it. */
+const GENERIC_OBJECT: JsonSchema = {
+  type: 'object',
+  description: 'A resource whose schema is not documented yet; it carries `object` naming its type.',
+  properties: { object: { type: 'string', description: 'A constant naming the type.' } },
+  additionalProperties: true,
+};
+
+/** The contracts DTOs a handler declares it validates its body and query with (`@ApiBody({ type })`, `@ApiQuery({ type })`). */
+export function declaredInputs(handler: Function): { body?: Function; query?: Function } {
+  const parameters = (Reflect.getMetadata(DECORATORS.API_PARAMETERS, handler) ?? []) as { in: string; type?: unknown }[];
+  const dto = (place: string) => parameters.find((p) => p.in === place && typeof p.type === 'function' && p.type !== String)?.type as Function | undefined;
+  return { body: dto('body'), query: dto('query') };
 }
 
 /** Query parameters whose string form the DTO checks but whose meaning is a number. */
@@ -163,7 +186,10 @@ export interface OpenApiOptions {
 
 /** The OpenAPI 3.1 document of the routes under /api/v1 of the given controllers. */
 export function buildOpenApiDocument(controllers: Function[], options: OpenApiOptions = {}): Record<string, unknown> {
-  const schemas: Record<string, JsonSchema> = { ...RESOURCE_SCHEMAS };
+  const schemas: Record<string, JsonSchema> = {
+    ...Object.fromEntries(RESOURCES.map((model) => [schemaName(model), resources.component(model)])),
+    GenericObject: GENERIC_OBJECT,
+  };
   const usedSchemas = new Set<string>();
   const register = (dto: Function): JsonSchema => {
     const name = dto.name;
@@ -183,7 +209,7 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
     const path = toOpenApiPath(route.path);
     const key = `${route.method} ${path}`;
     const pathParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-    const inputs = inputDtosOf(route.handler);
+    const inputs = declaredInputs(route.handler);
     const hasBody = ['POST', 'PUT', 'PATCH'].includes(route.method);
     const doc = OPERATIONS[key] ?? fallbackDoc(route.method, path, pathParams.length > 0, Boolean(inputs.query) || hasBody);
     const keyless = Boolean(doc.keyless);

@@ -6,14 +6,14 @@
  * as its response and the common error statuses.
  */
 import { LENSES, SEARCH_FILTER_KEYS, SEARCH_MAX_PAGE, SEARCH_Q_MAX } from '@app/contracts';
-import type { JsonSchema } from './schemas';
+import type { JsonSchema } from './dto-schema';
 
 const SEARCH_FILTERS = [...new Set(Object.values(SEARCH_FILTER_KEYS).flat())];
 
 export interface OperationDoc {
   summary: string;
   description?: string;
-  /** A component of schemas.ts, `list:<Component>` for a list envelope of it. */
+  /** A component (a response class of libs/contracts, by its schema name), `list:<Component>` for a list envelope of it. */
   response: string;
   /** Success status; defaults to the route's (Nest: 201 for POST, 200 otherwise). */
   status?: number;

@@ -1,4 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
+import { ApiQuery } from '@nestjs/swagger';
 import { ListEnvelope, ListPipelinesQueryDto, Pipeline, RequestContext, SUBJECTS } from '@app/contracts';
 import { pageOf } from '../http/page-query';
 import { Ctx } from '../http/request-context.decorator';
@@ -11,6 +12,7 @@ export class PipelinesController {
 
   /** Every pipeline with its stages in order; stage ids feed PUT /leads/{id}/stage. */
   @Get()
+  @ApiQuery({ type: ListPipelinesQueryDto })
   list(@Ctx() ctx: RequestContext, @Query() query: unknown): Promise<ListEnvelope<Pipeline>> {
     return this.rpc.send(SUBJECTS.crm.pipelinesList, ctx, pageOf(validateInput(ListPipelinesQueryDto, query, 'query')));
   }

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiQuery } from '@nestjs/swagger';
 import {
   CreateEnrollmentsDto, CreateEnrollmentsRequest, CreateSuppressionDto, CreateSuppressionRequest, DeleteEnrollmentRequest, Enrollment,
   EnrollmentResult, ListEnvelope, ListSequencesQueryDto, ListSuppressionsQueryDto, RequestContext, Sequence, SUBJECTS, Suppression,
@@ -15,6 +16,7 @@ export class SequencesController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
+  @ApiQuery({ type: ListSequencesQueryDto })
   list(@Ctx() ctx: RequestContext, @Query() query: unknown): Promise<ListEnvelope<Sequence>> {
     const filters = validateInput(ListSequencesQueryDto, query, 'query');
     return this.rpc.send(SUBJECTS.sequences.list, ctx, pageOf(filters));
@@ -28,6 +30,7 @@ export class SequencesController {
 
   /** 201 EnrollmentResult even when every lead is skipped; a test key enrolls nothing. */
   @Post(':id/enrollments')
+  @ApiBody({ type: CreateEnrollmentsDto })
   @HttpCode(201)
   enroll(@Ctx() ctx: RequestContext, @Param('id') id: string, @Body() body: unknown): Promise<EnrollmentResult> {
     assertIdParam(id, 'sequence');
@@ -48,6 +51,7 @@ export class SuppressionsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
+  @ApiQuery({ type: ListSuppressionsQueryDto })
   list(@Ctx() ctx: RequestContext, @Query() query: unknown): Promise<ListEnvelope<Suppression>> {
     const filters = validateInput(ListSuppressionsQueryDto, query, 'query');
     return this.rpc.send(SUBJECTS.sequences.suppressionsList, ctx, pageOf(filters));
@@ -55,6 +59,7 @@ export class SuppressionsController {
 
   /** Exactly one of `email` and `domain`, else 400; takes effect at once. */
   @Post()
+  @ApiBody({ type: CreateSuppressionDto })
   @HttpCode(201)
   create(@Ctx() ctx: RequestContext, @Body() body: unknown): Promise<Suppression> {
     const input = validateInput(CreateSuppressionDto, body, 'body');

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiQuery } from '@nestjs/swagger';
 import {
   CreateTaskDto, ListEnvelope, ListTasksQueryDto, RequestContext, SUBJECTS, Task, UpdateTaskDto, UpdateTaskRequest,
 } from '@app/contracts';
@@ -17,12 +18,14 @@ export class TasksController {
   ) {}
 
   @Get()
+  @ApiQuery({ type: ListTasksQueryDto })
   list(@Ctx() ctx: RequestContext, @Query() query: unknown): Promise<ListEnvelope<Task>> {
     const filters = validateInput(ListTasksQueryDto, query, 'query');
     return this.rpc.send(SUBJECTS.crm.tasksList, ctx, pageOf(filters));
   }
 
   @Post()
+  @ApiBody({ type: CreateTaskDto })
   @HttpCode(201)
   async create(@Ctx() ctx: RequestContext, @Body() body: unknown): Promise<Task> {
     const task = validateInput(CreateTaskDto, body, 'body');
@@ -31,6 +34,7 @@ export class TasksController {
   }
 
   @Patch(':id')
+  @ApiBody({ type: UpdateTaskDto })
   async update(@Ctx() ctx: RequestContext, @Param('id') id: string, @Body() body: unknown): Promise<Task> {
     assertIdParam(id, 'task');
     const changes = validateInput(UpdateTaskDto, body, 'body');

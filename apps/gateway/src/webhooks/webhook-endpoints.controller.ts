@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiQuery } from '@nestjs/swagger';
 import {
   CreatedWebhookEndpoint, CreateWebhookEndpointDto, DeletedEnvelope, ListEnvelope, ListWebhookEndpointsQueryDto, RequestContext,
   SUBJECTS, WebhookEndpoint,
@@ -38,6 +39,7 @@ export class WebhookEndpointsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
+  @ApiQuery({ type: ListWebhookEndpointsQueryDto })
   list(@Ctx() ctx: RequestContext, @Query() query: unknown): Promise<ListEnvelope<WebhookEndpoint>> {
     assertManager(ctx);
     const page = validateInput(ListWebhookEndpointsQueryDto, query, 'query');
@@ -45,6 +47,7 @@ export class WebhookEndpointsController {
   }
 
   @Post()
+  @ApiBody({ type: CreateWebhookEndpointDto })
   @HttpCode(201)
   create(@Ctx() ctx: RequestContext, @Body() body: unknown): Promise<CreatedWebhookEndpoint> {
     assertManager(ctx);
