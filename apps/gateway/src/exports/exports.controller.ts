@@ -8,13 +8,11 @@ import { ApiError } from '../http/api-error';
 import { Ctx } from '../http/request-context.decorator';
 import { assertIdParam, validateInput } from '../http/validation';
 import { RpcClient } from '../rpc/rpc.client';
+import { Public } from '../http/public.decorator';
 
 export const EXPORT_LINKS = Symbol('EXPORT_LINKS');
 
 const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', json: 'application/json' } as const;
-
-/** The path of a signed download link, the one route of the API served without an API key. */
-export const EXPORT_DOWNLOAD_PATH = /^\/api\/v1\/exports\/[^/?#]+\/download(?:\?.*)?$/;
 
 @Controller('api/v1/exports')
 export class ExportsController {
@@ -63,6 +61,7 @@ export class ExportsController {
    * is 404, the same for all so a link reveals nothing; a valid one streams the file.
    */
   @Get(':id/download')
+  @Public()
   async download(
     @Param('id') id: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply,
   ): Promise<void> {

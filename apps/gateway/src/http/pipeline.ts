@@ -6,16 +6,13 @@ import { extractTraceContext, RawJson, runInScope, SERVICE_CONFIG, SpanKind, sta
 import { hashApiKey, parseBearer } from '../auth/api-key';
 import { ApiKeysRepository } from '../auth/api-keys.repository';
 import { GatewayConfig } from '../config';
-import { EXPORT_DOWNLOAD_PATH } from '../exports/exports.controller';
-import { OPTOUT_PATH } from '../sequences/optout.controller';
-import { UNSUBSCRIBE_PATH } from '../sequences/unsubscribe.controller';
-import { isPublicDocsUrl } from '../openapi/public-routes';
 import { RouteCatalog } from '../openapi/route-catalog';
 import { IdempotencyScope, IdempotencyStore, requestFingerprint, scopedServiceKey } from '../idempotency/idempotency.store';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { hasChangesAfter, isKnownVersion, renderForVersion } from '../versioning/versions';
 import { ApiError } from './api-error';
 import { checkBody, checkPathParameters, checkQuery } from './input-guard';
+import { publicRouteOf } from './public.decorator';
 import { requestSpans } from './request-span';
 import { observeResponse } from './request-log';
 
@@ -61,15 +58,15 @@ export class GatewayPipeline {
         done(ApiError.invalid(undefined, 'The request body is not valid JSON'), undefined);
       }
     });
-    // the opt-out portal's HTML form posts application/x-www-form-urlencoded
+    // the opt-out portal's HTML form posts application/x-www-form-urlencoded (`@Public({ forms: true })`)
     fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (req, body, done) =>
-      OPTOUT_PATH.test(req.url) || UNSUBSCRIBE_PATH.test(req.url)
+      publicRouteOf(req).forms
         ? done(null, Object.fromEntries(new URLSearchParams(body as string)))
         : done(ApiError.invalid(undefined, 'Request bodies must be JSON, sent with Content-Type: application/json'), undefined),
     );
     fastify.addContentTypeParser('*', (req, _payload, done) =>
       // an RFC 8058 one-click unsubscribe posts a form (List-Unsubscribe=One-Click); the token says it all
-      UNSUBSCRIBE_PATH.test(req.url) || OPTOUT_PATH.test(req.url)
+      publicRouteOf(req).forms
         ? done(null, undefined)
         : done(ApiError.invalid(undefined, 'Request bodies must be JSON, sent with Content-Type: application/json'), undefined),
     );
@@ -109,11 +106,10 @@ export class GatewayPipeline {
   private async admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     reply.header('Request-Id', request.id);
     if (request.url !== API_PREFIX && !request.url.startsWith(`${API_PREFIX}/`) && !request.url.startsWith(`${API_PREFIX}?`)) return;
-    // A signed export download link is its own credential, and the API's own documentation
-    // (openapi.json and the reference page) is public: no key, limited per client address.
-    const signedLink = request.method === 'GET' && (EXPORT_DOWNLOAD_PATH.test(request.url) || isPublicDocsUrl(request.url))
-      // the signed token of an email's unsubscribe link (the page and RFC 8058 one-click POST)
-      || ((request.method === 'GET' || request.method === 'POST') && (UNSUBSCRIBE_PATH.test(request.url) || OPTOUT_PATH.test(request.url)));
+    // A route marked @Public() needs no key (a signed export download link, an email's
+    // unsubscribe token, the opt-out portal, the API's own documentation): limited per client
+    // address. Only its GET and POST: the HEAD Fastify adds to a GET route is not public.
+    const signedLink = publicRouteOf(request).public === true && (request.method === 'GET' || request.method === 'POST');
 
     const presented = signedLink ? null : parseBearer(request.headers.authorization);
     const record = presented ? await this.keys.findByHash(hashApiKey(presented)) : null;

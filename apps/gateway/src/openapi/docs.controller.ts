@@ -1,4 +1,5 @@
 import { Controller, Get, Header } from '@nestjs/common';
+import { Public } from '../http/public.decorator';
 import { docsPage } from './docs-page';
 import { errorCataloguePage } from './error-catalogue';
 import { RouteCatalog } from './route-catalog';
@@ -6,8 +7,8 @@ import { RouteCatalog } from './route-catalog';
 const PAGE_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:";
 
 /**
- * The API's own documentation, served without an API key (the pipeline lets exactly these
- * routes through): the OpenAPI 3.1 document generated from every controller this gateway runs,
+ * The API's own documentation, served without an API key (`@Public()`): the OpenAPI 3.1
+ * document generated from every controller this gateway runs,
  * a self-contained reference page rendering it, and the error catalogue `error.doc_url` links.
  */
 @Controller('api/v1')
@@ -17,6 +18,7 @@ export class DocsController {
   constructor(private readonly catalog: RouteCatalog) {}
 
   @Get('openapi.json')
+  @Public()
   @Header('Content-Type', 'application/json; charset=utf-8')
   @Header('Cache-Control', 'public, max-age=300')
   openapi(): string {
@@ -24,6 +26,7 @@ export class DocsController {
   }
 
   @Get('docs')
+  @Public()
   @Header('Content-Type', 'text/html; charset=utf-8')
   @Header('Cache-Control', 'public, max-age=300')
   @Header('Content-Security-Policy', PAGE_POLICY)
@@ -33,6 +36,7 @@ export class DocsController {
 
   /** One anchor per error code (`#not_found`): what it means, what to do, whether to retry. */
   @Get('docs/errors')
+  @Public()
   @Header('Content-Type', 'text/html; charset=utf-8')
   @Header('Cache-Control', 'public, max-age=300')
   @Header('Content-Security-Policy', PAGE_POLICY)

@@ -9,6 +9,7 @@ import {
   EnrollmentResult, ErrorBody, EventEnvelope, Export, ExportFilter, Lead, LedgerEntry, ListEnvelope, PAGE_LIMIT, Pipeline, Reveal,
   SEARCH_MAX_PAGE, SearchHit, SearchResults, Sequence, SequenceStep, Source, Stage, StageRef, Suppression, Task, WebhookEndpoint,
 } from '@app/contracts';
+import { isPublicHandler } from '../http/public.decorator';
 import { dtoToJsonSchema, JsonSchema } from './dto-schema';
 import { addRecordedExamples } from './examples';
 import { COMMON_ERRORS, ERROR_RESPONSES, OPERATIONS, OperationDoc } from './operations';
@@ -212,7 +213,8 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
     const inputs = declaredInputs(route.handler);
     const hasBody = ['POST', 'PUT', 'PATCH'].includes(route.method);
     const doc = OPERATIONS[key] ?? fallbackDoc(route.method, path, pathParams.length > 0, Boolean(inputs.query) || hasBody);
-    const keyless = Boolean(doc.keyless);
+    // served without an API key (`@Public()`): no security, no Service-Version
+    const keyless = isPublicHandler(route.handler);
     const tag = path.split('/').filter(Boolean)[0]?.replace(/\.json$/, '') ?? 'api';
     const tagName = key === 'GET /openapi.json' ? 'docs' : tag === 'unsubscribe' || tag === 'optout' ? 'suppressions' : tag;
     tags.add(tagName);

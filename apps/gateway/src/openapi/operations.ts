@@ -21,8 +21,6 @@ export interface OperationDoc {
   alsoStatus?: Record<number, string>;
   /** Every status of the spec's "Errors" line for the endpoint. */
   errors: number[];
-  /** Served without an API key (the pipeline lets it through): no security, no Service-Version. */
-  keyless?: boolean;
   /** Request media types other than JSON (a form post). */
   requestMedia?: Record<string, { schema: JsonSchema }>;
   /** Whether the spec lists `Idempotency-Key` for it (every POST does). */
@@ -223,7 +221,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Generated from the gateway\'s code. No API key needed.',
     response: 'file',
     errors: [429, 500],
-    keyless: true,
     media: { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.', additionalProperties: true } } },
   },
   'GET /docs': {
@@ -231,7 +228,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'A self-contained page rendering this document, with a "Try it" form. No API key needed.',
     response: 'file',
     errors: [429, 500],
-    keyless: true,
     media: { 'text/html': { schema: { type: 'string' } } },
   },
   'GET /docs/errors': {
@@ -239,7 +235,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'One section per error code, anchored by the code (`#not_found`): what it means, what to do, whether to retry. `error.doc_url` links here. No API key needed.',
     response: 'file',
     errors: [429, 500],
-    keyless: true,
     media: { 'text/html': { schema: { type: 'string' } } },
   },
   'GET /unsubscribe/{token}': {
@@ -247,7 +242,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'The signed token of an email is the credential: no API key. Shows a page with one button; a GET changes nothing.',
     response: 'file',
     errors: [429, 500],
-    keyless: true,
     media: { 'text/html': { schema: { type: 'string' } } },
   },
   'POST /unsubscribe/{token}': {
@@ -256,7 +250,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     response: 'file',
     status: 200,
     errors: [404, 429, 500],
-    keyless: true,
     htmlErrors: true,
     idempotent: false,
     requestMedia: {
@@ -269,7 +262,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'A page for recipients: enter an address, receive a confirmation link. No API key.',
     response: 'file',
     errors: [429, 500],
-    keyless: true,
     media: { 'text/html': { schema: { type: 'string' } } },
   },
   'POST /optout': {
@@ -280,7 +272,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     response: 'file',
     status: 200,
     errors: [400, 429, 500],
-    keyless: true,
     htmlErrors: 'negotiated',
     idempotent: false,
     requestMedia: {
@@ -294,7 +285,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'A page with one button; a GET changes nothing. No API key: the signed token is the credential.',
     response: 'file',
     errors: [429, 500],
-    keyless: true,
     media: { 'text/html': { schema: { type: 'string' } } },
   },
   'POST /optout/confirm/{token}': {
@@ -303,7 +293,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     response: 'file',
     status: 200,
     errors: [404, 429, 500],
-    keyless: true,
     htmlErrors: true,
     idempotent: false,
     requestMedia: { 'application/x-www-form-urlencoded': { schema: { type: 'object' } } },
@@ -316,7 +305,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       'address. An expired, altered or unknown link is 404.',
     response: 'file',
     errors: [404, 429, 500],
-    keyless: true,
     media: {
       'text/csv': { schema: { type: 'string' } },
       'application/json': { schema: { type: 'array', items: { type: 'object', additionalProperties: true } } },

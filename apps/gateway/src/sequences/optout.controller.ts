@@ -3,9 +3,7 @@ import { FastifyReply, FastifyRequest } from 'fastify';
 import { RequestContext, SUBJECTS } from '@app/contracts';
 import { ApiError } from '../http/api-error';
 import { RpcClient } from '../rpc/rpc.client';
-
-/** The public opt-out portal's routes (no API key; the mailed link is the credential). */
-export const OPTOUT_PATH = /^\/api\/v1\/optout(?:\/confirm\/[A-Za-z0-9_.-]{1,700})?\/?(?:\?.*)?$/;
+import { Public } from '../http/public.decorator';
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const page = (title: string, body: string) =>
@@ -28,6 +26,7 @@ export class OptoutController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
+  @Public({ forms: true })
   form(@Res() reply: FastifyReply): void {
     reply.type('text/html; charset=utf-8').send(page('Stop all outreach email', requestForm()));
   }
@@ -37,6 +36,7 @@ export class OptoutController {
    * the reason shown; to a JSON client, the API's error object.
    */
   @Post()
+  @Public({ forms: true })
   @HttpCode(200)
   async request(@Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const email = body && typeof body === 'object' ? (body as Record<string, unknown>).email : undefined;
@@ -58,6 +58,7 @@ export class OptoutController {
 
   /** The mailed link: a page with one button (a GET changes nothing; mail scanners open links). */
   @Get('confirm/:token')
+  @Public({ forms: true })
   confirmPage(@Res() reply: FastifyReply): void {
     // no action: the button posts back to this very URL (a trailing slash or a proxy's prefix cannot misdirect it)
     reply.type('text/html; charset=utf-8').send(page('Confirm your opt-out',
@@ -66,6 +67,7 @@ export class OptoutController {
   }
 
   @Post('confirm/:token')
+  @Public({ forms: true })
   @HttpCode(200)
   async confirm(@Param('token') token: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     try {

@@ -3,9 +3,7 @@ import { FastifyReply, FastifyRequest } from 'fastify';
 import { RequestContext, SUBJECTS } from '@app/contracts';
 import { ApiError } from '../http/api-error';
 import { RpcClient } from '../rpc/rpc.client';
-
-/** The public one-click unsubscribe route (no API key: the signed token is the credential). */
-export const UNSUBSCRIBE_PATH = /^\/api\/v1\/unsubscribe\/[A-Za-z0-9_.-]{1,300}(?:\?.*)?$/;
+import { Public } from '../http/public.decorator';
 
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title></head>` +
@@ -17,6 +15,7 @@ export class UnsubscribeController {
 
   /** The footer link: a page with one button (a GET never changes anything, link scanners open it). */
   @Get(':token')
+  @Public({ forms: true })
   show(@Param('token') token: string, @Res() reply: FastifyReply): void {
     reply
       .type('text/html; charset=utf-8')
@@ -25,6 +24,7 @@ export class UnsubscribeController {
 
   /** RFC 8058 one-click (List-Unsubscribe-Post) and the page's button: a workspace suppression `unsubscribe`. */
   @Post(':token')
+  @Public({ forms: true })
   @HttpCode(200)
   async unsubscribe(@Param('token') token: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     try {
