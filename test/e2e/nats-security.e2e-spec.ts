@@ -78,6 +78,16 @@ describe('NATS identities and subject permissions', () => {
     }
   });
 
+  it("workspaces, members and keys are the operator's to ask: a service's identity is refused by the server, the operator is answered by the gateway", async () => {
+    for (const identity of ['crm', 'billing'] as const) {
+      const { nc } = await as(identity);
+      await expect(askService(nc, SUBJECTS.gateway.keysRevoke, { ctx: testContext(), body: { key_id: 'key_nope' } }, 2000)).rejects.toThrow(/permission/i);
+    }
+    const { nc } = await as('operator');
+    const packet = await askService(nc, SUBJECTS.gateway.keysRevoke, { ctx: testContext(), body: { key_id: 'key_nope' } }, 5000);
+    expect(packet.err).toMatchObject({ code: 'not_found', message: 'no key key_nope' });
+  });
+
   it("no identity can read another's replies: a service's inbox is its own", async () => {
     const { nc } = await as('billing');
     const snoop = nc.subscribe(`${natsInboxPrefix('gateway')}.>`);

@@ -50,7 +50,7 @@ describe('NATS flows (libs/contracts/src/nats-flows.ts) are the flows of the cod
       expect(subscribe).toContain(`_INBOX_${identity}.>`);
       expect(subscribe.filter((s) => s.startsWith('_INBOX'))).toEqual([`_INBOX_${identity}.>`]);
       expect(publish).not.toContain('>');
-      if (identity !== 'operator' && identity !== 'gateway') {
+      if (identity !== 'operator') {
         expect(subscribe.filter((s) => !s.startsWith('_INBOX'))).toEqual([`${identity}.>`]);
       }
     }
@@ -59,5 +59,11 @@ describe('NATS flows (libs/contracts/src/nats-flows.ts) are the flows of the cod
     for (const service of SERVICE_NAMES.filter((s) => s !== 'gateway')) {
       for (const subject of publicSubjects) expect(permissionsFor(service).publish).not.toContain(subject);
     }
+    // workspaces, members and keys are the operator's to ask: no service may, not even the gateway of another replica
+    for (const identity of NATS_IDENTITIES.filter((i) => i !== 'operator')) {
+      for (const subject of Object.values(SUBJECTS.gateway)) expect(permissionsFor(identity).publish).not.toContain(subject);
+      expect(permissionsFor(identity).publish).not.toContain('gateway.>');
+    }
+    expect(permissionsFor('operator').publish).toContain('gateway.>');
   });
 });

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { ConfigError } from '@app/platform/config';
-import { AdminError } from '../../gateway/src/workspaces/workspaces.admin';
 import { AdminContext } from './admin-context';
+import { AdminError } from './admin-error';
 import { parseFlags, rejectUnknown, required, UsageError } from './args';
 import { COMMANDS } from './commands';
 import { AdminCommand } from './commands/command';
@@ -35,7 +35,7 @@ async function run(argv: string[]): Promise<unknown> {
     const flags = parseFlags(rest, command.repeatable);
     rejectUnknown(flags, command.flags);
     for (const flag of requiredFlags(command)) required(flags, flag);
-    const admin = await AdminContext.open();
+    const admin = new AdminContext();
     try {
       return await command.run(admin, flags);
     } finally {

@@ -1,7 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { createFileStorage, FILE_STORAGE, loadExportLinkConfig, PlatformModule } from '@app/platform';
 import { AuditLog } from './audit/audit-log';
+import { ApiKeyEntity } from './auth/api-key.entity';
 import { ApiKeysRepository } from './auth/api-keys.repository';
 import { CompaniesController } from './companies/companies.controller';
 import { CreditsController } from './credits/credits.controller';
@@ -22,16 +24,23 @@ import { UnsubscribeController } from './sequences/unsubscribe.controller';
 import { SearchController } from './search/search.controller';
 import { TasksController } from './tasks/tasks.controller';
 import { WebhookEndpointsController } from './webhooks/webhook-endpoints.controller';
+import { MemberEntity } from './workspaces/member.entity';
+import { WorkspaceEntity } from './workspaces/workspace.entity';
+import { WorkspacesController } from './workspaces/workspaces.controller';
+import { WorkspacesRepository } from './workspaces/workspaces.repository';
+import { WorkspacesService } from './workspaces/workspaces.service';
 
 @Module({})
 export class GatewayModule {
   static register(config: GatewayConfig): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [PlatformModule.forService(config)],
-      controllers: [DocsController, LeadsController, CompaniesController, PipelinesController, TasksController, ExportsController, CreditsController, SequencesController, SuppressionsController, UnsubscribeController, OptoutController, SearchController, WebhookEndpointsController],
+      imports: [PlatformModule.forService(config), TypeOrmModule.forFeature([WorkspaceEntity, MemberEntity, ApiKeyEntity])],
+      controllers: [DocsController, LeadsController, CompaniesController, PipelinesController, TasksController, ExportsController, CreditsController, SequencesController, SuppressionsController, UnsubscribeController, OptoutController, SearchController, WebhookEndpointsController, WorkspacesController],
       providers: [
         ApiKeysRepository,
+        WorkspacesRepository,
+        WorkspacesService,
         { provide: COUNTER_STORE, useClass: PgCounterStore },
         { provide: RateLimiter, useFactory: (store: PgCounterStore) => new RateLimiter(store), inject: [COUNTER_STORE] },
         IdempotencyStore,

@@ -25,7 +25,6 @@ runMain(() => {
     config,
     module: GatewayModule.register(config),
     migrations: GATEWAY_MIGRATIONS,
-    microservice: false,
     bodyParser: false,
     adapter,
     configure: (app) => {

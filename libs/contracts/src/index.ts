@@ -15,6 +15,7 @@ export * from './resources/webhook';
 export * from './resources/sequence';
 export * from './resources/credits';
 export * from './resources/search';
+export * from './resources/workspace';
 export * from './dto/lead.dto';
 export * from './dto/company.dto';
 export * from './dto/pipeline.dto';

@@ -16,7 +16,10 @@ export type NatsIdentity = (typeof NATS_IDENTITIES)[number];
 
 const { crm, sequences, billing, search, webhooks } = SUBJECTS;
 
-/** The request subjects each identity may publish (ask). The operator may ask every service. */
+/**
+ * The request subjects each identity may publish (ask). The operator may ask every service; the
+ * gateway's own subjects (SUBJECTS.gateway: workspaces, members, keys) only the operator asks.
+ */
 export const NATS_CALLS: Record<ServiceName, readonly string[]> = {
   gateway: [
     crm.leadsList, crm.leadsCreate, crm.leadsGet, crm.leadsUpdate, crm.leadsDelete, crm.leadsMoveStage,
@@ -57,8 +60,9 @@ export const NATS_DURABLES: Record<ServiceName, readonly string[]> = {
 };
 
 /**
- * Broadcasts (no queue group): the operator announces key changes to every gateway replica; a
- * webhooks replica tells the others an endpoint was deleted.
+ * Broadcasts (no queue group): the gateway replica that revoked a key (for the operator) tells
+ * every gateway replica to drop its cached keys; a webhooks replica tells the others an endpoint
+ * was deleted.
  */
 export const NATS_BROADCASTS = { keysChanged: KEYS_CHANGED_SUBJECT, webhookEndpointDeleted: 'webhooks.endpoint.deleted' } as const;
 

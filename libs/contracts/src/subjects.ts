@@ -3,6 +3,16 @@
  * queue group named after itself (SERVICE_QUEUE).
  */
 export const SUBJECTS = {
+  /** Operator (admin CLI) only: workspaces, members and keys, which the public API leaves out. */
+  gateway: {
+    /** A workspace and its owner; billing opens the credit accounts from `workspace.created`. */
+    workspacesCreate: 'gateway.workspaces.create',
+    membersAdd: 'gateway.members.add',
+    /** The request context of a member (the owner by default), to ask another service as that member. */
+    membersContext: 'gateway.members.context',
+    keysCreate: 'gateway.keys.create',
+    keysRevoke: 'gateway.keys.revoke',
+  },
   crm: {
     leadsList: 'crm.leads.list',
     leadsCreate: 'crm.leads.create',

@@ -100,16 +100,14 @@ function jetstreamGrants(durables: readonly string[]): string[] {
  * The permissions of an identity, from libs/contracts/src/nats-flows.ts. A service subscribes to
  * its own request subjects and its own inbox; it publishes the requests it makes, its own events
  * and the JetStream API calls of its own consumers; replies go through `allow_responses`. The
- * operator (admin CLI) asks every service, announces key changes, publishes the gateway's events
- * (the CLI relays the gateway's outbox) and manages the stream (dead letters).
+ * operator (admin CLI) asks every service (the gateway for workspaces, members and keys) and
+ * manages the stream (dead letters).
  */
 export function permissionsFor(identity: NatsIdentity): NatsPermissions {
   if (identity === 'operator') {
     return {
       publish: [
-        ...SERVICE_NAMES.filter((s) => s !== 'gateway').map((s) => `${s}.>`),
-        NATS_BROADCASTS.keysChanged,
-        ...NATS_EVENT_OWNERS.gateway.map(eventSubject),
+        ...SERVICE_NAMES.map((s) => `${s}.>`),
         `${JS_API}.>`,
         `$JS.ACK.${EVENTS_STREAM}.>`,
       ],
@@ -117,7 +115,7 @@ export function permissionsFor(identity: NatsIdentity): NatsPermissions {
     };
   }
   const service: ServiceName = identity;
-  const broadcasts = service === 'webhooks' ? [NATS_BROADCASTS.webhookEndpointDeleted] : [];
+  const broadcasts = service === 'webhooks' ? [NATS_BROADCASTS.webhookEndpointDeleted] : service === 'gateway' ? [NATS_BROADCASTS.keysChanged] : [];
   return {
     publish: [
       ...NATS_CALLS[service],
@@ -126,7 +124,7 @@ export function permissionsFor(identity: NatsIdentity): NatsPermissions {
       ...jetstreamGrants(NATS_DURABLES[service]),
     ],
     subscribe: [
-      ...(service === 'gateway' ? [NATS_BROADCASTS.keysChanged] : [`${service}.>`]),
+      `${service}.>`,
       `${natsInboxPrefix(identity)}.>`,
     ],
   };

@@ -3,7 +3,7 @@ import {
 } from '@app/contracts';
 import { nonNegativeInt, oneOf, required, UsageError } from '../args';
 import { AdminCommand } from './command';
-import { operatorContext } from './search';
+import { operatorContext } from '../admin-context';
 
 /** The services whose durable consumers keep a dead-letter store. */
 const CONSUMING_SERVICES = SERVICE_NAMES.filter((s) => NATS_DURABLES[s].length > 0) as ServiceName[];

@@ -1,12 +1,12 @@
 import {
   CreateListRequest, LeadList, LeadListAdded, LeadListRemoved, ListIdRequest, ListMembersRequest, RequestContext, SUBJECTS,
 } from '@app/contracts';
-import { AdminContext } from '../admin-context';
+import { ActingContext, AdminContext } from '../admin-context';
 import { commaList, required } from '../args';
 import { AdminCommand } from './command';
 
 /** The workspace of a list (the commands name only the list), then its owner's context. */
-async function contextOfList(admin: AdminContext, flags: Record<string, string>): Promise<RequestContext> {
+async function contextOfList(admin: AdminContext, flags: Record<string, string>): Promise<ActingContext> {
   if (flags.workspace) return admin.contextFor(flags.workspace);
   const probe = { workspace_id: '', key_id: 'admin-cli', livemode: true } as RequestContext;
   const { workspace_id } = await admin.ask<{ workspace_id: string }>(SUBJECTS.crm.listsOwner, probe, { id: required(flags, 'list') } satisfies ListIdRequest);

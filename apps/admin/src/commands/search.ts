@@ -1,19 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { CURRENT_API_VERSION, ID_PREFIX, OpportunityProfile, RequestContext, SUBJECTS } from '@app/contracts';
-import { newId } from '@app/platform/ids';
-import { AdminError } from '../../../gateway/src/workspaces/workspaces.admin';
+import { OpportunityProfile, SUBJECTS } from '@app/contracts';
+import { operatorContext } from '../admin-context';
+import { AdminError } from '../admin-error';
 import { oneOf, required } from '../args';
 import { progress } from '../progress';
 import { INGEST_PROVIDERS, parseProviderFile } from '../../../search/src/ingest/connectors';
 import { AdminCommand } from './command';
-
-/** Operator requests that belong to no workspace (the index is shared by all). */
-export function operatorContext(): RequestContext {
-  return {
-    request_id: newId(ID_PREFIX.request), workspace_id: 'operator', key_id: 'admin-cli', member_id: 'admin-cli', member_role: 'owner',
-    owner_id: 'admin-cli', mode: 'live', livemode: true, api_version: CURRENT_API_VERSION, plan: 'agency', lenses: ['leads', 'investors', 'researchers', 'grants'],
-  };
-}
 
 const SEED_CHUNK = Number(process.env.SEED_CHUNK || 2000);
 

@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import {
   COUNTRY_RULES, CreateMailboxRequest, CreateSequenceRequest, CreateSuppressionRequest, RequestContext, SUBJECTS,
 } from '@app/contracts';
-import { AdminContext } from '../admin-context';
+import { ActingContext, AdminContext } from '../admin-context';
 import { nonNegativeInt, oneOf, required, UsageError } from '../args';
 import { AdminCommand } from './command';
 
 /** The workspace of a sequence (the commands name only the sequence), then its owner's context. */
-async function contextOfSequence(admin: AdminContext, flags: Record<string, string>): Promise<RequestContext> {
+async function contextOfSequence(admin: AdminContext, flags: Record<string, string>): Promise<ActingContext> {
   if (flags.workspace) return admin.contextFor(flags.workspace);
   const id = required(flags, 'sequence');
   const probe = { workspace_id: '', key_id: 'admin-cli', livemode: true } as RequestContext;
@@ -75,7 +75,7 @@ export const sequenceCommands: AdminCommand[] = [
     flags: ['email', 'domain', 'workspace'],
     async run(admin, flags) {
       if ((flags.email === undefined) === (flags.domain === undefined)) throw new UsageError('give exactly one of --email and --domain');
-      const ctx: RequestContext = flags.workspace
+      const ctx: ActingContext = flags.workspace
         ? await admin.contextFor(flags.workspace)
         : ({ workspace_id: '', key_id: 'admin-cli', livemode: true, api_version: '2026-09-28' } as RequestContext);
       const body: CreateSuppressionRequest = flags.email

@@ -1,4 +1,7 @@
-import { KEY_MODES, LENSES, Lens, MEMBER_ROLES, PLANS } from '@app/contracts';
+import {
+  AddedMember, AddMemberRequest, CreatedKey, CreatedWorkspace, CreateKeyRequest, CreateWorkspaceRequest, KEY_MODES, LENSES, Lens, MEMBER_ROLES, PLANS,
+  RevokedKey, RevokeKeyRequest, SUBJECTS,
+} from '@app/contracts';
 import { nonNegativeInt, oneOf, required } from '../args';
 import { AdminCommand } from './command';
 
@@ -12,15 +15,14 @@ export const workspaceCommands: AdminCommand[] = [
     flags: ['name', 'plan', 'lenses', 'plan-credits', 'pack-credits'],
     async run(admin, flags) {
       const lenses = (flags.lenses ?? LENSES.join(',')).split(',').map((l) => oneOf('lenses', l.trim(), LENSES)) as Lens[];
-      const result = await admin.workspaces.createWorkspace({
+      const body: CreateWorkspaceRequest = {
         name: required(flags, 'name'),
         plan: oneOf('plan', flags.plan ?? 'agency', PLANS),
         lenses: [...new Set(lenses)],
-        planCredits: nonNegativeInt('plan-credits', flags['plan-credits'], 0),
-        packCredits: nonNegativeInt('pack-credits', flags['pack-credits'], 0),
-      });
-      await admin.publishPending();
-      return result;
+        plan_credits: nonNegativeInt('plan-credits', flags['plan-credits'], 0),
+        pack_credits: nonNegativeInt('pack-credits', flags['pack-credits'], 0),
+      };
+      return admin.askGateway<CreatedWorkspace>(SUBJECTS.gateway.workspacesCreate, body);
     },
   },
   {
@@ -29,7 +31,11 @@ export const workspaceCommands: AdminCommand[] = [
     summary: 'A member of a workspace (usr_...), for keys that act as that member',
     example: 'member:add --workspace ws_... --role member',
     flags: ['workspace', 'role'],
-    run: (admin, flags) => admin.workspaces.addMember(required(flags, 'workspace'), oneOf('role', required(flags, 'role'), MEMBER_ROLES)),
+    run: (admin, flags) =>
+      admin.askGateway<AddedMember>(SUBJECTS.gateway.membersAdd, {
+        workspace_id: required(flags, 'workspace'),
+        role: oneOf('role', required(flags, 'role'), MEMBER_ROLES),
+      } satisfies AddMemberRequest),
   },
   {
     name: 'key:create',
@@ -38,7 +44,12 @@ export const workspaceCommands: AdminCommand[] = [
     example: 'key:create --workspace ws_... --mode test --name "CRM sync"',
     flags: ['workspace', 'mode', 'name', 'member'],
     run: (admin, flags) =>
-      admin.workspaces.createKey(required(flags, 'workspace'), oneOf('mode', required(flags, 'mode'), KEY_MODES), flags.name ?? null, flags.member),
+      admin.askGateway<CreatedKey>(SUBJECTS.gateway.keysCreate, {
+        workspace_id: required(flags, 'workspace'),
+        mode: oneOf('mode', required(flags, 'mode'), KEY_MODES),
+        name: flags.name ?? null,
+        ...(flags.member !== undefined ? { member_id: flags.member } : {}),
+      } satisfies CreateKeyRequest),
   },
   {
     name: 'key:revoke',
@@ -46,10 +57,6 @@ export const workspaceCommands: AdminCommand[] = [
     summary: 'Revokes a key; every gateway replica drops it from its cache at once when NATS answers',
     example: 'key:revoke --key key_...',
     flags: ['key'],
-    async run(admin, flags) {
-      const result = await admin.workspaces.revokeKey(required(flags, 'key'));
-      await admin.announceKeyChange();
-      return result;
-    },
+    run: (admin, flags) => admin.askGateway<RevokedKey>(SUBJECTS.gateway.keysRevoke, { key_id: required(flags, 'key') } satisfies RevokeKeyRequest),
   },
 ];

@@ -23,6 +23,7 @@ export class AuditLog {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   async record(entry: AuditEntry): Promise<void> {
+    // Hand-written: ON CONFLICT against a partial unique index (one export.created per export), which the entity API cannot express.
     await this.pool.query(
       `INSERT INTO audit_log (workspace_id, key_id, member_id, action, object_id, details, request_id, client_ip)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)

@@ -1,5 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
+import { BaseRpcExceptionFilter } from '@nestjs/microservices';
 import { FastifyReply, FastifyRequest } from 'fastify';
+import { Observable } from 'rxjs';
 import { ERROR_TYPE, ErrorBody, ErrorCode } from '@app/contracts';
 import { rootLogger, SERVICE_CONFIG } from '@app/platform';
 import { GatewayConfig } from '../config';
@@ -65,9 +67,12 @@ export function frameworkErrorHandler(docsUrl: string) {
 @Catch()
 export class ApiErrorFilter implements ExceptionFilter {
   private readonly log = rootLogger('gateway');
+  // the operator's NATS requests inherit this global filter: they are answered as every service answers them
+  private readonly rpc = new BaseRpcExceptionFilter();
   constructor(@Inject(SERVICE_CONFIG) private readonly config: GatewayConfig) {}
 
-  catch(exception: unknown, host: ArgumentsHost): void {
+  catch(exception: unknown, host: ArgumentsHost): void | Observable<unknown> {
+    if (host.getType() === 'rpc') return this.rpc.catch(exception, host);
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();

@@ -77,6 +77,7 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
   }
 
   async claim(scope: IdempotencyScope, key: string, fingerprint: string): Promise<Claim> {
+    // Hand-written: the claim is one upsert whose conditional DO UPDATE takes over an expired or abandoned record atomically.
     const claimed = await this.pool.query(
       `INSERT INTO idempotency_keys AS i (workspace_id, mode, key, request_hash, status)
        VALUES ($1, $2, $3, $4, 'in_progress')
@@ -89,6 +90,7 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
       [scope.workspaceId, scope.mode, key, fingerprint, this.abandonedAfterMs],
     );
     if (claimed.rowCount === 1) return { kind: 'claimed' };
+    // Hand-written: on the path of every POST with an Idempotency-Key, beside the claim it follows.
     const { rows } = await this.pool.query<{ request_hash: string; status: string; response_status: number; response_body: string }>(
       'SELECT request_hash, status, response_status, response_body FROM idempotency_keys WHERE workspace_id = $1 AND mode = $2 AND key = $3',
       [scope.workspaceId, scope.mode, key],
@@ -101,6 +103,7 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
   }
 
   async complete(scope: IdempotencyScope, key: string, status: number, body: string): Promise<void> {
+    // Hand-written: on the path of every POST with an Idempotency-Key, one statement without entity loading.
     await this.pool.query(
       `UPDATE idempotency_keys SET status = 'done', response_status = $4, response_body = $5 WHERE workspace_id = $1 AND mode = $2 AND key = $3`,
       [scope.workspaceId, scope.mode, key, status, body],
@@ -109,6 +112,7 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
 
   /** A server-side failure is not recorded: the client may retry with the same key. */
   async release(scope: IdempotencyScope, key: string): Promise<void> {
+    // Hand-written: deletes only a claim still in progress, a condition the entity API cannot put on a delete.
     await this.pool.query(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND mode = $2 AND key = $3 AND status = 'in_progress'`, [
       scope.workspaceId,
       scope.mode,
@@ -117,6 +121,7 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
   }
 
   async sweep(): Promise<void> {
+    // Hand-written: a set-based delete by age against the database clock.
     await this.pool.query(`DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'`);
   }
 }

@@ -29,6 +29,7 @@ export class PgCounterStore implements CounterStore, OnApplicationBootstrap, OnA
 
   onApplicationBootstrap(): void {
     this.stopSweeping = runPeriodically(
+      // Hand-written: a set-based delete of past windows by the database clock.
       () => this.pool.query('DELETE FROM rate_limit_counters WHERE window_start < floor(extract(epoch FROM clock_timestamp()) / 60)::bigint - 1'),
       60_000,
     );
@@ -39,6 +40,7 @@ export class PgCounterStore implements CounterStore, OnApplicationBootstrap, OnA
   }
 
   async add(bucket: string, want: number) {
+    // Hand-written and prepared (named): one upsert per lease on every request's path, the window taken from the database clock (docs/benchmarks.md).
     const { rows } = await this.pool.query<{ window_start: string; count: string; reset_in: number }>({
       name: 'rate-limit-add',
       text: `WITH clock AS (SELECT extract(epoch FROM clock_timestamp()) AS now_s)

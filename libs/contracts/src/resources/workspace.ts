@@ -1,0 +1,70 @@
+import { KeyMode, Lens, MemberRole, Plan } from '../enums';
+import { ApiVersion } from '../versions';
+
+/** gateway.workspaces.create (operator): a workspace, its owner, and the credits billing opens it with. */
+export interface CreateWorkspaceRequest {
+  name: string;
+  plan: Plan;
+  lenses: Lens[];
+  plan_credits: number;
+  pack_credits: number;
+}
+
+export interface CreatedWorkspace {
+  id: string;
+  owner_id: string;
+  plan: Plan;
+}
+
+/** gateway.members.add (operator). */
+export interface AddMemberRequest {
+  workspace_id: string;
+  role: MemberRole;
+}
+
+export interface AddedMember {
+  id: string;
+  workspace_id: string;
+  role: MemberRole;
+}
+
+/** gateway.members.context (operator): who a member is, for a request made as that member (the owner when no member is given). */
+export interface MemberContextRequest {
+  workspace_id: string;
+  member_id?: string;
+}
+
+export interface MemberContext {
+  workspace_id: string;
+  member_id: string;
+  member_role: MemberRole;
+  owner_id: string;
+  plan: Plan;
+  lenses: Lens[];
+}
+
+/** gateway.keys.create (operator): a key acting as the member given, else the owner. */
+export interface CreateKeyRequest {
+  workspace_id: string;
+  mode: KeyMode;
+  name: string | null;
+  member_id?: string;
+}
+
+/** The only time the key itself is shown. */
+export interface CreatedKey {
+  id: string;
+  key: string;
+  mode: KeyMode;
+  api_version: ApiVersion;
+}
+
+/** gateway.keys.revoke (operator). */
+export interface RevokeKeyRequest {
+  key_id: string;
+}
+
+export interface RevokedKey {
+  id: string;
+  revoked: true;
+}
