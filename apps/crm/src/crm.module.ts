@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { PlatformModule, ServiceConfig } from '@app/platform';
 import { CompaniesController } from './companies/companies.controller';
 import { CompaniesRepository } from './companies/companies.repository';
+import { CompaniesService } from './companies/companies.service';
 import { emailBouncedConsumer } from './leads/email-bounced.consumer';
 import { OrganizationsClient } from './companies/organizations.client';
 import { ExportsModule } from './exports/exports.module';
@@ -9,7 +10,8 @@ import { LeadsBatchController } from './leads/leads-batch.controller';
 import { LeadsController } from './leads/leads.controller';
 import { LeadsRepository } from './leads/leads.repository';
 import { LeadsService } from './leads/leads.service';
-import { RevealLeadsController, RevealLeadsService } from './leads/reveal-leads.controller';
+import { RevealLeadsController } from './leads/reveal-leads.controller';
+import { RevealLeadsService } from './leads/reveal-leads.service';
 import { ListsController } from './lists/lists.controller';
 import { ListsRepository } from './lists/lists.repository';
 import { ListsService } from './lists/lists.service';
@@ -18,6 +20,7 @@ import { NotesRepository } from './notes/notes.repository';
 import { NotesService } from './notes/notes.service';
 import { PipelinesController } from './pipelines/pipelines.controller';
 import { PipelinesRepository } from './pipelines/pipelines.repository';
+import { PipelinesService } from './pipelines/pipelines.service';
 import { workspaceCreatedConsumer } from './pipelines/workspace-created.consumer';
 import { TasksController } from './tasks/tasks.controller';
 import { TasksRepository } from './tasks/tasks.repository';
@@ -30,7 +33,10 @@ export class CrmModule {
       module: CrmModule,
       imports: [PlatformModule.forService(config, { consumers: [workspaceCreatedConsumer, emailBouncedConsumer] }), ExportsModule],
       controllers: [LeadsController, LeadsBatchController, CompaniesController, PipelinesController, TasksController, NotesController, ListsController, RevealLeadsController],
-      providers: [LeadsService, LeadsRepository, CompaniesRepository, OrganizationsClient, PipelinesRepository, TasksService, TasksRepository, NotesService, NotesRepository, ListsService, ListsRepository, RevealLeadsService],
+      providers: [
+        LeadsService, LeadsRepository, CompaniesService, CompaniesRepository, OrganizationsClient, PipelinesService, PipelinesRepository,
+        TasksService, TasksRepository, NotesService, NotesRepository, ListsService, ListsRepository, RevealLeadsService,
+      ],
     };
   }
 }

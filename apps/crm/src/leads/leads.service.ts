@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
-  CompanyFact, CreateLeadDto, DeletedEnvelope, EVENT, ID_PREFIX, Lead, LeadStageChange, ListEnvelope, ListLeadsRequest, RequestContext, Source,
-  UpdateLeadDto,
+  CompanyFact, CreateLeadDto, DeletedEnvelope, EVENT, ID_PREFIX, Lead, LeadContact, LeadStageChange, ListEnvelope, ListLeadsRequest,
+  RequestContext, Source, UpdateLeadDto,
 } from '@app/contracts';
 import { DomainError, newId, Queryable, recordEvent, toListPage, withTransaction } from '@app/platform';
 import { EarlierCreate } from '../create-keys';
@@ -52,6 +52,20 @@ export class LeadsService {
     const row = await this.leads.findById(this.leads.pool, ctx.workspace_id, id);
     if (!row) throw DomainError.notFound('lead', id, 'id');
     return renderLead(row);
+  }
+
+  /** The contact fields of the workspace's leads among `ids` (unknown ids are simply absent), in one query. */
+  async contactsOf(ctx: RequestContext, ids: unknown): Promise<LeadContact[]> {
+    if (!Array.isArray(ids) || ids.length > 1000 || ids.some((id) => typeof id !== 'string')) {
+      throw DomainError.invalid('ids', 'ids must be an array of at most 1000 lead ids');
+    }
+    return this.leads.contacts(ctx.workspace_id, ids as string[]);
+  }
+
+  /** Every workspace with a lead at `email` (case-insensitive): a global opt-out is announced to each. */
+  async workspacesByEmail(email: unknown): Promise<{ workspace_ids: string[] }> {
+    if (typeof email !== 'string' || !email.includes('@') || email.length > 320) throw DomainError.invalid('email', 'email must be an email address');
+    return { workspace_ids: await this.leads.workspacesWithEmail(email.trim()) };
   }
 
   async create(ctx: RequestContext, body: CreateLeadDto): Promise<Lead> {
