@@ -1,8 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
 import { LeadContact, ListLeadsRequest, parseDateTime } from '@app/contracts';
-import { DomainError, ListFilter, PG_POOL, Queryable } from '@app/platform';
-import { CreateKeys } from '../create-keys';
+import { DomainError, IdempotentCreate, ListFilter, PG_POOL, Queryable } from '@app/platform';
 import { LEAD_COLUMNS, LEAD_LIST_COLUMNS, LeadRow } from './lead.row';
 
 export type NewLeadRow = Omit<LeadRow, 'created_at' | 'updated_at' | 'sources'> & { sources: LeadRow['sources'] };
@@ -20,7 +19,7 @@ function instantOf(value: string, param: string): string {
 /** Every query is scoped by workspace: a lead of another workspace does not exist here. */
 @Injectable()
 export class LeadsRepository implements OnApplicationBootstrap, OnApplicationShutdown {
-  readonly createKeys = new CreateKeys('lead_create_keys', 'lead_id');
+  readonly createKeys = new IdempotentCreate({ table: 'lead_create_keys', column: 'lead_id', noun: 'lead' });
   private stopSweeping?: () => void;
 
   constructor(@Inject(PG_POOL) readonly pool: Pool) {}

@@ -1,8 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
 import { ListTasksRequest, TaskStatus } from '@app/contracts';
-import { ListFilter, PG_POOL, Queryable } from '@app/platform';
-import { CreateKeys } from '../create-keys';
+import { IdempotentCreate, ListFilter, PG_POOL, Queryable } from '@app/platform';
 import { TASK_COLUMNS, TaskRow } from './task.row';
 
 export type NewTaskRow = Pick<TaskRow, 'id' | 'workspace_id' | 'title' | 'lead_id' | 'assignee_id' | 'due_at'>;
@@ -21,7 +20,7 @@ export type TaskListQuery = Omit<ListTasksRequest, 'due_before'> & { due_before?
 /** Every query is scoped by workspace: a task of another workspace does not exist here. */
 @Injectable()
 export class TasksRepository implements OnApplicationBootstrap, OnApplicationShutdown {
-  readonly createKeys = new CreateKeys('task_create_keys', 'task_id');
+  readonly createKeys = new IdempotentCreate({ table: 'task_create_keys', column: 'task_id', noun: 'task' });
   private stopSweeping?: () => void;
 
   constructor(@Inject(PG_POOL) readonly pool: Pool) {}
