@@ -1,8 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { PlatformModule, ServiceConfig } from '@app/platform';
 import { CompaniesController } from './companies/companies.controller';
 import { CompaniesRepository } from './companies/companies.repository';
 import { CompaniesService } from './companies/companies.service';
+import { CompanyEntity } from './companies/company.entity';
 import { emailBouncedConsumer } from './leads/email-bounced.consumer';
 import { OrganizationsClient } from './companies/organizations.client';
 import { ExportsModule } from './exports/exports.module';
@@ -22,6 +24,7 @@ import { PipelinesController } from './pipelines/pipelines.controller';
 import { PipelinesRepository } from './pipelines/pipelines.repository';
 import { PipelinesService } from './pipelines/pipelines.service';
 import { workspaceCreatedConsumer } from './pipelines/workspace-created.consumer';
+import { TaskEntity } from './tasks/task.entity';
 import { TasksController } from './tasks/tasks.controller';
 import { TasksRepository } from './tasks/tasks.repository';
 import { TasksService } from './tasks/tasks.service';
@@ -31,7 +34,11 @@ export class CrmModule {
   static register(config: ServiceConfig): DynamicModule {
     return {
       module: CrmModule,
-      imports: [PlatformModule.forService(config, { consumers: [workspaceCreatedConsumer, emailBouncedConsumer] }), ExportsModule],
+      imports: [
+        PlatformModule.forService(config, { consumers: [workspaceCreatedConsumer, emailBouncedConsumer] }),
+        TypeOrmModule.forFeature([CompanyEntity, TaskEntity]),
+        ExportsModule,
+      ],
       controllers: [LeadsController, LeadsBatchController, CompaniesController, PipelinesController, TasksController, NotesController, ListsController, RevealLeadsController],
       providers: [
         LeadsService, LeadsRepository, CompaniesService, CompaniesRepository, OrganizationsClient, PipelinesService, PipelinesRepository,

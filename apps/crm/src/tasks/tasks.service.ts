@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   CreateTaskDto, ID_PREFIX, ListEnvelope, ListTasksRequest, parseDateTime, RequestContext, Task, UpdateTaskDto,
 } from '@app/contracts';
-import { DomainError, newId, toListPage, withTransaction } from '@app/platform';
+import { DomainError, inTransaction, newId, toListPage } from '@app/platform';
 import { renderTask } from './task.row';
 import { TaskChanges, TasksRepository } from './tasks.repository';
 
@@ -35,16 +35,16 @@ export class TasksService {
     const dueAt = body.due_at !== undefined && body.due_at !== null ? dateTimeOf(body.due_at, 'due_at') : null;
     const id = newId(ID_PREFIX.task);
     try {
-      return await withTransaction(this.tasks.pool, (tx) => {
+      return await inTransaction(this.tasks.dataSource, ({ manager, client }) => {
         const earlier = async (earlierId: string) => {
-          const row = await this.tasks.findById(tx, ctx.workspace_id, earlierId);
+          const row = await this.tasks.findById(ctx.workspace_id, earlierId, manager);
           return row && renderTask(row);
         };
-        return this.tasks.createKeys.run(tx, ctx, id, async () => {
-          if (body.lead_id !== undefined && !(await this.tasks.lockLead(tx, ctx.workspace_id, body.lead_id))) {
+        return this.tasks.createKeys.run(client, ctx, id, async () => {
+          if (body.lead_id !== undefined && !(await this.tasks.lockLead(client, ctx.workspace_id, body.lead_id))) {
             throw DomainError.notFound('lead', body.lead_id, 'lead_id');
           }
-          const row = await this.tasks.insert(tx, {
+          const row = await this.tasks.insert(manager, {
             id,
             workspace_id: ctx.workspace_id,
             title: body.title.trim(),
@@ -74,7 +74,7 @@ export class TasksService {
     if (body.status !== undefined) changes.status = body.status;
     if (body.due_at !== undefined) changes.due_at = body.due_at === null ? null : dateTimeOf(body.due_at, 'due_at');
     if (body.assignee_id !== undefined) changes.assignee_id = body.assignee_id;
-    const row = await this.tasks.update(this.tasks.pool, ctx.workspace_id, id, changes);
+    const row = await this.tasks.update(ctx.workspace_id, id, changes);
     if (!row) throw DomainError.notFound('task', id, 'id');
     return renderTask(row);
   }
