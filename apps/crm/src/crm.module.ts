@@ -8,21 +8,27 @@ import { CompanyEntity } from './companies/company.entity';
 import { emailBouncedConsumer } from './leads/email-bounced.consumer';
 import { OrganizationsClient } from './companies/organizations.client';
 import { ExportsModule } from './exports/exports.module';
+import { TagEntity } from './leads/tag.entity';
 import { LeadsBatchController } from './leads/leads-batch.controller';
 import { LeadsController } from './leads/leads.controller';
 import { LeadsRepository } from './leads/leads.repository';
 import { LeadsService } from './leads/leads.service';
 import { RevealLeadsController } from './leads/reveal-leads.controller';
 import { RevealLeadsService } from './leads/reveal-leads.service';
+import { ListMemberEntity } from './lists/list-member.entity';
+import { ListEntity } from './lists/list.entity';
 import { ListsController } from './lists/lists.controller';
 import { ListsRepository } from './lists/lists.repository';
 import { ListsService } from './lists/lists.service';
+import { NoteEntity } from './notes/note.entity';
 import { NotesController } from './notes/notes.controller';
 import { NotesRepository } from './notes/notes.repository';
 import { NotesService } from './notes/notes.service';
+import { PipelineEntity } from './pipelines/pipeline.entity';
 import { PipelinesController } from './pipelines/pipelines.controller';
 import { PipelinesRepository } from './pipelines/pipelines.repository';
 import { PipelinesService } from './pipelines/pipelines.service';
+import { StageEntity } from './pipelines/stage.entity';
 import { workspaceCreatedConsumer } from './pipelines/workspace-created.consumer';
 import { TaskEntity } from './tasks/task.entity';
 import { TasksController } from './tasks/tasks.controller';
@@ -36,7 +42,7 @@ export class CrmModule {
       module: CrmModule,
       imports: [
         PlatformModule.forService(config, { consumers: [workspaceCreatedConsumer, emailBouncedConsumer] }),
-        TypeOrmModule.forFeature([CompanyEntity, TaskEntity]),
+        TypeOrmModule.forFeature([CompanyEntity, TagEntity, PipelineEntity, StageEntity, TaskEntity, NoteEntity, ListEntity, ListMemberEntity]),
         ExportsModule,
       ],
       controllers: [LeadsController, LeadsBatchController, CompaniesController, PipelinesController, TasksController, NotesController, ListsController, RevealLeadsController],

@@ -1,7 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { ListEnvelope, ListPipelinesRequest, Pipeline, RequestContext } from '@app/contracts';
 import { toListPage, withTransaction } from '@app/platform';
+import { PipelineEntity } from './pipeline.entity';
 import { PipelinesRepository } from './pipelines.repository';
+import { StageEntity } from './stage.entity';
+
+function renderPipeline({ pipeline, stages }: { pipeline: PipelineEntity; stages: StageEntity[] }): Pipeline {
+  return {
+    id: pipeline.id,
+    object: 'pipeline',
+    name: pipeline.name,
+    lens: pipeline.lens,
+    is_default: pipeline.is_default,
+    stages: stages.map((s) => ({ id: s.id, name: s.name, position: s.position, kind: s.kind })),
+    created_at: pipeline.created_at.toISOString(),
+  };
+}
 
 @Injectable()
 export class PipelinesService {
@@ -11,14 +25,6 @@ export class PipelinesService {
   async list(ctx: RequestContext, query: ListPipelinesRequest): Promise<ListEnvelope<Pipeline>> {
     await withTransaction(this.pipelines.pool, (tx) => this.pipelines.provision(tx, ctx.workspace_id));
     const rows = await this.pipelines.list(ctx.workspace_id, query);
-    return toListPage(rows, query.limit, (row) => ({
-      id: row.id,
-      object: 'pipeline',
-      name: row.name,
-      lens: row.lens,
-      is_default: row.is_default,
-      stages: row.stages ?? [],
-      created_at: row.created_at.toISOString(),
-    }));
+    return toListPage(rows.map(({ pipeline, stages }) => ({ id: pipeline.id, pipeline, stages })), query.limit, renderPipeline);
   }
 }
