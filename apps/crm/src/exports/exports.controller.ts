@@ -1,5 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { CreateExportDto, RequestContext, SUBJECTS } from '@app/contracts';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { CreateExportDto, RequestContext, RpcRequest, SUBJECTS } from '@app/contracts';
 import { Rpc } from '@app/platform';
 import { ExportsService } from './exports.service';
 
@@ -18,9 +19,12 @@ export class ExportsController {
     return this.exports.get(ctx, body.id);
   }
 
-  /** Asked by the gateway for a signed download link: no workspace, the signature vouched. */
-  @Rpc(SUBJECTS.crm.exportsFile)
-  file(_ctx: RequestContext, body: { id: string }) {
-    return this.exports.file(body?.id);
+  /**
+   * Asked by the gateway for a signed download link: no workspace (no API key), the signature
+   * vouched, so not @Rpc, whose envelope check requires a workspace.
+   */
+  @MessagePattern(SUBJECTS.crm.exportsFile)
+  file(@Payload() message: RpcRequest<{ id: string }>) {
+    return this.exports.file(message?.body?.id);
   }
 }
