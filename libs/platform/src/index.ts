@@ -31,3 +31,4 @@ export * from './dead-events.controller';
 export * from './data-source';
 export * from './migrations';
 export * from './transaction';
+export * from './idempotent-create';

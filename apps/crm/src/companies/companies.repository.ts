@@ -1,34 +1,40 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
+import { FindOptionsWhere, ILike, Repository } from 'typeorm';
 import { CompanyFact, ID_PREFIX, ListCompaniesRequest, Source } from '@app/contracts';
-import { ListFilter, newId, PG_POOL, Queryable } from '@app/platform';
+import { containsPattern, newId, PG_POOL, Queryable } from '@app/platform';
+import { keysetPage } from '../keyset-page';
 import { CompanyFactValues, mergeCompanyFacts } from './company-facts';
-import { COMPANY_COLUMNS, CompanyRow } from './company.row';
+import { CompanyEntity } from './company.entity';
 
 export interface CompanyRef {
   id: string;
   name: string;
 }
 
+/**
+ * Companies are read through TypeORM. What a lead's create or reveal does to its company
+ * (exists, findOrCreate, applyFacts) stays hand-written on the lead's own transaction: it is
+ * part of the benchmarked lead insert (docs/benchmarks.md).
+ */
 @Injectable()
 export class CompaniesRepository {
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @InjectRepository(CompanyEntity) private readonly companies: Repository<CompanyEntity>,
+  ) {}
 
-  async findById(workspaceId: string, id: string): Promise<CompanyRow | undefined> {
-    const { rows } = await this.pool.query<CompanyRow>(`SELECT ${COMPANY_COLUMNS} FROM companies WHERE workspace_id = $1 AND id = $2`, [
-      workspaceId,
-      id,
-    ]);
-    return rows[0];
+  async findById(workspaceId: string, id: string): Promise<CompanyEntity | undefined> {
+    return (await this.companies.findOneBy({ workspace_id: workspaceId, id })) ?? undefined;
   }
 
   /** Newest first; `q` matches name or domain, `country` the ISO code. */
-  async list(workspaceId: string, query: ListCompaniesRequest): Promise<CompanyRow[]> {
-    const filter = new ListFilter(workspaceId, query.starting_after)
-      .add((p) => `country = ${p}`, query.country?.toUpperCase())
-      .contains(['name', 'domain'], query.q);
-    const sql = `SELECT ${COMPANY_COLUMNS} FROM companies ${filter.page(query.limit)}`;
-    return (await this.pool.query<CompanyRow>(sql, filter.params)).rows;
+  async list(workspaceId: string, query: ListCompaniesRequest): Promise<CompanyEntity[]> {
+    const where: FindOptionsWhere<CompanyEntity> = { workspace_id: workspaceId };
+    if (query.country !== undefined && query.country !== null) where.country = query.country.toUpperCase();
+    const matching = query.q ? [{ ...where, name: ILike(containsPattern(query.q)) }, { ...where, domain: ILike(containsPattern(query.q)) }] : where;
+    return this.companies.find(keysetPage(matching, query.starting_after, query.limit));
   }
 
   /** Whether the company a lead would be linked to (findOrCreate's match) exists already. */

@@ -1,15 +1,7 @@
 import { Company } from '@app/contracts';
+import { CompanyEntity } from './company.entity';
 
-export interface CompanyRow extends Omit<Company, 'object' | 'created_at' | 'updated_at'> {
-  workspace_id: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export const COMPANY_COLUMNS =
-  'id, workspace_id, name, domain, industry, size, country, city, description, lead_count, sources, created_at, updated_at';
-
-export function renderCompany(row: CompanyRow): Company {
+export function renderCompany(row: CompanyEntity): Company {
   return {
     id: row.id,
     object: 'company',

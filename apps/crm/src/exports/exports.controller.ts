@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { CreateExportDto, RpcRequest, SUBJECTS } from '@app/contracts';
-import { unpack } from '@app/platform';
+import { CreateExportDto, RequestContext, RpcRequest, SUBJECTS } from '@app/contracts';
+import { Rpc } from '@app/platform';
 import { ExportsService } from './exports.service';
 
 /** NATS request-reply handlers of the export subjects. */
@@ -9,19 +9,20 @@ import { ExportsService } from './exports.service';
 export class ExportsController {
   constructor(private readonly exports: ExportsService) {}
 
-  @MessagePattern(SUBJECTS.crm.exportsCreate)
-  create(@Payload() message: RpcRequest<CreateExportDto>) {
-    const { ctx, body } = unpack(message);
+  @Rpc(SUBJECTS.crm.exportsCreate)
+  create(ctx: RequestContext, body: CreateExportDto) {
     return this.exports.create(ctx, body);
   }
 
-  @MessagePattern(SUBJECTS.crm.exportsGet)
-  get(@Payload() message: RpcRequest<{ id: string }>) {
-    const { ctx, body } = unpack(message);
+  @Rpc(SUBJECTS.crm.exportsGet)
+  get(ctx: RequestContext, body: { id: string }) {
     return this.exports.get(ctx, body.id);
   }
 
-  /** Asked by the gateway for a signed download link: no workspace, the signature vouched. */
+  /**
+   * Asked by the gateway for a signed download link: no workspace (no API key), the signature
+   * vouched, so not @Rpc, whose envelope check requires a workspace.
+   */
   @MessagePattern(SUBJECTS.crm.exportsFile)
   file(@Payload() message: RpcRequest<{ id: string }>) {
     return this.exports.file(message?.body?.id);

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { createFileStorage, FILE_STORAGE } from '@app/platform';
+import { ExportEntity } from './export.entity';
 import { ExportWorker } from './export-worker';
 import { EXPORTS_CONFIG, loadExportsConfig } from './exports.config';
 import { ExportsController } from './exports.controller';
@@ -8,6 +10,7 @@ import { ExportsService } from './exports.service';
 
 /** Background exports of leads: the NATS handlers, the job queue and the worker. */
 @Module({
+  imports: [TypeOrmModule.forFeature([ExportEntity])],
   controllers: [ExportsController],
   providers: [
     ExportsService,

@@ -1,7 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
+import { IsNull, Not, Raw, Repository } from 'typeorm';
 import { ExportFilter, ExportFormat } from '@app/contracts';
 import { PG_POOL, Queryable } from '@app/platform';
+import { ExportEntity } from './export.entity';
 import { EXPORT_COLUMNS_SQL, ExportRow } from './export.row';
 
 export interface NewExport {
@@ -20,37 +23,36 @@ export interface NewExport {
  * (`locked_until`) has passed are claimable; a claim takes one with `FOR UPDATE SKIP LOCKED`,
  * so replicas never take the same job, and a job whose worker died (no heartbeat extended its
  * lease) is claimed again. Every claim is logged in export_attempts, whose key (export,
- * attempt) also proves no attempt ran twice.
+ * attempt) also proves no attempt ran twice. Those statements (claim, heartbeat and the fenced
+ * writes that end an attempt) are hand-written: each is one statement over both tables, and the
+ * claim needs FOR UPDATE SKIP LOCKED. Creating, reading and sweeping jobs go through TypeORM.
  */
 @Injectable()
 export class ExportsRepository {
-  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+  constructor(
+    @Inject(PG_POOL) readonly pool: Pool,
+    @InjectRepository(ExportEntity) private readonly exports: Repository<ExportEntity>,
+  ) {}
 
   /** Inserts the job; with an idempotency key already used, returns the earlier job instead. */
-  async insert(job: NewExport): Promise<{ row: ExportRow; created: boolean }> {
+  async insert(job: NewExport): Promise<{ row: ExportEntity; created: boolean }> {
     if (job.idempotency_key) {
       // keys matter for 24 hours, like the gateway's records: an older use no longer binds the key
-      await this.pool.query(
-        `UPDATE exports SET idempotency_key = NULL, request_hash = NULL
-         WHERE workspace_id = $1 AND idempotency_key = $2 AND created_at < now() - interval '24 hours'`,
-        [job.workspace_id, job.idempotency_key],
+      await this.exports.update(
+        { workspace_id: job.workspace_id, idempotency_key: job.idempotency_key, created_at: Raw((column) => `${column} < now() - interval '24 hours'`) },
+        { idempotency_key: null, request_hash: null },
       );
     }
-    const { rows } = await this.pool.query<ExportRow>(
-      `INSERT INTO exports (id, workspace_id, livemode, format, filter, request_id, idempotency_key, request_hash)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       ON CONFLICT (workspace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-       RETURNING ${EXPORT_COLUMNS_SQL}`,
-      [job.id, job.workspace_id, job.livemode, job.format, JSON.stringify(job.filter), job.request_id, job.idempotency_key, job.request_hash],
-    );
-    if (rows[0]) return { row: rows[0], created: true };
-    const earlier = await this.pool.query<ExportRow & { request_hash: string }>(
-      `SELECT ${EXPORT_COLUMNS_SQL}, request_hash FROM exports WHERE workspace_id = $1 AND idempotency_key = $2`,
-      [job.workspace_id, job.idempotency_key],
-    );
-    return { row: earlier.rows[0], created: false };
+    // a key in use leaves the insert undone (ON CONFLICT DO NOTHING on exports_idempotency): the earlier job answers.
+    // The row is the one RETURNING gives: `filter` as jsonb orders its keys, as every later read shows it.
+    const { raw } = await this.exports.createQueryBuilder().insert().values(this.exports.create(job)).orIgnore().returning('*').updateEntity(false).execute();
+    const [inserted] = raw as Partial<ExportEntity>[];
+    if (inserted) return { row: this.exports.create(inserted), created: true };
+    const earlier = await this.exports.findOneByOrFail({ workspace_id: job.workspace_id, idempotency_key: job.idempotency_key ?? IsNull() });
+    return { row: earlier, created: false };
   }
 
+  /** Hand-written: a named prepared statement, as clients poll GET /exports/{id} until the job completes. */
   async findById(db: Queryable, workspaceId: string, id: string): Promise<(ExportRow & { request_hash: string | null }) | undefined> {
     const { rows } = await db.query<ExportRow & { request_hash: string | null }>({
       name: 'export-by-id',
@@ -61,12 +63,8 @@ export class ExportsRepository {
   }
 
   /** A completed export's file, whatever its workspace (the caller holds a signed link). */
-  async findFile(id: string): Promise<ExportRow | undefined> {
-    const { rows } = await this.pool.query<ExportRow>(
-      `SELECT ${EXPORT_COLUMNS_SQL} FROM exports WHERE id = $1 AND status = 'completed' AND file_key IS NOT NULL`,
-      [id],
-    );
-    return rows[0];
+  async findFile(id: string): Promise<ExportEntity | undefined> {
+    return (await this.exports.findOneBy({ id, status: 'completed', file_key: Not(IsNull()) })) ?? undefined;
   }
 
   /**
@@ -174,14 +172,15 @@ export class ExportsRepository {
 
   /** Completed exports whose link expired: their files, to delete. */
   async expiredFiles(limit: number): Promise<{ id: string; file_key: string }[]> {
-    const { rows } = await this.pool.query<{ id: string; file_key: string }>(
-      `SELECT id, file_key FROM exports WHERE status = 'completed' AND file_key IS NOT NULL AND expires_at < now() LIMIT $1`,
-      [limit],
-    );
-    return rows;
+    const rows = await this.exports.find({
+      select: { id: true, file_key: true },
+      where: { status: 'completed', file_key: Not(IsNull()), expires_at: Raw((column) => `${column} < now()`) },
+      take: limit,
+    });
+    return rows as { id: string; file_key: string }[];
   }
 
   async forgetFile(id: string): Promise<void> {
-    await this.pool.query('UPDATE exports SET file_key = NULL WHERE id = $1', [id]);
+    await this.exports.update({ id }, { file_key: null });
   }
 }

@@ -1,8 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
-import { ListLeadsRequest, parseDateTime } from '@app/contracts';
-import { DomainError, ListFilter, PG_POOL, Queryable } from '@app/platform';
-import { CreateKeys } from '../create-keys';
+import { LeadContact, ListLeadsRequest, parseDateTime } from '@app/contracts';
+import { DomainError, IdempotentCreate, ListFilter, PG_POOL, Queryable } from '@app/platform';
 import { LEAD_COLUMNS, LEAD_LIST_COLUMNS, LeadRow } from './lead.row';
 
 export type NewLeadRow = Omit<LeadRow, 'created_at' | 'updated_at' | 'sources'> & { sources: LeadRow['sources'] };
@@ -20,7 +19,7 @@ function instantOf(value: string, param: string): string {
 /** Every query is scoped by workspace: a lead of another workspace does not exist here. */
 @Injectable()
 export class LeadsRepository implements OnApplicationBootstrap, OnApplicationShutdown {
-  readonly createKeys = new CreateKeys('lead_create_keys', 'lead_id');
+  readonly createKeys = new IdempotentCreate({ table: 'lead_create_keys', column: 'lead_id', noun: 'lead' });
   private stopSweeping?: () => void;
 
   constructor(@Inject(PG_POOL) readonly pool: Pool) {}
@@ -48,6 +47,38 @@ export class LeadsRepository implements OnApplicationBootstrap, OnApplicationShu
       email,
     ]);
     return rows[0]?.id;
+  }
+
+  /** The contact fields of the workspace's leads among `ids`, `updated_at` already in the API's form. */
+  async contacts(workspaceId: string, ids: string[]): Promise<LeadContact[]> {
+    const { rows } = await this.pool.query<LeadContact>(
+      `SELECT id, email, email_status, first_name, last_name, full_name, title, company_name, country, lawful_basis,
+              to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS updated_at
+       FROM leads WHERE workspace_id = $1 AND id = ANY($2)`,
+      [workspaceId, ids],
+    );
+    return rows;
+  }
+
+  /**
+   * The workspaces with a lead at `email`, case-insensitively, across workspaces. An exact ILIKE
+   * (wildcards escaped) so that the trigram index on email answers it.
+   */
+  async workspacesWithEmail(email: string): Promise<string[]> {
+    const pattern = email.replace(/[\\%_]/g, (c) => `\\${c}`);
+    const { rows } = await this.pool.query<{ workspace_id: string }>(
+      `SELECT DISTINCT workspace_id FROM leads WHERE email ILIKE $1 AND lower(email) = lower($2) ORDER BY workspace_id`,
+      [pattern, email],
+    );
+    return rows.map((r) => r.workspace_id);
+  }
+
+  /**
+   * Serialises the reveal sagas of one workspace and email (or entity) until the transaction
+   * ends, so concurrent or repeated sagas never make two leads.
+   */
+  async lockReveal(db: Queryable, workspaceId: string, identity: string): Promise<void> {
+    await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`reveal:${workspaceId}:${identity.toLowerCase()}`]);
   }
 
   async insert(db: Queryable, lead: NewLeadRow): Promise<LeadRow> {

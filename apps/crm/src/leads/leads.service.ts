@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import {
-  CompanyFact, CreateLeadDto, DeletedEnvelope, EVENT, ID_PREFIX, Lead, LeadStageChange, ListEnvelope, ListLeadsRequest, RequestContext, Source,
-  UpdateLeadDto,
+  CompanyFact, CreateLeadDto, DeletedEnvelope, EVENT, ID_PREFIX, Lead, LeadContact, LeadStageChange, ListEnvelope, ListLeadsRequest,
+  RequestContext, Source, UpdateLeadDto,
 } from '@app/contracts';
-import { DomainError, newId, Queryable, recordEvent, toListPage, withTransaction } from '@app/platform';
-import { EarlierCreate } from '../create-keys';
+import { DomainError, newId, recordEvent, toListPage, withTransaction } from '@app/platform';
 import { CompaniesRepository } from '../companies/companies.repository';
 import { OrganizationsClient } from '../companies/organizations.client';
 import { PipelinesRepository } from '../pipelines/pipelines.repository';
@@ -54,6 +53,20 @@ export class LeadsService {
     return renderLead(row);
   }
 
+  /** The contact fields of the workspace's leads among `ids` (unknown ids are simply absent), in one query. */
+  async contactsOf(ctx: RequestContext, ids: unknown): Promise<LeadContact[]> {
+    if (!Array.isArray(ids) || ids.length > 1000 || ids.some((id) => typeof id !== 'string')) {
+      throw DomainError.invalid('ids', 'ids must be an array of at most 1000 lead ids');
+    }
+    return this.leads.contacts(ctx.workspace_id, ids as string[]);
+  }
+
+  /** Every workspace with a lead at `email` (case-insensitive): a global opt-out is announced to each. */
+  async workspacesByEmail(email: unknown): Promise<{ workspace_ids: string[] }> {
+    if (typeof email !== 'string' || !email.includes('@') || email.length > 320) throw DomainError.invalid('email', 'email must be an email address');
+    return { workspace_ids: await this.leads.workspacesWithEmail(email.trim()) };
+  }
+
   async create(ctx: RequestContext, body: CreateLeadDto): Promise<Lead> {
     const country = body.country ? body.country.toUpperCase() : null;
     const firstName = blankToNull(body.first_name);
@@ -86,49 +99,51 @@ export class LeadsService {
 
     try {
       const id = newId(ID_PREFIX.lead);
-      return await withTransaction(this.leads.pool, async (tx) => {
-        if (ctx.idempotency) {
-          const earlier = await this.leads.createKeys.claim(tx, ctx.workspace_id, ctx.idempotency.key, ctx.idempotency.request_hash, id);
-          if (earlier) return this.earlierOutcome(tx, ctx, earlier);
-        }
-        const company = companyName
-          ? await this.companies.findOrCreate(tx, ctx.workspace_id, blankToNull(body.company_name), domain,
-              sources.filter((s) => s.field === 'company_name'))
-          : null;
-        if (company) await this.companies.applyFacts(tx, ctx.workspace_id, company.id, companyFacts);
-        await this.leads.ensureTags(tx, ctx.workspace_id, tags);
-        await this.pipelines.provision(tx, ctx.workspace_id);
-        const entry = await this.pipelines.entryStage(tx, ctx.workspace_id);
-        const row = await this.leads.insert(tx, {
-          id,
-          workspace_id: ctx.workspace_id,
-          lens: body.lens ?? 'leads',
-          first_name: firstName,
-          last_name: lastName,
-          full_name: fullName,
-          full_name_derived: givenFullName === null,
-          title: stored.title,
-          email,
-          email_status: null,
-          email_confidence: null,
-          phone,
-          website: stored.website,
-          company_id: company?.id ?? null,
-          company_name: company?.name ?? null,
-          country,
-          revealed: false,
-          lawful_basis: body.lawful_basis ?? 'legitimate_interest',
-          owner_id: ctx.member_id,
-          tags,
-          pipeline_id: entry?.pipeline_id ?? null,
-          stage_id: entry?.id ?? null,
-          stage_name: entry?.name ?? null,
-          custom_fields: body.custom_fields ?? {},
-          sources,
-        });
-        const lead = renderLead(row);
-        await recordEvent(tx, { type: EVENT.leadCreated, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: lead });
-        return lead;
+      return await withTransaction(this.leads.pool, (tx) => {
+        const earlier = async (earlierId: string) => {
+          const row = await this.leads.findById(tx, ctx.workspace_id, earlierId);
+          return row && renderLead(row);
+        };
+        return this.leads.createKeys.run(tx, ctx, id, async () => {
+          const company = companyName
+            ? await this.companies.findOrCreate(tx, ctx.workspace_id, blankToNull(body.company_name), domain,
+                sources.filter((s) => s.field === 'company_name'))
+            : null;
+          if (company) await this.companies.applyFacts(tx, ctx.workspace_id, company.id, companyFacts);
+          await this.leads.ensureTags(tx, ctx.workspace_id, tags);
+          await this.pipelines.provision(tx, ctx.workspace_id);
+          const entry = await this.pipelines.entryStage(tx, ctx.workspace_id);
+          const row = await this.leads.insert(tx, {
+            id,
+            workspace_id: ctx.workspace_id,
+            lens: body.lens ?? 'leads',
+            first_name: firstName,
+            last_name: lastName,
+            full_name: fullName,
+            full_name_derived: givenFullName === null,
+            title: stored.title,
+            email,
+            email_status: null,
+            email_confidence: null,
+            phone,
+            website: stored.website,
+            company_id: company?.id ?? null,
+            company_name: company?.name ?? null,
+            country,
+            revealed: false,
+            lawful_basis: body.lawful_basis ?? 'legitimate_interest',
+            owner_id: ctx.member_id,
+            tags,
+            pipeline_id: entry?.pipeline_id ?? null,
+            stage_id: entry?.id ?? null,
+            stage_name: entry?.name ?? null,
+            custom_fields: body.custom_fields ?? {},
+            sources,
+          });
+          const lead = renderLead(row);
+          await recordEvent(tx, { type: EVENT.leadCreated, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: lead });
+          return lead;
+        }, earlier);
       });
     } catch (err) {
       if ((err as { code?: string; constraint?: string }).constraint === 'leads_workspace_email' && email) {
@@ -138,19 +153,6 @@ export class LeadsService {
       if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw DomainError.conflict('The lead was changed concurrently by another request; retry');
       throw err;
     }
-  }
-
-  /**
-   * A retry of a create whose outcome the gateway never learned (it timed out): the lead that
-   * request created, never a second one.
-   */
-  private async earlierOutcome(tx: Queryable, ctx: RequestContext, earlier: EarlierCreate): Promise<Lead> {
-    if (earlier.request_hash !== ctx.idempotency?.request_hash) {
-      throw DomainError.conflict('This Idempotency-Key was already used with a different request', 'Idempotency-Key');
-    }
-    const row = await this.leads.findById(tx, ctx.workspace_id, earlier.id);
-    if (!row) throw DomainError.conflict(`This Idempotency-Key already created lead ${earlier.id}, which has since been deleted`, 'Idempotency-Key');
-    return renderLead(row);
   }
 
   async update(ctx: RequestContext, id: string, body: UpdateLeadDto): Promise<Lead> {

@@ -1,18 +1,13 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { Pool } from 'pg';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import { LeadList } from '@app/contracts';
-import { PG_POOL, Queryable } from '@app/platform';
+import { Queryable } from '@app/platform';
+import { ListMemberEntity } from './list-member.entity';
+import { ListEntity } from './list.entity';
 
-export interface ListRow {
-  id: string;
-  workspace_id: string;
-  name: string;
-  member_count: number;
-  created_at: Date;
-}
-
-export function renderList(row: ListRow): LeadList {
-  return { id: row.id, object: 'list', name: row.name, member_count: row.member_count, created_at: row.created_at.toISOString() };
+export function renderList(row: ListEntity, memberCount: number): LeadList {
+  return { id: row.id, object: 'list', name: row.name, member_count: memberCount, created_at: row.created_at.toISOString() };
 }
 
 /**
@@ -22,42 +17,44 @@ export function renderList(row: ListRow): LeadList {
  */
 @Injectable()
 export class ListsRepository {
-  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+  constructor(
+    @InjectDataSource() readonly dataSource: DataSource,
+    @InjectRepository(ListEntity) private readonly lists: Repository<ListEntity>,
+  ) {}
 
-  async insert(db: Queryable, list: Pick<ListRow, 'id' | 'workspace_id' | 'name'>): Promise<ListRow> {
-    const { rows } = await db.query<ListRow>(
-      `INSERT INTO lists (id, workspace_id, name) VALUES ($1, $2, $3) RETURNING id, workspace_id, name, 0 AS member_count, created_at`,
-      [list.id, list.workspace_id, list.name],
-    );
-    return rows[0];
+  /** A new list; the database stamps `created_at`. */
+  async insert(list: Pick<ListEntity, 'id' | 'workspace_id' | 'name'>): Promise<ListEntity> {
+    const entity = this.lists.create(list);
+    await this.lists.insert(entity);
+    return entity;
   }
 
   /**
    * The list; `lockForChange` (inside a transaction) makes other membership changes of the list
    * wait, so the member count a change answers is the count that change left.
    */
-  async findById(db: Queryable, workspaceId: string, id: string, lockForChange = false): Promise<Omit<ListRow, 'member_count'> | undefined> {
-    const { rows } = await db.query<Omit<ListRow, 'member_count'>>(
-      `SELECT id, workspace_id, name, created_at FROM lists WHERE workspace_id = $1 AND id = $2${lockForChange ? ' FOR NO KEY UPDATE' : ''}`,
-      [workspaceId, id],
-    );
-    return rows[0];
+  async findById(manager: EntityManager, workspaceId: string, id: string, lockForChange = false): Promise<ListEntity | undefined> {
+    const list = await manager.findOne(ListEntity, {
+      where: { workspace_id: workspaceId, id },
+      ...(lockForChange ? { lock: { mode: 'for_no_key_update' as const } } : {}),
+    });
+    return list ?? undefined;
   }
 
-  async countMembers(db: Queryable, listId: string): Promise<number> {
-    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM list_members WHERE list_id = $1', [listId]);
-    return rows[0].n;
+  countMembers(manager: EntityManager, listId: string): Promise<number> {
+    return manager.countBy(ListMemberEntity, { list_id: listId });
   }
 
   /** The workspace of a list, whatever it is (the admin CLI names only the list). */
   async workspaceOf(id: string): Promise<string | undefined> {
-    const { rows } = await this.pool.query<{ workspace_id: string }>('SELECT workspace_id FROM lists WHERE id = $1', [id]);
-    return rows[0]?.workspace_id;
+    const list = await this.lists.findOne({ select: { workspace_id: true }, where: { id } });
+    return list?.workspace_id;
   }
 
   /**
    * Which of `leadIds` are leads of the workspace; inside a transaction they also stay so until
-   * it ends (KEY SHARE makes a concurrent DELETE of such a lead wait).
+   * it ends. Hand-written: leads have no entity (their statements are benchmarked), and KEY
+   * SHARE makes a concurrent DELETE of such a lead wait.
    */
   async lockLeads(db: Queryable, workspaceId: string, leadIds: string[]): Promise<Set<string>> {
     const { rows } = await db.query<{ id: string }>('SELECT id FROM leads WHERE workspace_id = $1 AND id = ANY($2::text[]) FOR KEY SHARE', [
@@ -68,17 +65,22 @@ export class ListsRepository {
   }
 
   /** Adds the leads that are not members yet; how many were added. */
-  async addMembers(db: Queryable, listId: string, leadIds: string[]): Promise<number> {
-    const { rowCount } = await db.query(
-      'INSERT INTO list_members (list_id, lead_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING',
-      [listId, leadIds],
-    );
-    return rowCount ?? 0;
+  async addMembers(manager: EntityManager, listId: string, leadIds: string[]): Promise<number> {
+    const { raw } = await manager
+      .createQueryBuilder()
+      .insert()
+      .into(ListMemberEntity)
+      .values(leadIds.map((leadId) => ({ list_id: listId, lead_id: leadId })))
+      .orIgnore()
+      .returning('lead_id')
+      .updateEntity(false)
+      .execute();
+    return (raw as unknown[]).length;
   }
 
   /** Removes the leads that are members; how many were removed. */
-  async removeMembers(db: Queryable, listId: string, leadIds: string[]): Promise<number> {
-    const { rowCount } = await db.query('DELETE FROM list_members WHERE list_id = $1 AND lead_id = ANY($2::text[])', [listId, leadIds]);
-    return rowCount ?? 0;
+  async removeMembers(manager: EntityManager, listId: string, leadIds: string[]): Promise<number> {
+    const { affected } = await manager.delete(ListMemberEntity, { list_id: listId, lead_id: In(leadIds) });
+    return affected ?? 0;
   }
 }

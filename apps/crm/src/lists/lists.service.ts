@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   CreateListRequest, ID_PREFIX, LeadList, LeadListAdded, LeadListRemoved, LIST_LIMITS, ListIdRequest, ListMembersRequest, RequestContext,
 } from '@app/contracts';
-import { DomainError, newId, Queryable, withTransaction } from '@app/platform';
+import { DomainError, inTransaction, newId, Tx } from '@app/platform';
 import { ListsRepository, renderList } from './lists.repository';
 
 const UNIQUE_VIOLATION = '23505';
@@ -40,7 +40,7 @@ export class ListsService {
     if (name === '') throw DomainError.invalid('name', 'name must be a non-empty string');
     if (name.length > LIST_LIMITS.name) throw DomainError.invalid('name', `name must be at most ${LIST_LIMITS.name} characters`);
     try {
-      return renderList(await this.lists.insert(this.lists.pool, { id: newId(ID_PREFIX.list), workspace_id: ctx.workspace_id, name }));
+      return renderList(await this.lists.insert({ id: newId(ID_PREFIX.list), workspace_id: ctx.workspace_id, name }), 0);
     } catch (err) {
       if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw DomainError.conflict(`This workspace already has a list named '${name}'`, 'name');
       throw err;
@@ -48,11 +48,11 @@ export class ListsService {
   }
 
   addLeads(ctx: RequestContext, request: ListMembersRequest): Promise<LeadListAdded> {
-    return this.change(ctx, request, async (tx, listId, leadIds) => ({ added: await this.lists.addMembers(tx, listId, leadIds) }));
+    return this.change(ctx, request, async (tx, listId, leadIds) => ({ added: await this.lists.addMembers(tx.manager, listId, leadIds) }));
   }
 
   removeLeads(ctx: RequestContext, request: ListMembersRequest): Promise<LeadListRemoved> {
-    return this.change(ctx, request, async (tx, listId, leadIds) => ({ removed: await this.lists.removeMembers(tx, listId, leadIds) }));
+    return this.change(ctx, request, async (tx, listId, leadIds) => ({ removed: await this.lists.removeMembers(tx.manager, listId, leadIds) }));
   }
 
   /** The workspace of a list, for the admin CLI only (which names a list without its workspace). */
@@ -68,14 +68,14 @@ export class ListsService {
   private async change<T extends object>(
     ctx: RequestContext,
     request: ListMembersRequest,
-    apply: (tx: Queryable, listId: string, leadIds: string[]) => Promise<T>,
+    apply: (tx: Tx, listId: string, leadIds: string[]) => Promise<T>,
   ): Promise<LeadList & T> {
     const listId = listIdOf(request);
     const leadIds = leadIdsOf(request);
-    return withTransaction(this.lists.pool, async (tx) => {
-      const list = await this.lists.findById(tx, ctx.workspace_id, listId, true);
+    return inTransaction(this.lists.dataSource, async (tx) => {
+      const list = await this.lists.findById(tx.manager, ctx.workspace_id, listId, true);
       if (!list) throw DomainError.notFound('list', listId, 'list_id');
-      const found = await this.lists.lockLeads(tx, ctx.workspace_id, leadIds);
+      const found = await this.lists.lockLeads(tx.client, ctx.workspace_id, leadIds);
       const unknown = leadIds.filter((id) => !found.has(id));
       if (unknown.length > 0) {
         const named = unknown.slice(0, NAMED_IN_ERROR).map((id) => `'${id}'`).join(', ');
@@ -83,7 +83,7 @@ export class ListsService {
         throw new DomainError('not_found', `No such lead in this workspace: ${named}${more}; the list was not changed`, 'lead_ids');
       }
       const outcome = await apply(tx, list.id, leadIds);
-      return { ...renderList({ ...list, member_count: await this.lists.countMembers(tx, list.id) }), ...outcome };
+      return { ...renderList(list, await this.lists.countMembers(tx.manager, list.id)), ...outcome };
     });
   }
 }

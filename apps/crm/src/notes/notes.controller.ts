@@ -1,7 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { CreateNoteRequest, RpcRequest, SUBJECTS } from '@app/contracts';
-import { unpack } from '@app/platform';
+import { CreateNoteRequest, RequestContext, SUBJECTS } from '@app/contracts';
+import { Rpc } from '@app/platform';
 import { NotesService } from './notes.service';
 
 /** NATS request-reply handler of crm.notes.create (the application side writes notes; the API shows none). */
@@ -9,9 +8,8 @@ import { NotesService } from './notes.service';
 export class NotesController {
   constructor(private readonly notes: NotesService) {}
 
-  @MessagePattern(SUBJECTS.crm.notesCreate)
-  create(@Payload() message: RpcRequest<CreateNoteRequest>) {
-    const { ctx, body } = unpack(message);
+  @Rpc(SUBJECTS.crm.notesCreate)
+  create(ctx: RequestContext, body: CreateNoteRequest) {
     return this.notes.create(ctx, body);
   }
 }

@@ -1,16 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { Pool } from 'pg';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { Note } from '@app/contracts';
-import { PG_POOL, Queryable } from '@app/platform';
+import { inTransaction } from '@app/platform';
+import { NoteEntity } from './note.entity';
 
-export interface NoteRow extends Omit<Note, 'object' | 'created_at'> {
-  workspace_id: string;
-  created_at: Date;
-}
-
-const NOTE_COLUMNS = 'id, workspace_id, lead_id, body, author_id, created_at';
-
-export function renderNote(row: NoteRow): Note {
+export function renderNote(row: NoteEntity): Note {
   return {
     id: row.id,
     object: 'note',
@@ -24,19 +19,20 @@ export function renderNote(row: NoteRow): Note {
 /** Notes of leads; they go with their lead (ON DELETE CASCADE). */
 @Injectable()
 export class NotesRepository {
-  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Inserts the note when its lead exists in the workspace, in one statement: the foreign key
-   * check locks the lead against a concurrent delete. Undefined when there is no such lead.
+   * Inserts the note when its lead exists in the workspace, holding the lead against a
+   * concurrent delete until the note is written. Undefined when there is no such lead.
    */
-  async insertForLead(db: Queryable, note: Omit<NoteRow, 'created_at'>): Promise<NoteRow | undefined> {
-    const { rows } = await db.query<NoteRow>(
-      `INSERT INTO notes (id, workspace_id, lead_id, body, author_id)
-       SELECT $1, $2, id, $4, $5 FROM leads WHERE workspace_id = $2 AND id = $3
-       RETURNING ${NOTE_COLUMNS}`,
-      [note.id, note.workspace_id, note.lead_id, note.body, note.author_id],
-    );
-    return rows[0];
+  insertForLead(note: Omit<NoteEntity, 'created_at'>): Promise<NoteEntity | undefined> {
+    return inTransaction(this.dataSource, async ({ manager, client }) => {
+      // hand-written: leads have no entity (their statements are benchmarked); KEY SHARE makes a DELETE of the lead wait
+      const lead = await client.query('SELECT 1 FROM leads WHERE workspace_id = $1 AND id = $2 FOR KEY SHARE', [note.workspace_id, note.lead_id]);
+      if (lead.rowCount !== 1) return undefined;
+      const entity = manager.create(NoteEntity, note);
+      await manager.insert(NoteEntity, entity);
+      return entity;
+    });
   }
 }

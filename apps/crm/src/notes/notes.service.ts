@@ -20,7 +20,7 @@ export class NotesService {
     if (typeof body !== 'string' || body.trim() === '') throw DomainError.invalid('body', 'body must be a non-empty string');
     if (body.length > NOTE_LIMITS.body) throw DomainError.invalid('body', `body must be at most ${NOTE_LIMITS.body} characters`);
     try {
-      const row = await this.notes.insertForLead(this.notes.pool, {
+      const row = await this.notes.insertForLead({
         id: newId(ID_PREFIX.note),
         workspace_id: ctx.workspace_id,
         lead_id: leadId,
@@ -30,7 +30,7 @@ export class NotesService {
       if (!row) throw DomainError.notFound('lead', leadId, 'lead_id');
       return renderNote(row);
     } catch (err) {
-      // the lead was deleted between the statement's read and its foreign key check
+      // the lead was deleted between the check and the insert (cannot happen under KEY SHARE; kept as a net)
       if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw DomainError.notFound('lead', leadId, 'lead_id');
       throw err;
     }

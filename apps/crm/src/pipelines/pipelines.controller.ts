@@ -1,26 +1,15 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ListEnvelope, ListPipelinesRequest, Pipeline, RpcRequest, SUBJECTS } from '@app/contracts';
-import { toListPage, unpack, withTransaction } from '@app/platform';
-import { PipelinesRepository } from './pipelines.repository';
+import { ListPipelinesRequest, RequestContext, SUBJECTS } from '@app/contracts';
+import { Rpc } from '@app/platform';
+import { PipelinesService } from './pipelines.service';
 
+/** NATS request-reply handlers of the pipeline subjects. */
 @Controller()
 export class PipelinesController {
-  constructor(private readonly pipelines: PipelinesRepository) {}
+  constructor(private readonly pipelines: PipelinesService) {}
 
-  @MessagePattern(SUBJECTS.crm.pipelinesList)
-  async list(@Payload() message: RpcRequest<ListPipelinesRequest>): Promise<ListEnvelope<Pipeline>> {
-    const { ctx, body } = unpack(message);
-    await withTransaction(this.pipelines.pool, (tx) => this.pipelines.provision(tx, ctx.workspace_id));
-    const rows = await this.pipelines.list(ctx.workspace_id, body);
-    return toListPage(rows, body.limit, (row) => ({
-      id: row.id,
-      object: 'pipeline',
-      name: row.name,
-      lens: row.lens,
-      is_default: row.is_default,
-      stages: row.stages ?? [],
-      created_at: row.created_at.toISOString(),
-    }));
+  @Rpc(SUBJECTS.crm.pipelinesList)
+  list(ctx: RequestContext, body: ListPipelinesRequest) {
+    return this.pipelines.list(ctx, body);
   }
 }

@@ -1,8 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
-import { ID_PREFIX, ListPipelinesRequest, Pipeline, Stage, StageKind } from '@app/contracts';
-import { ListFilter, newId, PG_POOL, Queryable } from '@app/platform';
+import { In, Repository } from 'typeorm';
+import { ID_PREFIX, ListPipelinesRequest, StageKind } from '@app/contracts';
+import { newId, PG_POOL, Queryable } from '@app/platform';
+import { keysetPage } from '../keyset-page';
 import { PIPELINE_TEMPLATES } from './pipeline-templates';
+import { PipelineEntity } from './pipeline.entity';
+import { StageEntity } from './stage.entity';
 
 export interface StageRow {
   id: string;
@@ -12,18 +17,11 @@ export interface StageRow {
   kind: StageKind;
 }
 
-interface PipelineRow {
-  id: string;
-  name: string;
-  lens: Pipeline['lens'];
-  is_default: boolean;
-  created_at: Date;
-}
-
 /**
  * Creates the workspace's pipelines from the templates unless it has them. Safe to call from
  * several requests and replicas at once: a transaction-scoped advisory lock on the workspace
- * serialises the check.
+ * serialises the check. Hand-written: it runs in the transaction of a lead's create (benchmarked)
+ * or of the workspace.created consumer, both on a node-postgres connection.
  */
 export async function provisionPipelines(db: Queryable, workspaceId: string): Promise<void> {
   await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`pipelines:${workspaceId}`]);
@@ -45,12 +43,21 @@ export async function provisionPipelines(db: Queryable, workspaceId: string): Pr
   }
 }
 
+/**
+ * Pipelines and stages are listed through TypeORM; what a lead's create or stage move reads
+ * (entryStage, findStage) stays hand-written on the lead's own transaction, part of the
+ * benchmarked lead statements (docs/benchmarks.md).
+ */
 @Injectable()
 export class PipelinesRepository {
   /** Workspaces whose pipelines exist: after the first check, no query per lead. */
   private readonly provisioned = new Set<string>();
 
-  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+  constructor(
+    @Inject(PG_POOL) readonly pool: Pool,
+    @InjectRepository(PipelineEntity) private readonly pipelines: Repository<PipelineEntity>,
+    @InjectRepository(StageEntity) private readonly stages: Repository<StageEntity>,
+  ) {}
 
   async provision(db: Queryable, workspaceId: string): Promise<void> {
     if (this.provisioned.has(workspaceId)) return;
@@ -76,15 +83,12 @@ export class PipelinesRepository {
     return rows[0];
   }
 
-  async list(workspaceId: string, query: ListPipelinesRequest): Promise<(PipelineRow & { stages: Stage[] })[]> {
-    const filter = new ListFilter(workspaceId, query.starting_after);
-    const { rows } = await this.pool.query<PipelineRow & { stages: Stage[] }>(
-      `SELECT p.id, p.name, p.lens, p.is_default, p.created_at,
-              (SELECT json_agg(json_build_object('id', s.id, 'name', s.name, 'position', s.position, 'kind', s.kind) ORDER BY s.position)
-                 FROM stages s WHERE s.pipeline_id = p.id) AS stages
-         FROM pipelines p ${filter.page(query.limit)}`,
-      filter.params,
-    );
-    return rows;
+  /** A page of the workspace's pipelines, newest first, each with its stages in order. */
+  async list(workspaceId: string, query: ListPipelinesRequest): Promise<{ pipeline: PipelineEntity; stages: StageEntity[] }[]> {
+    const pipelines = await this.pipelines.find(keysetPage<PipelineEntity>({ workspace_id: workspaceId }, query.starting_after, query.limit));
+    const stages = pipelines.length === 0
+      ? []
+      : await this.stages.find({ where: { pipeline_id: In(pipelines.map((p) => p.id)) }, order: { position: 'ASC' } });
+    return pipelines.map((pipeline) => ({ pipeline, stages: stages.filter((s) => s.pipeline_id === pipeline.id) }));
   }
 }

@@ -1,16 +1,7 @@
 import { Task } from '@app/contracts';
+import { TaskEntity } from './task.entity';
 
-/** A tasks row: the Task's own fields, with timestamps as the driver returns them. */
-export interface TaskRow extends Omit<Task, 'object' | 'due_at' | 'completed_at' | 'created_at'> {
-  workspace_id: string;
-  due_at: Date | null;
-  completed_at: Date | null;
-  created_at: Date;
-}
-
-export const TASK_COLUMNS = 'id, workspace_id, title, lead_id, assignee_id, status, due_at, completed_at, created_at';
-
-export function renderTask(row: TaskRow): Task {
+export function renderTask(row: TaskEntity): Task {
   return {
     id: row.id,
     object: 'task',

@@ -1,11 +1,13 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
+import { DataSource, EntityManager, FindOptionsWhere, LessThan, QueryDeepPartialEntity, Repository } from 'typeorm';
 import { ListTasksRequest, TaskStatus } from '@app/contracts';
-import { ListFilter, PG_POOL, Queryable } from '@app/platform';
-import { CreateKeys } from '../create-keys';
-import { TASK_COLUMNS, TaskRow } from './task.row';
+import { IdempotentCreate, PG_POOL, Queryable } from '@app/platform';
+import { keysetPage } from '../keyset-page';
+import { TaskEntity } from './task.entity';
 
-export type NewTaskRow = Pick<TaskRow, 'id' | 'workspace_id' | 'title' | 'lead_id' | 'assignee_id' | 'due_at'>;
+export type NewTask = Pick<TaskEntity, 'id' | 'workspace_id' | 'title' | 'lead_id' | 'assignee_id' | 'due_at'>;
 
 /** What a PATCH writes; `status` also sets or clears `completed_at`. */
 export interface TaskChanges {
@@ -21,10 +23,14 @@ export type TaskListQuery = Omit<ListTasksRequest, 'due_before'> & { due_before?
 /** Every query is scoped by workspace: a task of another workspace does not exist here. */
 @Injectable()
 export class TasksRepository implements OnApplicationBootstrap, OnApplicationShutdown {
-  readonly createKeys = new CreateKeys('task_create_keys', 'task_id');
+  readonly createKeys = new IdempotentCreate({ table: 'task_create_keys', column: 'task_id', noun: 'task' });
   private stopSweeping?: () => void;
 
-  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @InjectDataSource() readonly dataSource: DataSource,
+    @InjectRepository(TaskEntity) private readonly tasks: Repository<TaskEntity>,
+  ) {}
 
   onApplicationBootstrap(): void {
     this.stopSweeping = this.createKeys.sweepPeriodically(this.pool);
@@ -34,68 +40,59 @@ export class TasksRepository implements OnApplicationBootstrap, OnApplicationShu
     this.stopSweeping?.();
   }
 
-  async findById(db: Queryable, workspaceId: string, id: string, forUpdate = false): Promise<TaskRow | undefined> {
-    const { rows } = await db.query<TaskRow>(
-      `SELECT ${TASK_COLUMNS} FROM tasks WHERE workspace_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
-      [workspaceId, id],
-    );
-    return rows[0];
+  async findById(workspaceId: string, id: string, manager: EntityManager = this.tasks.manager): Promise<TaskEntity | undefined> {
+    return (await manager.findOneBy(TaskEntity, { workspace_id: workspaceId, id })) ?? undefined;
   }
 
   /**
    * Whether the lead exists in the workspace; inside a transaction it also stays so until the
-   * transaction ends (KEY SHARE makes a concurrent DELETE of the lead wait).
+   * transaction ends. Hand-written: leads have no entity (their statements are benchmarked), and
+   * KEY SHARE makes a concurrent DELETE of the lead wait.
    */
   async lockLead(db: Queryable, workspaceId: string, leadId: string): Promise<boolean> {
     const { rowCount } = await db.query('SELECT 1 FROM leads WHERE workspace_id = $1 AND id = $2 FOR KEY SHARE', [workspaceId, leadId]);
     return rowCount === 1;
   }
 
-  async insert(db: Queryable, task: NewTaskRow): Promise<TaskRow> {
-    const { rows } = await db.query<TaskRow>(
-      `INSERT INTO tasks (id, workspace_id, title, lead_id, assignee_id, due_at) VALUES ($1, $2, $3, $4, $5, $6)
-       RETURNING ${TASK_COLUMNS}`,
-      [task.id, task.workspace_id, task.title, task.lead_id, task.assignee_id, task.due_at],
-    );
-    return rows[0];
+  /** A new open task; the database stamps `created_at`. */
+  async insert(manager: EntityManager, task: NewTask): Promise<TaskEntity> {
+    const entity = manager.create(TaskEntity, { ...task, completed_at: null });
+    await manager.insert(TaskEntity, entity);
+    return entity;
   }
 
   /**
-   * Writes the given fields. Marking a task done stamps `completed_at` (kept when it was done
-   * already); opening it again clears it.
+   * Writes the given fields in one statement. Marking a task done stamps `completed_at` (kept
+   * when it was done already); opening it again clears it.
    */
-  async update(db: Queryable, workspaceId: string, id: string, changes: TaskChanges): Promise<TaskRow | undefined> {
-    const params: unknown[] = [workspaceId, id];
-    const set: string[] = [];
-    const assign = (column: keyof TaskChanges, value: unknown) => {
-      params.push(value);
-      set.push(`${column} = $${params.length}`);
-      return `$${params.length}`;
-    };
-    if (changes.title !== undefined) assign('title', changes.title);
-    if (changes.due_at !== undefined) assign('due_at', changes.due_at);
-    if (changes.assignee_id !== undefined) assign('assignee_id', changes.assignee_id);
+  async update(workspaceId: string, id: string, changes: TaskChanges): Promise<TaskEntity | undefined> {
+    if (Object.values(changes).every((value) => value === undefined)) return this.findById(workspaceId, id);
+    const set: QueryDeepPartialEntity<TaskEntity> = {};
+    if (changes.title !== undefined) set.title = changes.title;
+    if (changes.due_at !== undefined) set.due_at = changes.due_at;
+    if (changes.assignee_id !== undefined) set.assignee_id = changes.assignee_id;
     if (changes.status !== undefined) {
-      const status = assign('status', changes.status);
-      set.push(`completed_at = CASE WHEN ${status} = 'done' THEN coalesce(completed_at, date_trunc('milliseconds', now())) END`);
+      set.status = changes.status;
+      set.completed_at = () => (changes.status === 'done' ? "coalesce(completed_at, date_trunc('milliseconds', now()))" : 'NULL');
     }
-    if (set.length === 0) return this.findById(db, workspaceId, id);
-    const { rows } = await db.query<TaskRow>(
-      `UPDATE tasks SET ${set.join(', ')} WHERE workspace_id = $1 AND id = $2 RETURNING ${TASK_COLUMNS}`,
-      params,
-    );
-    return rows[0];
+    const { raw } = await this.tasks
+      .createQueryBuilder()
+      .update(TaskEntity)
+      .set(set)
+      .where('workspace_id = :workspaceId AND id = :id', { workspaceId, id })
+      .returning('*')
+      .execute();
+    const [row] = raw as Record<string, unknown>[];
+    return row ? this.tasks.create(row as Partial<TaskEntity>) : undefined;
   }
 
   /** Newest first, keyset on the time-ordered id; fetches one extra row to learn `has_more`. */
-  async list(workspaceId: string, query: TaskListQuery): Promise<TaskRow[]> {
-    const filter = new ListFilter(workspaceId, query.starting_after)
-      .add((p) => `status = ${p}`, query.status)
-      .add((p) => `lead_id = ${p}`, query.lead_id)
-      .add((p) => `assignee_id = ${p}`, query.assignee_id)
-      .add((p) => `due_at < ${p}`, query.due_before);
-    const { rows } = await this.pool.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks ${filter.page(query.limit)}`, filter.params);
-    return rows;
+  async list(workspaceId: string, query: TaskListQuery): Promise<TaskEntity[]> {
+    const where: FindOptionsWhere<TaskEntity> = { workspace_id: workspaceId };
+    if (query.status !== undefined) where.status = query.status;
+    if (query.lead_id !== undefined) where.lead_id = query.lead_id;
+    if (query.assignee_id !== undefined) where.assignee_id = query.assignee_id;
+    if (query.due_before !== undefined) where.due_at = LessThan(query.due_before);
+    return this.tasks.find(keysetPage(where, query.starting_after, query.limit));
   }
-
 }

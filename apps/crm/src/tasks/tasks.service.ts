@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   CreateTaskDto, ID_PREFIX, ListEnvelope, ListTasksRequest, parseDateTime, RequestContext, Task, UpdateTaskDto,
 } from '@app/contracts';
-import { DomainError, newId, Queryable, toListPage, withTransaction } from '@app/platform';
-import { EarlierCreate } from '../create-keys';
+import { DomainError, inTransaction, newId, toListPage } from '@app/platform';
 import { renderTask } from './task.row';
 import { TaskChanges, TasksRepository } from './tasks.repository';
 
@@ -36,23 +35,25 @@ export class TasksService {
     const dueAt = body.due_at !== undefined && body.due_at !== null ? dateTimeOf(body.due_at, 'due_at') : null;
     const id = newId(ID_PREFIX.task);
     try {
-      return await withTransaction(this.tasks.pool, async (tx) => {
-        if (ctx.idempotency) {
-          const earlier = await this.tasks.createKeys.claim(tx, ctx.workspace_id, ctx.idempotency.key, ctx.idempotency.request_hash, id);
-          if (earlier) return this.earlierOutcome(tx, ctx, earlier);
-        }
-        if (body.lead_id !== undefined && !(await this.tasks.lockLead(tx, ctx.workspace_id, body.lead_id))) {
-          throw DomainError.notFound('lead', body.lead_id, 'lead_id');
-        }
-        const row = await this.tasks.insert(tx, {
-          id,
-          workspace_id: ctx.workspace_id,
-          title: body.title.trim(),
-          lead_id: body.lead_id ?? null,
-          assignee_id: body.assignee_id ?? ctx.owner_id,
-          due_at: dueAt,
-        });
-        return renderTask(row);
+      return await inTransaction(this.tasks.dataSource, ({ manager, client }) => {
+        const earlier = async (earlierId: string) => {
+          const row = await this.tasks.findById(ctx.workspace_id, earlierId, manager);
+          return row && renderTask(row);
+        };
+        return this.tasks.createKeys.run(client, ctx, id, async () => {
+          if (body.lead_id !== undefined && !(await this.tasks.lockLead(client, ctx.workspace_id, body.lead_id))) {
+            throw DomainError.notFound('lead', body.lead_id, 'lead_id');
+          }
+          const row = await this.tasks.insert(manager, {
+            id,
+            workspace_id: ctx.workspace_id,
+            title: body.title.trim(),
+            lead_id: body.lead_id ?? null,
+            assignee_id: body.assignee_id ?? ctx.owner_id,
+            due_at: dueAt,
+          });
+          return renderTask(row);
+        }, earlier);
       });
     } catch (err) {
       // the lead was deleted between the check and the insert (cannot happen under KEY SHARE; kept as a net)
@@ -61,19 +62,6 @@ export class TasksService {
       }
       throw err;
     }
-  }
-
-  /**
-   * A retry of a create whose outcome the gateway never learned (it timed out): the task that
-   * request created, never a second one.
-   */
-  private async earlierOutcome(tx: Queryable, ctx: RequestContext, earlier: EarlierCreate): Promise<Task> {
-    if (earlier.request_hash !== ctx.idempotency?.request_hash) {
-      throw DomainError.conflict('This Idempotency-Key was already used with a different request', 'Idempotency-Key');
-    }
-    const row = await this.tasks.findById(tx, ctx.workspace_id, earlier.id);
-    if (!row) throw DomainError.conflict(`This Idempotency-Key already created task ${earlier.id}, which has since been deleted`, 'Idempotency-Key');
-    return renderTask(row);
   }
 
   /**
@@ -86,7 +74,7 @@ export class TasksService {
     if (body.status !== undefined) changes.status = body.status;
     if (body.due_at !== undefined) changes.due_at = body.due_at === null ? null : dateTimeOf(body.due_at, 'due_at');
     if (body.assignee_id !== undefined) changes.assignee_id = body.assignee_id;
-    const row = await this.tasks.update(this.tasks.pool, ctx.workspace_id, id, changes);
+    const row = await this.tasks.update(ctx.workspace_id, id, changes);
     if (!row) throw DomainError.notFound('task', id, 'id');
     return renderTask(row);
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
 import { WebhookAttempt, WebhookEndpoint, WebhookEndpointStatus } from '@app/contracts';
-import { ListFilter, PG_POOL, Queryable } from '@app/platform';
+import { IdempotentCreate, ListFilter, PG_POOL, Queryable } from '@app/platform';
 import { DELIVERIES_CHANNEL } from '../dispatch/deliveries.repository';
 
 export interface EndpointRow {
@@ -40,6 +40,9 @@ export function renderEndpoint(row: EndpointRow): WebhookEndpoint {
 
 @Injectable()
 export class EndpointsRepository {
+  /** Which endpoint each Idempotency-Key created (webhook_create_keys). */
+  readonly createKeys = new IdempotentCreate({ table: 'webhook_create_keys', column: 'endpoint_id' });
+
   constructor(@Inject(PG_POOL) readonly pool: Pool) {}
 
   async insert(db: Queryable, row: Omit<EndpointRow, 'status' | 'consecutive_failures' | 'created_at'>): Promise<EndpointRow> {
@@ -77,23 +80,6 @@ export class EndpointsRepository {
       [id],
     );
     return rows[0];
-  }
-
-  async claimCreateKey(db: Queryable, workspaceId: string, key: string, requestHash: string, endpointId: string) {
-    const claimed = await db.query(
-      `INSERT INTO webhook_create_keys AS k (workspace_id, key, request_hash, endpoint_id) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (workspace_id, key) DO UPDATE
-         SET request_hash = EXCLUDED.request_hash, endpoint_id = EXCLUDED.endpoint_id, created_at = now()
-         WHERE k.created_at < now() - interval '24 hours'
-       RETURNING 1`,
-      [workspaceId, key, requestHash, endpointId],
-    );
-    if (claimed.rowCount === 1) return null;
-    const { rows } = await db.query<{ endpoint_id: string; request_hash: string }>(
-      'SELECT endpoint_id, request_hash FROM webhook_create_keys WHERE workspace_id = $1 AND key = $2',
-      [workspaceId, key],
-    );
-    return rows[0] ?? null;
   }
 
   /** The endpoint's latest attempts, newest first. */

@@ -4,12 +4,12 @@ import {
   ApiVersion, CreatedWebhookEndpoint, CreateWebhookEndpointDto, DeletedEnvelope, ID_PREFIX, ListEnvelope,
   ListWebhookEndpointsRequest, RequestContext, WebhookAttempt, WebhookEndpoint,
 } from '@app/contracts';
-import { DomainError, NATS_CONNECTION, newId, Queryable, toListPage, withTransaction } from '@app/platform';
+import { DomainError, NATS_CONNECTION, newId, toListPage, withTransaction } from '@app/platform';
 import { literalAllowed } from '../dispatch/address-guard';
 import { ENDPOINT_DELETED_SUBJECT } from '../dispatch/dispatcher';
 import { decryptSecret, encryptSecret, newSigningSecret } from '../secrets';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
-import { EndpointRow, EndpointsRepository, renderEndpoint } from './endpoints.repository';
+import { EndpointsRepository, renderEndpoint } from './endpoints.repository';
 
 @Injectable()
 export class EndpointsService {
@@ -33,33 +33,26 @@ export class EndpointsService {
     }
     const id = newId(ID_PREFIX.webhookEndpoint);
     const secret = newSigningSecret();
-    return withTransaction(this.endpoints.pool, async (tx) => {
-      if (ctx.idempotency) {
-        const earlier = await this.endpoints.claimCreateKey(tx, ctx.workspace_id, ctx.idempotency.key, ctx.idempotency.request_hash, id);
-        if (earlier) return this.earlierOutcome(tx, ctx, earlier);
-      }
-      const row = await this.endpoints.insert(tx, {
-        id,
-        workspace_id: ctx.workspace_id,
-        livemode: ctx.livemode,
-        url: body.url,
-        description: body.description ?? null,
-        events: [...new Set(body.events)],
-        api_version: ctx.api_version as ApiVersion,
-        secret_enc: encryptSecret(secret, this.config.secretKey),
-      });
-      return { ...renderEndpoint(row), secret };
+    return withTransaction(this.endpoints.pool, (tx) => {
+      // a retry of a create the gateway timed out on: the same endpoint and secret, never a second one
+      const earlier = async (earlierId: string): Promise<CreatedWebhookEndpoint | undefined> => {
+        const row = await this.endpoints.findById(tx, ctx.workspace_id, earlierId);
+        return row && { ...renderEndpoint(row), secret: decryptSecret(row.secret_enc, this.config.secretKey) };
+      };
+      return this.endpoints.createKeys.run(tx, ctx, id, async () => {
+        const row = await this.endpoints.insert(tx, {
+          id,
+          workspace_id: ctx.workspace_id,
+          livemode: ctx.livemode,
+          url: body.url,
+          description: body.description ?? null,
+          events: [...new Set(body.events)],
+          api_version: ctx.api_version as ApiVersion,
+          secret_enc: encryptSecret(secret, this.config.secretKey),
+        });
+        return { ...renderEndpoint(row), secret };
+      }, earlier);
     });
-  }
-
-  /** A retry of a create the gateway timed out on: the same endpoint and secret, never a second one. */
-  private async earlierOutcome(tx: Queryable, ctx: RequestContext, earlier: { endpoint_id: string; request_hash: string }) {
-    if (earlier.request_hash !== ctx.idempotency?.request_hash) {
-      throw DomainError.conflict('This Idempotency-Key was already used with a different request', 'Idempotency-Key');
-    }
-    const row: EndpointRow | undefined = await this.endpoints.findById(tx, ctx.workspace_id, earlier.endpoint_id);
-    if (!row) throw DomainError.conflict(`This Idempotency-Key already created ${earlier.endpoint_id}, which has since been deleted`, 'Idempotency-Key');
-    return { ...renderEndpoint(row), secret: decryptSecret(row.secret_enc, this.config.secretKey) };
   }
 
   /** Removes the endpoint with its pending retries and aborts attempts in flight on every replica. */
