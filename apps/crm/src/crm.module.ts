@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { PlatformModule, ServiceConfig } from '@app/platform';
 import { CompaniesController } from './companies/companies.controller';
 import { CompaniesRepository } from './companies/companies.repository';
-import { emailBouncedConsumer } from './leads/email-bounced.consumer';
+import { EmailBouncedConsumer } from './leads/email-bounced.consumer';
 import { OrganizationsClient } from './companies/organizations.client';
 import { ExportsModule } from './exports/exports.module';
 import { LeadsBatchController } from './leads/leads-batch.controller';
@@ -18,7 +18,7 @@ import { NotesRepository } from './notes/notes.repository';
 import { NotesService } from './notes/notes.service';
 import { PipelinesController } from './pipelines/pipelines.controller';
 import { PipelinesRepository } from './pipelines/pipelines.repository';
-import { workspaceCreatedConsumer } from './pipelines/workspace-created.consumer';
+import { WorkspaceCreatedConsumer } from './pipelines/workspace-created.consumer';
 import { TasksController } from './tasks/tasks.controller';
 import { TasksRepository } from './tasks/tasks.repository';
 import { TasksService } from './tasks/tasks.service';
@@ -28,9 +28,9 @@ export class CrmModule {
   static register(config: ServiceConfig): DynamicModule {
     return {
       module: CrmModule,
-      imports: [PlatformModule.forService(config, { consumers: [workspaceCreatedConsumer, emailBouncedConsumer] }), ExportsModule],
+      imports: [PlatformModule.forService(config), ExportsModule],
       controllers: [LeadsController, LeadsBatchController, CompaniesController, PipelinesController, TasksController, NotesController, ListsController, RevealLeadsController],
-      providers: [LeadsService, LeadsRepository, CompaniesRepository, OrganizationsClient, PipelinesRepository, TasksService, TasksRepository, NotesService, NotesRepository, ListsService, ListsRepository, RevealLeadsService],
+      providers: [WorkspaceCreatedConsumer, EmailBouncedConsumer, LeadsService, LeadsRepository, CompaniesRepository, OrganizationsClient, PipelinesRepository, TasksService, TasksRepository, NotesService, NotesRepository, ListsService, ListsRepository, RevealLeadsService],
     };
   }
 }

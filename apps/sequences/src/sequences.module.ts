@@ -6,8 +6,8 @@ import { Sender } from './engine/sender';
 import { EnrollmentsController } from './enrollments/enrollments.controller';
 import { EnrollmentsRepository } from './enrollments/enrollments.repository';
 import { EnrollmentsService } from './enrollments/enrollments.service';
-import { leadDeletedConsumer } from './enrollments/lead-deleted.consumer';
-import { leadUpdatedConsumer } from './enrollments/lead-updated.consumer';
+import { LeadDeletedConsumer } from './enrollments/lead-deleted.consumer';
+import { LeadUpdatedConsumer } from './enrollments/lead-updated.consumer';
 import { ImapPoller } from './inbound/imap-poller';
 import { ImapStateRepository } from './inbound/imap-state.repository';
 import { InboundController } from './inbound/inbound.controller';
@@ -31,13 +31,13 @@ export class SequencesModule {
   static register(config: ServiceConfig): DynamicModule {
     return {
       module: SequencesModule,
-      imports: [PlatformModule.forService(config, { consumers: [leadDeletedConsumer, leadUpdatedConsumer] })],
+      imports: [PlatformModule.forService(config)],
       controllers: [SequencesController, EnrollmentsController, SuppressionsController, MailboxesController, InboundController, OptoutController],
       providers: [
         { provide: SEQUENCES_CONFIG, useValue: loadSequencesConfig() },
         CrmClient,
         SequencesService, SequencesRepository,
-        EnrollmentsService, EnrollmentsRepository,
+        EnrollmentsService, EnrollmentsRepository, LeadDeletedConsumer, LeadUpdatedConsumer,
         SuppressionsService, SuppressionsRepository,
         MailboxesService, MailboxesRepository,
         InboundService, InboundRepository, ImapPoller, ImapStateRepository,

@@ -7,7 +7,7 @@ import { countryAllows } from '../sequences/country-rules';
 import { SequencesRepository } from '../sequences/sequences.repository';
 import { SequencesService } from '../sequences/sequences.service';
 import { SuppressionsService } from '../suppressions/suppressions.service';
-import { cancelQueuedMessages, EnrollmentsRepository, NewEnrollment } from './enrollments.repository';
+import { EnrollmentsRepository, NewEnrollment } from './enrollments.repository';
 
 /** Enrolling leads in a sequence (the rules of who is skipped) and removing them. */
 @Injectable()
@@ -90,7 +90,7 @@ export class EnrollmentsService {
     return withTransaction(this.enrollments.pool, async (tx) => {
       let row = await this.enrollments.remove(tx, ctx.workspace_id, body.sequence_id, body.lead_id);
       if (row) {
-        await cancelQueuedMessages(tx, [row.id]);
+        await this.enrollments.cancelQueuedMessages(tx, [row.id]);
       } else {
         row = await this.enrollments.find(tx, ctx.workspace_id, body.sequence_id, body.lead_id);
         if (!row) throw new DomainError('not_found', `Lead '${body.lead_id}' is not enrolled in sequence '${body.sequence_id}'`, 'lead_id');

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { simpleParser } from 'mailparser';
 import { CURRENT_API_VERSION, EVENT, ID_PREFIX, RequestContext } from '@app/contracts';
 import { newId, recordEvent, withTransaction } from '@app/platform';
-import { cancelQueuedMessages } from '../enrollments/enrollments.repository';
+import { EnrollmentsRepository } from '../enrollments/enrollments.repository';
 import { MessageRow, renderMessage, snippetOf } from '../rows';
 import { SuppressionsService } from '../suppressions/suppressions.service';
 import { isAutoReply, parseDeliveryStatus, referencedIds } from './classify';
@@ -32,6 +32,7 @@ export class InboundService {
   constructor(
     private readonly inbound: InboundRepository,
     private readonly suppressions: SuppressionsService,
+    private readonly enrollments: EnrollmentsRepository,
   ) {}
 
   /**
@@ -76,7 +77,7 @@ export class InboundService {
         return { enrollmentId: null, suppressionId: suppression.id };
       }
       const stopped = await this.inbound.stopReplied(tx, outbound.enrollment_id);
-      await cancelQueuedMessages(tx, [outbound.enrollment_id]);
+      await this.enrollments.cancelQueuedMessages(tx, [outbound.enrollment_id]);
       return { enrollmentId: stopped, suppressionId: null };
     });
     return unsubscribes
