@@ -26,7 +26,7 @@ export class EnrollmentsService {
    * A test key computes the same result and writes nothing.
    */
   async enroll(ctx: RequestContext, body: CreateEnrollmentsRequest): Promise<EnrollmentResult> {
-    const sequence = await this.sequences.findRow(this.enrollments.pool, ctx.workspace_id, body.sequence_id);
+    const sequence = await this.sequences.findRow(ctx.workspace_id, body.sequence_id);
     if (sequence.status === 'completed') throw DomainError.conflict('A completed sequence accepts no enrollments', 'id');
     const ids = [...new Set(body.lead_ids)];
     const [leads, enrolledAlready, rules] = await Promise.all([
@@ -86,7 +86,7 @@ export class EnrollmentsService {
    * and in its messages. Removing it again returns it unchanged.
    */
   async unenroll(ctx: RequestContext, body: DeleteEnrollmentRequest): Promise<Enrollment> {
-    await this.sequences.findRow(this.enrollments.pool, ctx.workspace_id, body.sequence_id);
+    await this.sequences.findRow(ctx.workspace_id, body.sequence_id);
     return withTransaction(this.enrollments.pool, async (tx) => {
       let row = await this.enrollments.remove(tx, ctx.workspace_id, body.sequence_id, body.lead_id);
       if (row) {
