@@ -1,10 +1,9 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createTransport, Transporter } from 'nodemailer';
-import { Pool } from 'pg';
 import { In, Repository } from 'typeorm';
 import { Mailbox } from '@app/contracts';
-import { PG_POOL, Queryable } from '@app/platform';
+import { Queryable } from '@app/platform';
 import { SEQUENCES_CONFIG, SequencesConfig } from '../sequences.config';
 import { MailboxEntity } from './mailbox.entity';
 import { SecretBox } from './secret-box';
@@ -40,7 +39,6 @@ export class MailboxesRepository implements OnApplicationShutdown {
   private readonly transports = new Map<string, Transporter>();
 
   constructor(
-    @Inject(PG_POOL) readonly pool: Pool,
     @InjectRepository(MailboxEntity) private readonly rows: Repository<MailboxEntity>,
     @Inject(SEQUENCES_CONFIG) config: SequencesConfig,
   ) {

@@ -1,9 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Pool } from 'pg';
 import { EntityManager, FindOptionsWhere, ILike, IsNull, LessThan, Repository } from 'typeorm';
 import { ListSuppressionsRequest, StopReason } from '@app/contracts';
-import { containsPattern, decodeCursor, PG_POOL, Queryable } from '@app/platform';
+import { containsPattern, decodeCursor, Queryable } from '@app/platform';
 import { SuppressionRow } from '../rows';
 import { SuppressionEntity } from './suppression.entity';
 
@@ -21,10 +20,7 @@ export type NewSuppressionRow = Pick<SuppressionRow, 'id' | 'workspace_id' | 'sc
  */
 @Injectable()
 export class SuppressionsRepository {
-  constructor(
-    @Inject(PG_POOL) readonly pool: Pool,
-    @InjectRepository(SuppressionEntity) private readonly rows: Repository<SuppressionEntity>,
-  ) {}
+  constructor(@InjectRepository(SuppressionEntity) private readonly rows: Repository<SuppressionEntity>) {}
 
   /** Workspace entries and global ones, newest first; one extra row to learn `has_more`. */
   async list(workspaceId: string, query: ListSuppressionsRequest): Promise<SuppressionRow[]> {
