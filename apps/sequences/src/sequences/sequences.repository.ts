@@ -21,11 +21,13 @@ export class SequencesRepository {
   ) {}
 
   async findById(workspaceId: string, id: string): Promise<SequenceRow | undefined> {
+    if (typeof id !== 'string') return undefined; // no such sequence (TypeORM refuses an undefined id)
     return (await this.rows.findOneBy({ workspace_id: workspaceId, id })) ?? undefined;
   }
 
   /** The workspace of a sequence, whatever workspace asks (the admin CLI names only the sequence). */
   async workspaceOf(id: string): Promise<string | undefined> {
+    if (typeof id !== 'string') return undefined;
     const row = await this.rows.findOne({ select: { workspace_id: true }, where: { id } });
     return row?.workspace_id;
   }

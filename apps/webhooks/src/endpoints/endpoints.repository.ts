@@ -64,11 +64,13 @@ export class EndpointsRepository {
 
   /** Deleting cascades to its deliveries: pending retries are gone with it. */
   async delete(workspaceId: string, id: string): Promise<boolean> {
+    if (typeof id !== 'string') return false; // no such endpoint (TypeORM refuses an undefined id)
     const { affected } = await this.rows.delete({ workspace_id: workspaceId, id });
     return affected === 1;
   }
 
   async enable(id: string): Promise<EndpointRow | undefined> {
+    if (typeof id !== 'string') return undefined; // no such endpoint (TypeORM refuses an undefined id)
     const { affected } = await this.rows.update({ id }, { status: 'enabled', consecutive_failures: 0, disabled_at: null });
     if (affected !== 1) return undefined;
     return (await this.rows.findOneBy({ id })) ?? undefined;
