@@ -9,16 +9,15 @@ import { WorkspaceCreatedConsumer } from './credits/workspace-created.consumer';
 @Module({})
 export class BillingModule {
   static register(config: ServiceConfig): DynamicModule {
-    const workspaceCreated = new WorkspaceCreatedConsumer();
     return {
       module: BillingModule,
-      imports: [PlatformModule.forService(config, { consumers: [workspaceCreated] })],
+      imports: [PlatformModule.forService(config)],
       controllers: [CreditsController],
       providers: [
         LedgerRepository,
         CreditsService,
         { provide: BILLING_CONFIG, useFactory: () => loadBillingConfig() },
-        { provide: WorkspaceCreatedConsumer, inject: [CreditsService], useFactory: (credits: CreditsService) => workspaceCreated.bind(credits) },
+        WorkspaceCreatedConsumer,
       ],
     };
   }

@@ -5,7 +5,7 @@ import { CompaniesController } from './companies/companies.controller';
 import { CompaniesRepository } from './companies/companies.repository';
 import { CompaniesService } from './companies/companies.service';
 import { CompanyEntity } from './companies/company.entity';
-import { emailBouncedConsumer } from './leads/email-bounced.consumer';
+import { EmailBouncedConsumer } from './leads/email-bounced.consumer';
 import { OrganizationsClient } from './companies/organizations.client';
 import { ExportsModule } from './exports/exports.module';
 import { TagEntity } from './leads/tag.entity';
@@ -29,7 +29,7 @@ import { PipelinesController } from './pipelines/pipelines.controller';
 import { PipelinesRepository } from './pipelines/pipelines.repository';
 import { PipelinesService } from './pipelines/pipelines.service';
 import { StageEntity } from './pipelines/stage.entity';
-import { workspaceCreatedConsumer } from './pipelines/workspace-created.consumer';
+import { WorkspaceCreatedConsumer } from './pipelines/workspace-created.consumer';
 import { TaskEntity } from './tasks/task.entity';
 import { TasksController } from './tasks/tasks.controller';
 import { TasksRepository } from './tasks/tasks.repository';
@@ -41,12 +41,13 @@ export class CrmModule {
     return {
       module: CrmModule,
       imports: [
-        PlatformModule.forService(config, { consumers: [workspaceCreatedConsumer, emailBouncedConsumer] }),
+        PlatformModule.forService(config),
         TypeOrmModule.forFeature([CompanyEntity, TagEntity, PipelineEntity, StageEntity, TaskEntity, NoteEntity, ListEntity, ListMemberEntity]),
         ExportsModule,
       ],
       controllers: [LeadsController, LeadsBatchController, CompaniesController, PipelinesController, TasksController, NotesController, ListsController, RevealLeadsController],
       providers: [
+        WorkspaceCreatedConsumer, EmailBouncedConsumer,
         LeadsService, LeadsRepository, CompaniesService, CompaniesRepository, OrganizationsClient, PipelinesService, PipelinesRepository,
         TasksService, TasksRepository, NotesService, NotesRepository, ListsService, ListsRepository, RevealLeadsService,
       ],

@@ -1,26 +1,11 @@
 import { Enrollment, EmailMessage, LeadContact, Sequence, SequenceStats, SequenceStep, StopReason, Suppression } from '@app/contracts';
+import { SequenceStepEntity } from './sequences/sequence-step.entity';
+import { SequenceEntity } from './sequences/sequence.entity';
+import { SuppressionEntity } from './suppressions/suppression.entity';
 
-export interface SequenceRow {
-  id: string;
-  workspace_id: string;
-  name: string;
-  lens: string | null;
-  status: Sequence['status'];
-  mailbox_ids: string[];
-  business_days_only: boolean;
-  paused_reason: string | null;
-  created_at: Date;
-  launched_at: Date | null;
-}
-
-export interface StepRow {
-  sequence_id: string;
-  position: number;
-  type: 'email' | 'wait';
-  subject: string | null;
-  body: string | null;
-  wait_days: number | null;
-}
+export type SequenceRow = SequenceEntity;
+export type StepRow = SequenceStepEntity;
+export type SuppressionRow = SuppressionEntity;
 
 export interface EnrollmentRow {
   id: string;
@@ -37,16 +22,6 @@ export interface EnrollmentRow {
   enrolled_at: Date;
   stopped_at: Date | null;
   stop_reason: StopReason | null;
-}
-
-export interface SuppressionRow {
-  id: string;
-  workspace_id: string | null;
-  scope: 'workspace' | 'global';
-  type: 'email' | 'domain';
-  value: string;
-  reason: Suppression['reason'];
-  created_at: Date;
 }
 
 export interface MessageRow {
@@ -76,8 +51,6 @@ export interface MessageRow {
 
 export const ENROLLMENT_COLUMNS = `id, workspace_id, sequence_id, lead_id, email, lead, status, current_step, next_send_at, hold_reason,
   last_mailbox_id, enrolled_at, stopped_at, stop_reason`;
-export const SEQUENCE_COLUMNS = 'id, workspace_id, name, lens, status, mailbox_ids, business_days_only, paused_reason, created_at, launched_at';
-export const SUPPRESSION_COLUMNS = 'id, workspace_id, scope, type, value, reason, created_at';
 
 export function renderStep(row: StepRow): SequenceStep {
   return { position: row.position, type: row.type, subject: row.subject, wait_days: row.wait_days };

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { PlatformModule, ServiceConfig } from '@app/platform';
 import { DeliveriesRepository } from './dispatch/deliveries.repository';
 import { Dispatcher } from './dispatch/dispatcher';
@@ -8,6 +9,7 @@ import { OutcomesRepository } from './dispatch/outcomes.repository';
 import { EndpointsController } from './endpoints/endpoints.controller';
 import { EndpointsRepository } from './endpoints/endpoints.repository';
 import { EndpointsService } from './endpoints/endpoints.service';
+import { WebhookEndpointEntity } from './endpoints/webhook-endpoint.entity';
 import { loadWebhooksConfig, WEBHOOKS_CONFIG, WebhooksConfig } from './webhooks-config';
 
 @Module({})
@@ -15,7 +17,7 @@ export class WebhooksModule {
   static register(config: ServiceConfig, webhooks: WebhooksConfig = loadWebhooksConfig()): DynamicModule {
     return {
       module: WebhooksModule,
-      imports: [PlatformModule.forService(config)],
+      imports: [PlatformModule.forService(config), TypeOrmModule.forFeature([WebhookEndpointEntity])],
       controllers: [EndpointsController],
       providers: [
         { provide: WEBHOOKS_CONFIG, useValue: webhooks },

@@ -1,4 +1,6 @@
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, ConsumerMessages } from '@nats-io/jetstream';
+import { Injectable } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { nanos, NatsConnection } from '@nats-io/transport-node';
 import { Pool, PoolClient } from 'pg';
 import { Logger } from 'pino';
@@ -6,7 +8,7 @@ import { EVENTS_STREAM, EventEnvelope, eventSubject, EventType } from '@app/cont
 import { DeadLetters, serverMaxDeliver } from './dead-letters';
 import { withTransaction } from './db';
 import { ensureEventsStream } from './jetstream';
-import { carrierOfHeaders, continueFrom } from './log-context';
+import { carrierOfHeaders, continueFrom, TraceCarrier } from './log-context';
 import { SpanKind } from './tracing';
 
 export interface ConsumerSpec {
@@ -14,6 +16,116 @@ export interface ConsumerSpec {
   durable: string;
   types: EventType[];
   handle: (event: EventEnvelope, tx: PoolClient) => Promise<void>;
+}
+
+/** How a batch consumer reads: what it asks of the server and how many events it handles together. */
+export interface BatchSettings {
+  /** Events handled together at most; batches form only when events queue up. */
+  maxEvents: number;
+  /** Batches handled at once, each in its own transaction. */
+  workers: number;
+  /** Messages the server hands over ahead of their handling. */
+  prefetch: number;
+  /** Events handed to a process that died come back after this. */
+  ackWaitMs: number;
+  maxAckPending: number;
+}
+
+/** An event as a batch consumer receives it, with the trace and request id it was published under. */
+export interface ReceivedEvent {
+  event: EventEnvelope;
+  /** None for a replayed dead event (it comes without its message). */
+  carrier?: TraceCarrier;
+}
+
+export interface BatchConsumerSpec {
+  durable: string;
+  batch: BatchSettings;
+  /** Whether an event is for this consumer; the others are acknowledged and skipped. */
+  accepts: (event: EventEnvelope) => boolean;
+  /**
+   * Handles the events all or none. It records their ids as processed in the transaction of its
+   * own work (its commit decides what it does next), so a redelivered event adds nothing.
+   */
+  handleBatch: (events: ReceivedEvent[]) => Promise<void>;
+}
+
+/** What `@DurableConsumer` says of its class: one event at a time (`handle`) or in batches (`handleBatch`). */
+export type DurableConsumerOptions =
+  | Pick<ConsumerSpec, 'durable' | 'types'>
+  | Pick<BatchConsumerSpec, 'durable' | 'batch' | 'accepts'>;
+
+/** A `@DurableConsumer({ durable, types })` class. */
+export interface EventHandler {
+  handle(event: EventEnvelope, tx: PoolClient): Promise<void>;
+}
+
+/** A `@DurableConsumer({ durable, batch, accepts })` class. */
+export interface BatchEventHandler {
+  handleBatch(events: ReceivedEvent[]): Promise<void>;
+}
+
+const durableConsumer = DiscoveryService.createDecorator<DurableConsumerOptions>();
+
+/**
+ * Makes an injectable class a durable event consumer: Nest constructs it with its dependencies,
+ * and the platform module starts it at bootstrap and stops it at shutdown.
+ * `@DurableConsumer({ durable: 'billing', types: [EVENT.workspaceCreated] }) class X implements EventHandler`.
+ */
+export function DurableConsumer(options: DurableConsumerOptions): ClassDecorator {
+  return (target) => {
+    Injectable()(target);
+    durableConsumer(options)(target);
+  };
+}
+
+/** The consumer specs of every `@DurableConsumer` provider of the application. */
+export function discoverConsumers(discovery: DiscoveryService): (ConsumerSpec | BatchConsumerSpec)[] {
+  return discovery.getProviders({ metadataKey: durableConsumer.KEY }).flatMap((wrapper): (ConsumerSpec | BatchConsumerSpec)[] => {
+    const options = discovery.getMetadataByDecorator(durableConsumer, wrapper);
+    if (!options || !wrapper.instance) return [];
+    if ('batch' in options) {
+      const handler = wrapper.instance as BatchEventHandler;
+      return [{ ...options, handleBatch: (events: ReceivedEvent[]) => handler.handleBatch(events) }];
+    }
+    const handler = wrapper.instance as EventHandler;
+    return [{ ...options, handle: (event: EventEnvelope, tx: PoolClient) => handler.handle(event, tx) }];
+  });
+}
+
+interface DurableConfig {
+  durable: string;
+  filter: string;
+  ackWaitMs: number;
+  maxAckPending?: number;
+  maxDeliver: number;
+  prefetch: number;
+}
+
+/** Creates the durable on the server (or brings an existing one to `config`) and starts reading it. */
+async function consumeDurable(nc: NatsConnection, config: DurableConfig): Promise<ConsumerMessages> {
+  await ensureEventsStream(nc);
+  const jsm = await jetstreamManager(nc);
+  const settings = {
+    filter_subject: config.filter,
+    ack_wait: nanos(config.ackWaitMs),
+    max_deliver: config.maxDeliver,
+    ...(config.maxAckPending === undefined ? {} : { max_ack_pending: config.maxAckPending }),
+  };
+  try {
+    await jsm.consumers.info(EVENTS_STREAM, config.durable);
+    await jsm.consumers.update(EVENTS_STREAM, config.durable, settings);
+  } catch {
+    await jsm.consumers
+      .add(EVENTS_STREAM, { durable_name: config.durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ...settings })
+      .catch(async (err) => {
+        await jsm.consumers.info(EVENTS_STREAM, config.durable).catch(() => {
+          throw err;
+        });
+      });
+  }
+  const consumer = await jetstream(nc).consumers.get(EVENTS_STREAM, config.durable);
+  return consumer.consume({ max_messages: config.prefetch });
 }
 
 /**
@@ -37,31 +149,12 @@ export class EventConsumer {
   }
 
   async start(): Promise<void> {
-    await ensureEventsStream(this.nc);
-    const jsm = await jetstreamManager(this.nc);
     // One filter subject, not `filter_subjects`: servers before 2.10 (Debian's 2.9) lack the
     // plural. Several types read the whole stream and skip the others here.
     const filter = this.spec.types.length === 1 ? eventSubject(this.spec.types[0]) : eventSubject('>');
-    const config = {
-      durable_name: this.spec.durable,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: nanos(30_000),
-      max_deliver: serverMaxDeliver(this.deadLetters.settings),
-      filter_subject: filter,
-    };
-    try {
-      await jsm.consumers.info(EVENTS_STREAM, this.spec.durable);
-      await jsm.consumers.update(EVENTS_STREAM, this.spec.durable, { filter_subject: filter, max_deliver: config.max_deliver });
-    } catch {
-      await jsm.consumers.add(EVENTS_STREAM, config).catch(async (err) => {
-        await jsm.consumers.info(EVENTS_STREAM, this.spec.durable).catch(() => {
-          throw err;
-        });
-      });
-    }
-    const consumer = await jetstream(this.nc).consumers.get(EVENTS_STREAM, this.spec.durable);
-    this.messages = await consumer.consume({ max_messages: 64 });
+    this.messages = await consumeDurable(this.nc, {
+      durable: this.spec.durable, filter, ackWaitMs: 30_000, maxDeliver: serverMaxDeliver(this.deadLetters.settings), prefetch: 64,
+    });
     this.loop = this.run(this.messages);
   }
 
@@ -106,4 +199,122 @@ export class EventConsumer {
       if (fresh.rowCount === 1) await this.spec.handle(event, tx);
     });
   }
+}
+
+/**
+ * A durable consumer that handles the events waiting together in one go (one transaction, one
+ * commit for many: what lets the webhook fan-out keep up with thousands of events a second),
+ * `workers` batches at once, as that many replicas' would. Its one filter subject is the whole
+ * stream (`events.>`); events it does not accept are acknowledged and skipped. A batch that fails
+ * is tried again event by event, so one poison event waits for its retry (and after the last one
+ * goes to the dead-letter store, as with every durable consumer) without holding back the events
+ * it was batched with.
+ */
+export class BatchEventConsumer {
+  private messages?: ConsumerMessages;
+  private readonly queue: JsMsg[] = [];
+  private readonly waiting = new Set<() => void>();
+  private reader?: Promise<void>;
+  private workers: Promise<void>[] = [];
+  private closed = false;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly spec: BatchConsumerSpec,
+    private readonly log: Logger,
+    private readonly deadLetters: DeadLetters,
+  ) {
+    deadLetters.register(spec.durable, (event) => spec.handleBatch([{ event }]));
+  }
+
+  async start(): Promise<void> {
+    const { durable, batch } = this.spec;
+    this.messages = await consumeDurable(this.nc, {
+      durable, filter: eventSubject('>'), ackWaitMs: batch.ackWaitMs, maxAckPending: batch.maxAckPending,
+      maxDeliver: serverMaxDeliver(this.deadLetters.settings), prefetch: batch.prefetch,
+    });
+    const messages = this.messages;
+    this.reader = (async () => {
+      for await (const message of messages) {
+        this.queue.push(message);
+        this.wakeAll();
+      }
+      this.closed = true;
+      this.wakeAll();
+    })();
+    for (let i = 0; i < batch.workers; i++) this.workers.push(this.work());
+  }
+
+  async stop(): Promise<void> {
+    await this.messages?.close();
+    await this.reader;
+    await Promise.all(this.workers);
+  }
+
+  private wakeAll(): void {
+    for (const resolve of this.waiting) resolve();
+    this.waiting.clear();
+  }
+
+  /** The event a message carries if this consumer accepts it, or undefined (undecodable, or not for it). */
+  private accepted(message: JsMsg): EventEnvelope | undefined {
+    let event: EventEnvelope;
+    try {
+      event = message.json<EventEnvelope>();
+    } catch {
+      return undefined;
+    }
+    return this.spec.accepts(event) ? event : undefined;
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      if (this.queue.length === 0) {
+        if (this.closed) return;
+        await new Promise<void>((resolve) => this.waiting.add(resolve));
+        continue;
+      }
+      const batch = this.queue.splice(0, this.spec.batch.maxEvents);
+      const due: { message: JsMsg; event: EventEnvelope }[] = [];
+      for (const message of batch) {
+        const event = this.accepted(message);
+        if (!event) {
+          message.ack(); // it can never be handled
+          continue;
+        }
+        if (await this.deadLetters.overLimit(message, event, this.spec.durable)) continue;
+        due.push({ message, event });
+      }
+      if (due.length === 0) continue;
+      try {
+        await this.spec.handleBatch(due.map(received));
+        for (const d of due) d.message.ack();
+      } catch (err) {
+        await this.oneByOne(due, err);
+      }
+    }
+  }
+
+  /** After a batch failed: each event alone, so only the failing ones wait for a retry. */
+  private async oneByOne(due: { message: JsMsg; event: EventEnvelope }[], batchErr: unknown): Promise<void> {
+    const { durable } = this.spec;
+    if (due.length === 1) {
+      await this.deadLetters.failed(due[0].message, due[0].event, durable, batchErr);
+      return;
+    }
+    this.log.warn({ err: (batchErr as Error).message, events: due.length, consumer: durable }, 'event consumer: batch failed, trying its events one by one');
+    for (const d of due) {
+      try {
+        await this.spec.handleBatch([received(d)]);
+        d.message.ack();
+      } catch (err) {
+        await this.deadLetters.failed(d.message, d.event, durable, err);
+      }
+    }
+  }
+}
+
+function received({ message, event }: { message: JsMsg; event: EventEnvelope }): ReceivedEvent {
+  const carrier = carrierOfHeaders(message.headers);
+  return carrier ? { event, carrier } : { event };
 }

@@ -1,6 +1,7 @@
 import {
   BeforeApplicationShutdown, DynamicModule, Global, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown, Provider,
 } from '@nestjs/common';
+import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -11,7 +12,7 @@ import { ServiceConfig } from './config';
 import { poolOf, serviceDataSourceOptions } from './data-source';
 import { deadEventsControllerFor } from './dead-events.controller';
 import { DeadLetters } from './dead-letters';
-import { ConsumerSpec, EventConsumer } from './event-consumer';
+import { BatchEventConsumer, discoverConsumers, EventConsumer } from './event-consumer';
 import { HealthController } from './health.controller';
 import { collectProcessMetrics, gauge, observePool } from './metrics';
 import { observeConsumer } from './jetstream-metrics';
@@ -21,31 +22,31 @@ import { rootLogger } from './logger';
 import { connectNats } from './nats';
 import { OutboxRelay } from './outbox-relay';
 import { shutdownTracing } from './tracing';
-import { DEAD_LETTERS, EVENT_CONSUMERS, NATS_CONNECTION, PG_POOL, SERVICE_CONFIG } from './tokens';
+import { DEAD_LETTERS, NATS_CONNECTION, PG_POOL, SERVICE_CONFIG } from './tokens';
 
 export interface PlatformOptions {
   /** Run the outbox relay in this process (default true). */
   relay?: boolean;
-  consumers?: ConsumerSpec[];
 }
 
 /**
  * Runtime plumbing every service shares: its TypeORM DataSource and the pool under it, a NATS
  * connection, the outbox relay, durable event consumers with their dead-letter store, and the
- * health endpoints.
+ * health endpoints. The consumers are the service's `@DurableConsumer` providers, found at
+ * bootstrap, so Nest makes them with whatever they inject.
  */
 @Global()
 @Module({})
 export class PlatformModule implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private relay?: OutboxRelay;
-  private readonly consumers: EventConsumer[] = [];
+  private readonly consumers: (EventConsumer | BatchEventConsumer)[] = [];
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig & PlatformOptions,
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(EVENT_CONSUMERS) private readonly consumerSpecs: ConsumerSpec[],
     @Inject(DEAD_LETTERS) private readonly deadLetters: DeadLetters,
+    private readonly discovery: DiscoveryService,
   ) {}
 
   static forService(config: ServiceConfig, options: PlatformOptions = {}): DynamicModule {
@@ -54,7 +55,6 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
       // the one pool of the process is TypeORM's: hand-written SQL takes its clients from it
       { provide: PG_POOL, inject: [DataSource], useFactory: (dataSource: DataSource) => poolOf(dataSource) },
       { provide: NATS_CONNECTION, useFactory: () => connectNats(config.nats, config.service) },
-      { provide: EVENT_CONSUMERS, useValue: options.consumers ?? [] },
       {
         provide: DEAD_LETTERS,
         inject: [PG_POOL],
@@ -68,6 +68,7 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
       module: PlatformModule,
       imports: [
         TerminusModule.forRoot({ gracefulShutdownTimeoutMs: 0 }),
+        DiscoveryModule,
         TypeOrmModule.forRootAsync({
           // the service's database is migrated before the module starts (startService), so its
           // first connection failing is a start-up failure, not something to retry for 27 s
@@ -94,8 +95,8 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
       this.relay = new OutboxRelay(this.pool, this.nc, this.config.databaseUrl, log);
       await this.relay.start();
     }
-    for (const spec of this.consumerSpecs) {
-      const consumer = new EventConsumer(this.nc, this.pool, spec, log, this.deadLetters);
+    for (const spec of discoverConsumers(this.discovery)) {
+      const consumer = 'batch' in spec ? new BatchEventConsumer(this.nc, spec, log, this.deadLetters) : new EventConsumer(this.nc, this.pool, spec, log, this.deadLetters);
       await consumer.start();
       this.consumers.push(consumer);
       observeConsumer(this.nc, spec.durable);

@@ -1,6 +1,6 @@
 import { PoolClient } from 'pg';
-import { EVENT, EventEnvelope, EventType, PLANS, Plan, WorkspaceCreatedData } from '@app/contracts';
-import { ConsumerSpec, rootLogger } from '@app/platform';
+import { EVENT, EventEnvelope, PLANS, Plan, WorkspaceCreatedData } from '@app/contracts';
+import { DurableConsumer, EventHandler, rootLogger } from '@app/platform';
 import { CreditsService, OpeningBalance } from './credits.service';
 
 const MAX_CREDITS = 2_147_483_647; // the int columns' ceiling
@@ -16,23 +16,12 @@ function toOpeningBalance(data: WorkspaceCreatedData | undefined): OpeningBalanc
   return { workspace_id: data.workspace_id, plan: data.plan as Plan, plan_credits: data.plan_credits, pack_credits: data.pack_credits };
 }
 
-/**
- * Opens the credit account of every new workspace. The platform takes its consumers when the
- * module is declared, before Nest makes the service; the service is bound when Nest makes the
- * providers, which is before any consumer starts (onApplicationBootstrap).
- */
-export class WorkspaceCreatedConsumer implements ConsumerSpec {
-  readonly durable = 'billing';
-  readonly types: EventType[] = [EVENT.workspaceCreated];
-  private credits?: CreditsService;
-
-  bind(credits: CreditsService): this {
-    this.credits = credits;
-    return this;
-  }
+/** Opens the credit account of every new workspace. */
+@DurableConsumer({ durable: 'billing', types: [EVENT.workspaceCreated] })
+export class WorkspaceCreatedConsumer implements EventHandler {
+  constructor(private readonly credits: CreditsService) {}
 
   async handle(event: EventEnvelope, tx: PoolClient): Promise<void> {
-    if (!this.credits) throw new Error('billing: workspace.created handled before the credits service was bound');
     const opening = toOpeningBalance((event as EventEnvelope<WorkspaceCreatedData>).data?.object);
     if (!opening) {
       // Redelivery cannot repair a malformed event; acknowledge it so it does not block the stream.

@@ -1,5 +1,6 @@
+import { PoolClient } from 'pg';
 import { EmailMessage, EVENT, EventEnvelope } from '@app/contracts';
-import { ConsumerSpec, recordEvent } from '@app/platform';
+import { DurableConsumer, EventHandler, recordEvent } from '@app/platform';
 import { LEAD_COLUMNS, LeadRow, renderLead } from './lead.row';
 
 /**
@@ -8,10 +9,9 @@ import { LEAD_COLUMNS, LeadRow, renderLead } from './lead.row';
  * so a bounce that arrives while crm is down is applied when it is back. Only while the lead
  * still has the address that bounced; a lead already `invalid` changes nothing.
  */
-export const emailBouncedConsumer: ConsumerSpec = {
-  durable: 'crm-email-bounced',
-  types: [EVENT.emailBounced],
-  handle: async (event, tx) => {
+@DurableConsumer({ durable: 'crm-email-bounced', types: [EVENT.emailBounced] })
+export class EmailBouncedConsumer implements EventHandler {
+  async handle(event: EventEnvelope, tx: PoolClient): Promise<void> {
     const message = (event as EventEnvelope<Partial<EmailMessage>>).data?.object;
     if (typeof message?.lead_id !== 'string' || typeof message.to !== 'string') return;
     const { rows } = await tx.query<Pick<LeadRow, 'email_status'>>(
@@ -27,5 +27,5 @@ export const emailBouncedConsumer: ConsumerSpec = {
       type: EVENT.leadUpdated, workspace_id: event.workspace_id, livemode: event.livemode, api_version: event.api_version,
       object: renderLead(updated.rows[0]), previous_attributes: { email_status: rows[0].email_status },
     });
-  },
-};
+  }
+}

@@ -1,13 +1,13 @@
+import { PoolClient } from 'pg';
 import { EVENT, EventEnvelope, WorkspaceCreatedData } from '@app/contracts';
-import { ConsumerSpec } from '@app/platform';
+import { DurableConsumer, EventHandler } from '@app/platform';
 import { provisionPipelines } from './pipelines.repository';
 
 /** Every new workspace gets its default pipeline and the lens templates. */
-export const workspaceCreatedConsumer: ConsumerSpec = {
-  durable: 'crm',
-  types: [EVENT.workspaceCreated],
-  handle: async (event, tx) => {
+@DurableConsumer({ durable: 'crm', types: [EVENT.workspaceCreated] })
+export class WorkspaceCreatedConsumer implements EventHandler {
+  async handle(event: EventEnvelope, tx: PoolClient): Promise<void> {
     const workspaceId = (event as EventEnvelope<WorkspaceCreatedData>).data?.object?.workspace_id;
     if (typeof workspaceId === 'string' && workspaceId.startsWith('ws_')) await provisionPipelines(tx, workspaceId);
-  },
-};
+  }
+}

@@ -10,41 +10,6 @@ export interface NewEnrollment {
   lead: LeadContact & { email: string };
 }
 
-/** Queued emails of the enrollments are cancelled: none of them is handed to SMTP any more. */
-export async function cancelQueuedMessages(db: Queryable, enrollmentIds: (string | null)[]): Promise<void> {
-  await db.query(`UPDATE email_messages SET status = 'cancelled', lease_until = NULL WHERE enrollment_id = ANY($1) AND status = 'queued'`, [enrollmentIds]);
-}
-
-/**
- * The lead's enrollments, locked in id order (the engine claims enrollments FOR UPDATE: a step
- * being claimed right now is either finished or never claimed), for the consumer of `lead.deleted`.
- */
-export async function lockEnrollmentsOfLead(db: Queryable, workspaceId: string, leadId: string): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(
-    `SELECT id FROM enrollments WHERE workspace_id = $1 AND lead_id = $2 ORDER BY id FOR UPDATE`,
-    [workspaceId, leadId],
-  );
-  return rows.map((r) => r.id);
-}
-
-export async function deleteEnrollments(db: Queryable, ids: string[]): Promise<void> {
-  await db.query(`DELETE FROM enrollments WHERE id = ANY($1)`, [ids]);
-}
-
-/**
- * The lead's live enrollments take its new contact snapshot unless they hold a newer one; a held
- * lead (next_send_at null: the engine found it due and could not send) is due again now.
- */
-export async function followLeadSnapshot(db: Queryable, workspaceId: string, snapshot: LeadContact & { updated_at: string }): Promise<void> {
-  await db.query(
-    `UPDATE enrollments SET lead = $3::jsonb, email = COALESCE($4, email),
-       next_send_at = CASE WHEN next_send_at IS NULL AND hold_reason IS NOT NULL THEN date_trunc('milliseconds', now()) ELSE next_send_at END
-     WHERE workspace_id = $1 AND lead_id = $2 AND status IN ('active', 'paused')
-       AND (lead->>'updated_at' IS NULL OR lead->>'updated_at' <= $5)`,
-    [workspaceId, snapshot.id, JSON.stringify(snapshot), snapshot.email, snapshot.updated_at],
-  );
-}
-
 /** Enrollments of leads in sequences; every query but the token's is scoped by workspace. */
 @Injectable()
 export class EnrollmentsRepository {
@@ -102,5 +67,40 @@ export class EnrollmentsRepository {
   async recipientOf(enrollmentId: string): Promise<{ workspace_id: string; email: string } | undefined> {
     const { rows } = await this.pool.query<{ workspace_id: string; email: string }>('SELECT workspace_id, email FROM enrollments WHERE id = $1', [enrollmentId]);
     return rows[0];
+  }
+
+  /** Queued emails of the enrollments are cancelled: none of them is handed to SMTP any more. */
+  async cancelQueuedMessages(db: Queryable, enrollmentIds: (string | null)[]): Promise<void> {
+    await db.query(`UPDATE email_messages SET status = 'cancelled', lease_until = NULL WHERE enrollment_id = ANY($1) AND status = 'queued'`, [enrollmentIds]);
+  }
+
+  /**
+   * The lead's enrollments, locked in id order (the engine claims enrollments FOR UPDATE: a step
+   * being claimed right now is either finished or never claimed), for the consumer of `lead.deleted`.
+   */
+  async lockEnrollmentsOfLead(db: Queryable, workspaceId: string, leadId: string): Promise<string[]> {
+    const { rows } = await db.query<{ id: string }>(
+      `SELECT id FROM enrollments WHERE workspace_id = $1 AND lead_id = $2 ORDER BY id FOR UPDATE`,
+      [workspaceId, leadId],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async deleteEnrollments(db: Queryable, ids: string[]): Promise<void> {
+    await db.query(`DELETE FROM enrollments WHERE id = ANY($1)`, [ids]);
+  }
+
+  /**
+   * The lead's live enrollments take its new contact snapshot unless they hold a newer one; a held
+   * lead (next_send_at null: the engine found it due and could not send) is due again now.
+   */
+  async followLeadSnapshot(db: Queryable, workspaceId: string, snapshot: LeadContact & { updated_at: string }): Promise<void> {
+    await db.query(
+      `UPDATE enrollments SET lead = $3::jsonb, email = COALESCE($4, email),
+         next_send_at = CASE WHEN next_send_at IS NULL AND hold_reason IS NOT NULL THEN date_trunc('milliseconds', now()) ELSE next_send_at END
+       WHERE workspace_id = $1 AND lead_id = $2 AND status IN ('active', 'paused')
+         AND (lead->>'updated_at' IS NULL OR lead->>'updated_at' <= $5)`,
+      [workspaceId, snapshot.id, JSON.stringify(snapshot), snapshot.email, snapshot.updated_at],
+    );
   }
 }

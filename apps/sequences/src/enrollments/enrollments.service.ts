@@ -7,7 +7,7 @@ import { countryAllows } from '../sequences/country-rules';
 import { SequencesRepository } from '../sequences/sequences.repository';
 import { SequencesService } from '../sequences/sequences.service';
 import { SuppressionsService } from '../suppressions/suppressions.service';
-import { cancelQueuedMessages, EnrollmentsRepository, NewEnrollment } from './enrollments.repository';
+import { EnrollmentsRepository, NewEnrollment } from './enrollments.repository';
 
 /** Enrolling leads in a sequence (the rules of who is skipped) and removing them. */
 @Injectable()
@@ -26,7 +26,7 @@ export class EnrollmentsService {
    * A test key computes the same result and writes nothing.
    */
   async enroll(ctx: RequestContext, body: CreateEnrollmentsRequest): Promise<EnrollmentResult> {
-    const sequence = await this.sequences.findRow(this.enrollments.pool, ctx.workspace_id, body.sequence_id);
+    const sequence = await this.sequences.findRow(ctx.workspace_id, body.sequence_id);
     if (sequence.status === 'completed') throw DomainError.conflict('A completed sequence accepts no enrollments', 'id');
     const ids = [...new Set(body.lead_ids)];
     const [leads, enrolledAlready, rules] = await Promise.all([
@@ -86,11 +86,11 @@ export class EnrollmentsService {
    * and in its messages. Removing it again returns it unchanged.
    */
   async unenroll(ctx: RequestContext, body: DeleteEnrollmentRequest): Promise<Enrollment> {
-    await this.sequences.findRow(this.enrollments.pool, ctx.workspace_id, body.sequence_id);
+    await this.sequences.findRow(ctx.workspace_id, body.sequence_id);
     return withTransaction(this.enrollments.pool, async (tx) => {
       let row = await this.enrollments.remove(tx, ctx.workspace_id, body.sequence_id, body.lead_id);
       if (row) {
-        await cancelQueuedMessages(tx, [row.id]);
+        await this.enrollments.cancelQueuedMessages(tx, [row.id]);
       } else {
         row = await this.enrollments.find(tx, ctx.workspace_id, body.sequence_id, body.lead_id);
         if (!row) throw new DomainError('not_found', `Lead '${body.lead_id}' is not enrolled in sequence '${body.sequence_id}'`, 'lead_id');

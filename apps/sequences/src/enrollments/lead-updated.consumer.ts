@@ -1,6 +1,7 @@
+import { PoolClient } from 'pg';
 import { EVENT, EventEnvelope, Lead, LeadContact } from '@app/contracts';
-import { ConsumerSpec } from '@app/platform';
-import { followLeadSnapshot } from './enrollments.repository';
+import { DurableConsumer, EventHandler } from '@app/platform';
+import { EnrollmentsRepository } from './enrollments.repository';
 
 /**
  * crm changed a lead: the contact snapshot of its live enrollments follows (merge tags, the email
@@ -9,10 +10,11 @@ import { followLeadSnapshot } from './enrollments.repository';
  * renders it again and sends or holds it with the new reason. (crm never clears an address: the
  * API cannot, and enrolled leads have one; `email` keeps the old one should an event say none.)
  */
-export const leadUpdatedConsumer: ConsumerSpec = {
-  durable: 'sequences-lead-updated',
-  types: [EVENT.leadUpdated],
-  handle: async (event, tx) => {
+@DurableConsumer({ durable: 'sequences-lead-updated', types: [EVENT.leadUpdated] })
+export class LeadUpdatedConsumer implements EventHandler {
+  constructor(private readonly enrollments: EnrollmentsRepository) {}
+
+  async handle(event: EventEnvelope, tx: PoolClient): Promise<void> {
     const lead = (event as EventEnvelope<Partial<Lead>>).data?.object;
     if (typeof lead?.id !== 'string' || typeof lead.updated_at !== 'string') return;
     const snapshot: LeadContact & { updated_at: string } = {
@@ -20,6 +22,6 @@ export const leadUpdatedConsumer: ConsumerSpec = {
       last_name: lead.last_name ?? null, full_name: lead.full_name ?? '', title: lead.title ?? null, company_name: lead.company_name ?? null,
       country: lead.country ?? null, lawful_basis: lead.lawful_basis as LeadContact['lawful_basis'], updated_at: lead.updated_at,
     };
-    await followLeadSnapshot(tx, event.workspace_id, snapshot);
-  },
-};
+    await this.enrollments.followLeadSnapshot(tx, event.workspace_id, snapshot);
+  }
+}

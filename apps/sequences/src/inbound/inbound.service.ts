@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { simpleParser } from 'mailparser';
+import { DataSource } from 'typeorm';
 import { CURRENT_API_VERSION, EVENT, ID_PREFIX, RequestContext } from '@app/contracts';
-import { newId, recordEvent, withTransaction } from '@app/platform';
-import { cancelQueuedMessages } from '../enrollments/enrollments.repository';
+import { inTransaction, newId, recordEvent } from '@app/platform';
+import { EnrollmentsRepository } from '../enrollments/enrollments.repository';
 import { MessageRow, renderMessage, snippetOf } from '../rows';
 import { SuppressionsService } from '../suppressions/suppressions.service';
 import { isAutoReply, parseDeliveryStatus, referencedIds } from './classify';
@@ -32,6 +33,8 @@ export class InboundService {
   constructor(
     private readonly inbound: InboundRepository,
     private readonly suppressions: SuppressionsService,
+    private readonly enrollments: EnrollmentsRepository,
+    private readonly dataSource: DataSource,
   ) {}
 
   /**
@@ -62,12 +65,12 @@ export class InboundService {
     const inboundId = newId(ID_PREFIX.message);
     const messageId = parsed.messageId ?? options.fallbackMessageId ?? `<${inboundId}@inbound.invalid>`;
     const unsubscribes = asksToUnsubscribe({ text, subject, originalSubject: outbound.subject });
-    const handled = await withTransaction(this.inbound.pool, async (tx) => {
-      const reply = await this.inbound.insertReply(tx, {
+    const handled = await inTransaction(this.dataSource, async (tx) => {
+      const reply = await this.inbound.insertReply(tx.client, {
         id: inboundId, outbound, from, subject, text, snippet: snippetOf(text), message_id: messageId, sent_at: parsed.date ?? null,
       });
       if (!reply) return { enrollmentId: null, suppressionId: null }; // the same reply delivered twice
-      await recordEvent(tx, { type: EVENT.emailReplied, workspace_id: outbound.workspace_id, livemode: true, api_version: CURRENT_API_VERSION, object: renderMessage(reply) });
+      await recordEvent(tx.client, { type: EVENT.emailReplied, workspace_id: outbound.workspace_id, livemode: true, api_version: CURRENT_API_VERSION, object: renderMessage(reply) });
       if (unsubscribes) {
         // the address we wrote to is suppressed in the workspace: this enrollment and any other of
         // that address stop `unsubscribed`, their queued emails are cancelled, unsubscribe.created
@@ -75,8 +78,8 @@ export class InboundService {
         const suppression = await this.suppressions.createIn(tx, ctx, { type: 'email', value: outbound.to_addr, reason: 'unsubscribe' }, 'unsubscribed');
         return { enrollmentId: null, suppressionId: suppression.id };
       }
-      const stopped = await this.inbound.stopReplied(tx, outbound.enrollment_id);
-      await cancelQueuedMessages(tx, [outbound.enrollment_id]);
+      const stopped = await this.inbound.stopReplied(tx.client, outbound.enrollment_id);
+      await this.enrollments.cancelQueuedMessages(tx.client, [outbound.enrollment_id]);
       return { enrollmentId: stopped, suppressionId: null };
     });
     return unsubscribes
@@ -99,19 +102,19 @@ export class InboundService {
    */
   async hardBounce(outbound: MessageRow, text: string): Promise<void> {
     const ctx = { workspace_id: outbound.workspace_id, livemode: true, api_version: CURRENT_API_VERSION } as RequestContext;
-    await withTransaction(this.inbound.pool, async (tx) => {
-      const bounced = await this.inbound.markBounced(tx, outbound.id, text.slice(0, 500));
+    await inTransaction(this.dataSource, async (tx) => {
+      const bounced = await this.inbound.markBounced(tx.client, outbound.id, text.slice(0, 500));
       if (!bounced) return;
-      await this.inbound.stopBounced(tx, outbound.enrollment_id);
+      await this.inbound.stopBounced(tx.client, outbound.enrollment_id);
       await this.suppressions.createIn(tx, ctx, { type: 'email', value: outbound.to_addr, reason: 'bounce' }, 'suppressed');
-      await recordEvent(tx, {
+      await recordEvent(tx.client, {
         type: EVENT.emailBounced, workspace_id: outbound.workspace_id, livemode: true, api_version: CURRENT_API_VERSION,
         object: { ...renderMessage(bounced), snippet: snippetOf(text) },
       });
       if (outbound.sequence_id) {
-        const figures = await this.inbound.sendFigures(tx, outbound.sequence_id);
+        const figures = await this.inbound.sendFigures(tx.client, outbound.sequence_id);
         if (figures.sent >= BOUNCE_MIN_SENT && figures.bounced >= figures.sent * BOUNCE_PAUSE_RATE) {
-          await this.inbound.pauseForBounceRate(tx, outbound.sequence_id);
+          await this.inbound.pauseForBounceRate(tx.client, outbound.sequence_id);
         }
       }
     });

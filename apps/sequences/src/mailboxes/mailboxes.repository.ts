@@ -1,28 +1,15 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
 import { createTransport, Transporter } from 'nodemailer';
-import { Pool } from 'pg';
+import { In, Repository } from 'typeorm';
 import { Mailbox } from '@app/contracts';
-import { PG_POOL, Queryable } from '@app/platform';
+import { Queryable } from '@app/platform';
 import { SEQUENCES_CONFIG, SequencesConfig } from '../sequences.config';
+import { MailboxEntity } from './mailbox.entity';
 import { SecretBox } from './secret-box';
 
-export interface MailboxRow {
-  id: string;
-  workspace_id: string;
-  email: string;
-  smtp_host: string;
-  smtp_port: number;
-  smtp_secure: boolean;
-  smtp_auth_enc: string | null;
-  imap_url_enc: string | null;
-  imap_host: string | null;
-  daily_cap: number;
-  timezone: string;
-  window_start: string;
-  window_end: string;
-  verified: boolean;
-  created_at: Date;
-}
+/** A mailbox as the engine and the API read it (`window_start`, `window_end` as `HH:MM`). */
+export type MailboxRow = MailboxEntity;
 
 const COLUMNS = `id, workspace_id, email, smtp_host, smtp_port, smtp_secure, smtp_auth_enc, imap_url_enc, imap_host, daily_cap, timezone,
   to_char(window_start, 'HH24:MI') AS window_start, to_char(window_end, 'HH24:MI') AS window_end, verified, created_at`;
@@ -52,7 +39,7 @@ export class MailboxesRepository implements OnApplicationShutdown {
   private readonly transports = new Map<string, Transporter>();
 
   constructor(
-    @Inject(PG_POOL) readonly pool: Pool,
+    @InjectRepository(MailboxEntity) private readonly rows: Repository<MailboxEntity>,
     @Inject(SEQUENCES_CONFIG) config: SequencesConfig,
   ) {
     this.box = new SecretBox(config.secretKey);
@@ -64,29 +51,31 @@ export class MailboxesRepository implements OnApplicationShutdown {
 
   /** A new mailbox, its credentials sealed; not yet verified. */
   async insert(mailbox: NewMailbox): Promise<MailboxRow> {
-    const { rows } = await this.pool.query<MailboxRow>(
-      `INSERT INTO mailboxes (id, workspace_id, email, smtp_host, smtp_port, smtp_secure, smtp_auth_enc, imap_url_enc, imap_host, daily_cap,
-         timezone, window_start, window_end)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${COLUMNS}`,
-      [
-        mailbox.id, mailbox.workspace_id, mailbox.email, mailbox.smtp_host, mailbox.smtp_port, mailbox.smtp_secure,
-        mailbox.smtp_auth ? this.box.seal(mailbox.smtp_auth) : null, mailbox.imap_url ? this.box.seal(mailbox.imap_url) : null, mailbox.imap_host,
-        mailbox.daily_cap, mailbox.timezone, mailbox.window_start, mailbox.window_end,
-      ],
-    );
-    return rows[0];
+    const { smtp_auth, imap_url, ...settings } = mailbox;
+    await this.rows.insert({
+      ...settings,
+      smtp_auth_enc: smtp_auth ? this.box.seal(smtp_auth) : null,
+      imap_url_enc: imap_url ? this.box.seal(imap_url) : null,
+      verified: false,
+    });
+    return this.rows.findOneByOrFail({ id: mailbox.id });
   }
 
   async setVerified(id: string, verified: boolean): Promise<MailboxRow> {
-    const { rows } = await this.pool.query<MailboxRow>(`UPDATE mailboxes SET verified = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [id, verified]);
-    return rows[0];
+    await this.rows.update({ id }, { verified });
+    return this.rows.findOneByOrFail({ id });
   }
 
-  async findMany(db: Queryable, workspaceId: string, ids: string[]): Promise<MailboxRow[]> {
-    const { rows } = await db.query<MailboxRow>(`SELECT ${COLUMNS} FROM mailboxes WHERE workspace_id = $1 AND id = ANY($2) ORDER BY id`, [workspaceId, ids]);
-    return rows;
+  /** The workspace's mailboxes among `ids`. */
+  async findMany(workspaceId: string, ids: string[]): Promise<MailboxRow[]> {
+    if (ids.length === 0) return [];
+    return this.rows.find({ where: { workspace_id: workspaceId, id: In(ids) }, order: { id: 'ASC' } });
   }
 
+  /**
+   * findByIds: hand-written because the engine reads (and with `forUpdate` locks) the mailboxes
+   * on its claim transaction's own connection.
+   */
   async findByIds(db: Queryable, ids: string[], forUpdate = false): Promise<MailboxRow[]> {
     const { rows } = await db.query<MailboxRow>(`SELECT ${COLUMNS} FROM mailboxes WHERE id = ANY($1) ORDER BY id${forUpdate ? ' FOR UPDATE' : ''}`, [ids]);
     return rows;

@@ -58,7 +58,7 @@ export class OptoutService implements OnApplicationShutdown {
   }
 
   /** Mails the confirmation link; the answer is the same whatever the address (it reveals nothing). */
-  async request(email: string): Promise<{ object: 'optout_request'; sent: true }> {
+  async request(email: unknown): Promise<{ object: 'optout_request'; sent: true }> {
     if (typeof email !== 'string' || email.length > 320 || !EMAIL.test(email.trim())) throw DomainError.invalid('email', 'email must be an email address');
     if (!this.config.optoutSmtpUrl) throw new DomainError('internal_error', 'The opt-out portal has no mail server configured (OPTOUT_SMTP_URL)');
     this.transport ??= createTransport(this.config.optoutSmtpUrl);
@@ -72,7 +72,7 @@ export class OptoutService implements OnApplicationShutdown {
     return { object: 'optout_request', sent: true };
   }
 
-  async confirm(token: string): Promise<Suppression> {
+  async confirm(token: unknown): Promise<Suppression> {
     const invalid = () => new DomainError('not_found', 'This confirmation link is not valid or has expired', 'token');
     const parts = typeof token === 'string' ? token.split('.') : [];
     if (parts.length !== 3) throw invalid();

@@ -1,37 +1,54 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
+import { EntityManager, LessThan, Repository } from 'typeorm';
 import { CountryRule, ListSequencesRequest, SequenceStats } from '@app/contracts';
-import { ListFilter, PG_POOL, Queryable } from '@app/platform';
-import { SEQUENCE_COLUMNS, SequenceRow, StepRow } from '../rows';
+import { decodeCursor, PG_POOL, Queryable } from '@app/platform';
+import { SequenceRow, StepRow } from '../rows';
+import { CountryRuleEntity } from './country-rule.entity';
+import { SequenceStepEntity } from './sequence-step.entity';
+import { SequenceEntity } from './sequence.entity';
 
 export type NewSequenceRow = Pick<SequenceRow, 'id' | 'workspace_id' | 'name' | 'lens' | 'mailbox_ids' | 'business_days_only'>;
 
 /** Sequences, their steps and figures, and the workspace's country rules. */
 @Injectable()
 export class SequencesRepository {
-  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+  constructor(
+    @Inject(PG_POOL) readonly pool: Pool,
+    @InjectRepository(SequenceEntity) private readonly rows: Repository<SequenceEntity>,
+    @InjectRepository(CountryRuleEntity) private readonly countryRuleRows: Repository<CountryRuleEntity>,
+  ) {}
 
-  async findById(db: Queryable, workspaceId: string, id: string): Promise<SequenceRow | undefined> {
-    const { rows } = await db.query<SequenceRow>(
-      `SELECT ${SEQUENCE_COLUMNS} FROM sequences WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, id],
-    );
-    return rows[0];
+  async findById(workspaceId: string, id: string): Promise<SequenceRow | undefined> {
+    if (typeof id !== 'string') return undefined; // no such sequence (TypeORM refuses an undefined id)
+    return (await this.rows.findOneBy({ workspace_id: workspaceId, id })) ?? undefined;
   }
 
   /** The workspace of a sequence, whatever workspace asks (the admin CLI names only the sequence). */
   async workspaceOf(id: string): Promise<string | undefined> {
-    const { rows } = await this.pool.query<{ workspace_id: string }>('SELECT workspace_id FROM sequences WHERE id = $1', [id]);
-    return rows[0]?.workspace_id;
+    if (typeof id !== 'string') return undefined;
+    const row = await this.rows.findOne({ select: { workspace_id: true }, where: { id } });
+    return row?.workspace_id;
   }
 
   /** Newest first, keyset on the time-ordered id; fetches one extra row to learn `has_more`. */
   async list(workspaceId: string, query: ListSequencesRequest): Promise<SequenceRow[]> {
-    const filter = new ListFilter(workspaceId, query.starting_after).add((p) => `status = ${p}`, query.status);
-    return (await this.pool.query<SequenceRow>(`SELECT ${SEQUENCE_COLUMNS} FROM sequences ${filter.page(query.limit)}`, filter.params)).rows;
+    return this.rows.find({
+      where: {
+        workspace_id: workspaceId,
+        ...(query.starting_after ? { id: LessThan(decodeCursor(query.starting_after)) } : {}),
+        ...(query.status !== undefined ? { status: query.status } : {}),
+      },
+      order: { id: 'DESC' },
+      take: query.limit + 1,
+    });
   }
 
-  /** The steps of each sequence, in position order. */
+  /**
+   * stepsOf: hand-written because the engine reads the steps on its claim transaction's own
+   * connection (a pg client, not an entity manager).
+   */
   async stepsOf(db: Queryable, ids: string[]): Promise<Map<string, StepRow[]>> {
     const { rows } = await db.query<StepRow>(
       'SELECT sequence_id, position, type, subject, body, wait_days FROM sequence_steps WHERE sequence_id = ANY($1) ORDER BY sequence_id, position',
@@ -42,7 +59,10 @@ export class SequencesRepository {
     return out;
   }
 
-  /** Exact counts, computed from the rows (never a cached counter). */
+  /**
+   * Exact counts, computed from the rows (never a cached counter). statsOf: hand-written, one
+   * statement of correlated counts over enrollments and email_messages for a page of sequences.
+   */
   async statsOf(db: Queryable, ids: string[]): Promise<Map<string, SequenceStats>> {
     const { rows } = await db.query<SequenceStats & { sequence_id: string }>(
       `SELECT s.id AS sequence_id,
@@ -58,47 +78,39 @@ export class SequencesRepository {
     return new Map(rows.map(({ sequence_id, ...stats }) => [sequence_id, stats]));
   }
 
-  async insert(db: Queryable, sequence: NewSequenceRow): Promise<SequenceRow> {
-    const { rows } = await db.query<SequenceRow>(
-      `INSERT INTO sequences (id, workspace_id, name, lens, mailbox_ids, business_days_only) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${SEQUENCE_COLUMNS}`,
-      [sequence.id, sequence.workspace_id, sequence.name, sequence.lens, sequence.mailbox_ids, sequence.business_days_only],
-    );
-    return rows[0];
-  }
-
-  async insertStep(db: Queryable, step: StepRow): Promise<void> {
-    await db.query('INSERT INTO sequence_steps (sequence_id, position, type, subject, body, wait_days) VALUES ($1, $2, $3, $4, $5, $6)', [
-      step.sequence_id, step.position, step.type, step.subject, step.body, step.wait_days,
-    ]);
+  /** A draft with its steps, in the caller's transaction. */
+  async insert(manager: EntityManager, sequence: NewSequenceRow, steps: StepRow[]): Promise<SequenceRow> {
+    const rows = manager.getRepository(SequenceEntity);
+    await rows.insert(sequence);
+    await manager.getRepository(SequenceStepEntity).insert(steps);
+    return rows.findOneByOrFail({ id: sequence.id });
   }
 
   /** `active`, stamping `launched_at` the first time. */
   async markLaunched(id: string): Promise<void> {
-    await this.pool.query(
-      `UPDATE sequences SET status = 'active', paused_reason = NULL, launched_at = coalesce(launched_at, date_trunc('milliseconds', now())) WHERE id = $1`,
-      [id],
-    );
+    await this.rows.update({ id }, { status: 'active', paused_reason: null, launched_at: () => "coalesce(launched_at, date_trunc('milliseconds', now()))" });
   }
 
   async pauseManually(id: string): Promise<void> {
-    await this.pool.query(`UPDATE sequences SET status = 'paused', paused_reason = 'manual' WHERE id = $1 AND status = 'active'`, [id]);
+    await this.rows.update({ id, status: 'active' }, { status: 'paused', paused_reason: 'manual' });
   }
 
   async markResumed(id: string): Promise<void> {
-    await this.pool.query(`UPDATE sequences SET status = 'active', paused_reason = NULL WHERE id = $1`, [id]);
+    await this.rows.update({ id }, { status: 'active', paused_reason: null });
   }
 
   async setCountryRule(workspaceId: string, country: string, rule: CountryRule): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO country_rules (workspace_id, country, rule) VALUES ($1, $2, $3)
-       ON CONFLICT (workspace_id, country) DO UPDATE SET rule = EXCLUDED.rule, updated_at = now()`,
-      [workspaceId, country, rule],
-    );
+    await this.countryRuleRows
+      .createQueryBuilder()
+      .insert()
+      .values({ workspace_id: workspaceId, country, rule, updated_at: () => 'now()' })
+      .orUpdate(['rule', 'updated_at'], ['workspace_id', 'country'])
+      .execute();
   }
 
   /** The workspace's overrides of the default country rules, by country. */
   async countryRules(workspaceId: string): Promise<Map<string, CountryRule>> {
-    const { rows } = await this.pool.query<{ country: string; rule: CountryRule }>('SELECT country, rule FROM country_rules WHERE workspace_id = $1', [workspaceId]);
+    const rows = await this.countryRuleRows.find({ select: { country: true, rule: true }, where: { workspace_id: workspaceId } });
     return new Map(rows.map((r) => [r.country, r.rule]));
   }
 }

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import {
   COUNTRY_RULES, CountryRule, CreateSequenceRequest, ID_PREFIX, LENSES, ListEnvelope, ListSequencesRequest, RequestContext, Sequence, SequenceStats,
   SetCountryRuleRequest,
 } from '@app/contracts';
-import { DomainError, newId, Queryable, toListPage, withTransaction } from '@app/platform';
+import { DomainError, inTransaction, newId, Queryable, toListPage } from '@app/platform';
 import { unknownTags } from '../engine/merge-tags';
 import { MailboxesRepository } from '../mailboxes/mailboxes.repository';
 import { MailboxesService } from '../mailboxes/mailboxes.service';
@@ -18,11 +19,12 @@ export class SequencesService {
     private readonly sequences: SequencesRepository,
     private readonly mailboxes: MailboxesRepository,
     private readonly mailboxChecks: MailboxesService,
+    private readonly dataSource: DataSource,
   ) {}
 
   /** The workspace's sequence, or not_found. */
-  async findRow(db: Queryable, workspaceId: string, id: string): Promise<SequenceRow> {
-    const row = await this.sequences.findById(db, workspaceId, id);
+  async findRow(workspaceId: string, id: string): Promise<SequenceRow> {
+    const row = await this.sequences.findById(workspaceId, id);
     if (!row) throw DomainError.notFound('sequence', id, 'id');
     return row;
   }
@@ -39,7 +41,7 @@ export class SequencesService {
   }
 
   async get(ctx: RequestContext, id: string): Promise<Sequence> {
-    const row = await this.findRow(this.sequences.pool, ctx.workspace_id, id);
+    const row = await this.findRow(ctx.workspace_id, id);
     return (await this.render(this.sequences.pool, [row]))[0];
   }
 
@@ -76,22 +78,20 @@ export class SequencesService {
         throw DomainError.invalid(`${at}.type`, 'type must be email or wait');
       }
     });
-    const found = await this.mailboxes.findMany(this.sequences.pool, ctx.workspace_id, body.mailbox_ids);
+    const found = await this.mailboxes.findMany(ctx.workspace_id, body.mailbox_ids);
     const missing = body.mailbox_ids.find((m) => !found.some((f) => f.id === m));
     if (missing) throw DomainError.notFound('mailbox', missing, 'mailbox_ids');
     const id = newId(ID_PREFIX.sequence);
-    return withTransaction(this.sequences.pool, async (tx) => {
-      const row = await this.sequences.insert(tx, {
+    const steps = body.steps.map((step, i) => ({
+      sequence_id: id, position: i + 1, type: step.type, subject: step.type === 'email' ? (step.subject as string) : null,
+      body: step.type === 'email' ? (step.body as string) : null, wait_days: step.type === 'wait' ? (step.wait_days as number) : null,
+    }));
+    return inTransaction(this.dataSource, async ({ manager, client }) => {
+      const row = await this.sequences.insert(manager, {
         id, workspace_id: ctx.workspace_id, name: body.name.trim(), lens: body.lens ?? null, mailbox_ids: [...new Set(body.mailbox_ids)],
         business_days_only: body.business_days_only === true,
-      });
-      for (const [i, step] of body.steps.entries()) {
-        await this.sequences.insertStep(tx, {
-          sequence_id: id, position: i + 1, type: step.type, subject: step.type === 'email' ? (step.subject as string) : null,
-          body: step.type === 'email' ? (step.body as string) : null, wait_days: step.type === 'wait' ? (step.wait_days as number) : null,
-        });
-      }
-      return (await this.render(tx, [row]))[0];
+      }, steps);
+      return (await this.render(client, [row]))[0];
     });
   }
 
@@ -100,7 +100,7 @@ export class SequencesService {
    * sequence `active` (and stamps `launched_at` the first time).
    */
   async launch(ctx: RequestContext, id: string): Promise<Sequence> {
-    const row = await this.findRow(this.sequences.pool, ctx.workspace_id, id);
+    const row = await this.findRow(ctx.workspace_id, id);
     if (row.status === 'active') return this.get(ctx, id);
     if (row.status === 'completed') throw DomainError.conflict('A completed sequence cannot be launched again', 'id');
     const steps = (await this.sequences.stepsOf(this.sequences.pool, [id])).get(id) ?? [];
@@ -108,7 +108,7 @@ export class SequencesService {
     if (!steps.some((s) => s.type === 'email')) failures.push('the sequence has no email step');
     if (steps.length > 0 && steps[steps.length - 1].type === 'wait') failures.push('the last step is a wait step');
     if (row.mailbox_ids.length === 0) failures.push('the sequence has no mailbox');
-    const mailboxes = await this.mailboxes.findMany(this.sequences.pool, ctx.workspace_id, row.mailbox_ids);
+    const mailboxes = await this.mailboxes.findMany(ctx.workspace_id, row.mailbox_ids);
     for (const mailboxId of row.mailbox_ids) {
       const mailbox = mailboxes.find((m) => m.id === mailboxId);
       if (!mailbox) {
@@ -131,7 +131,7 @@ export class SequencesService {
   }
 
   async pause(ctx: RequestContext, id: string): Promise<Sequence> {
-    const row = await this.findRow(this.sequences.pool, ctx.workspace_id, id);
+    const row = await this.findRow(ctx.workspace_id, id);
     if (row.status !== 'active' && row.status !== 'paused') throw DomainError.conflict(`A ${row.status} sequence cannot be paused`, 'id');
     await this.sequences.pauseManually(id);
     return this.get(ctx, id);
@@ -139,7 +139,7 @@ export class SequencesService {
 
   /** Resuming a launched sequence skips no check that matters: it was launched once already. */
   async resume(ctx: RequestContext, id: string): Promise<Sequence> {
-    const row = await this.findRow(this.sequences.pool, ctx.workspace_id, id);
+    const row = await this.findRow(ctx.workspace_id, id);
     if (row.status === 'draft') throw DomainError.conflict('A draft sequence is launched, not resumed', 'id');
     if (row.status === 'completed') throw DomainError.conflict('A completed sequence cannot be resumed', 'id');
     await this.sequences.markResumed(id);

@@ -1,8 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { Pool } from 'pg';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, FindOptionsWhere, ILike, IsNull, LessThan, Repository } from 'typeorm';
 import { ListSuppressionsRequest, StopReason } from '@app/contracts';
-import { containsPattern, decodeCursor, PG_POOL, Queryable } from '@app/platform';
-import { SUPPRESSION_COLUMNS, SuppressionRow } from '../rows';
+import { containsPattern, decodeCursor, Queryable } from '@app/platform';
+import { SuppressionRow } from '../rows';
+import { SuppressionEntity } from './suppression.entity';
 
 /** SQL: whether `email_sql` (an address) is covered by suppression row `s`. */
 const COVERS_SQL = (s: string, emailSql: string) =>
@@ -13,50 +15,39 @@ export type NewSuppressionRow = Pick<SuppressionRow, 'id' | 'workspace_id' | 'sc
 /**
  * Suppression entries (a workspace's, and global ones with no workspace) and what applying one
  * does to the enrollments and queued emails it covers. Coverage is matched in SQL (COVERS_SQL)
- * so an entry is applied to every covered row in one statement.
+ * so an entry is applied to every covered row in one statement: those statements are written by
+ * hand, on the pg client of the caller's transaction (which also writes the outbox).
  */
 @Injectable()
 export class SuppressionsRepository {
-  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+  constructor(@InjectRepository(SuppressionEntity) private readonly rows: Repository<SuppressionEntity>) {}
 
   /** Workspace entries and global ones, newest first; one extra row to learn `has_more`. */
   async list(workspaceId: string, query: ListSuppressionsRequest): Promise<SuppressionRow[]> {
-    const params: unknown[] = [workspaceId];
-    const where = ['(workspace_id = $1 OR workspace_id IS NULL)'];
-    const add = (clause: (p: string) => string, value: unknown) => {
-      params.push(value);
-      where.push(clause(`$${params.length}`));
+    const filters: FindOptionsWhere<SuppressionEntity> = {
+      ...(query.starting_after ? { id: LessThan(decodeCursor(query.starting_after)) } : {}),
+      ...(query.type ? { type: query.type } : {}),
+      ...(query.q ? { value: ILike(containsPattern(query.q.trim().toLowerCase())) } : {}),
     };
-    if (query.starting_after) add((p) => `id < ${p}`, decodeCursor(query.starting_after));
-    if (query.type) add((p) => `type = ${p}`, query.type);
-    if (query.q) add((p) => `value ILIKE ${p}`, containsPattern(query.q.trim().toLowerCase()));
-    params.push(query.limit + 1);
-    const { rows } = await this.pool.query<SuppressionRow>(
-      `SELECT ${SUPPRESSION_COLUMNS} FROM suppressions WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`,
-      params,
-    );
-    return rows;
+    return this.rows.find({
+      where: [{ ...filters, workspace_id: workspaceId }, { ...filters, workspace_id: IsNull() }],
+      order: { id: 'DESC' },
+      take: query.limit + 1,
+    });
   }
 
-  /** The new entry, or undefined when an identical one exists. */
-  async insert(db: Queryable, entry: NewSuppressionRow): Promise<SuppressionRow | undefined> {
-    const { rows } = await db.query<SuppressionRow>(
-      `INSERT INTO suppressions (id, workspace_id, scope, type, value, reason) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (coalesce(workspace_id, ''), type, value) DO NOTHING RETURNING ${SUPPRESSION_COLUMNS}`,
-      [entry.id, entry.workspace_id, entry.scope, entry.type, entry.value, entry.reason],
-    );
-    return rows[0];
+  /** The new entry, or undefined when an identical one exists (the unique index on workspace, type and value). */
+  async insert(manager: EntityManager, entry: NewSuppressionRow): Promise<SuppressionRow | undefined> {
+    const rows = manager.getRepository(SuppressionEntity);
+    await rows.createQueryBuilder().insert().values(entry).orIgnore().execute();
+    return (await rows.findOneBy({ id: entry.id })) ?? undefined;
   }
 
-  async findEntry(db: Queryable, workspaceId: string | null, type: SuppressionRow['type'], value: string): Promise<SuppressionRow | undefined> {
-    const { rows } = await db.query<SuppressionRow>(
-      `SELECT ${SUPPRESSION_COLUMNS} FROM suppressions WHERE coalesce(workspace_id, '') = coalesce($1, '') AND type = $2 AND value = $3`,
-      [workspaceId, type, value],
-    );
-    return rows[0];
+  async findEntry(manager: EntityManager, workspaceId: string | null, type: SuppressionRow['type'], value: string): Promise<SuppressionRow | undefined> {
+    return (await manager.getRepository(SuppressionEntity).findOneBy({ workspace_id: workspaceId ?? IsNull(), type, value })) ?? undefined;
   }
 
-  /** Live enrollments the entry covers stop with `stopReason` (a workspace entry: its workspace's only). */
+  /** stopCoveredEnrollments: live enrollments the entry covers stop with `stopReason` (a workspace entry: its workspace's only). */
   async stopCoveredEnrollments(db: Queryable, entry: SuppressionRow, stopReason: Extract<StopReason, 'suppressed' | 'unsubscribed'>): Promise<void> {
     await db.query(
       `UPDATE enrollments e SET status = 'stopped', stop_reason = $2, stopped_at = date_trunc('milliseconds', now()), next_send_at = NULL
@@ -65,7 +56,7 @@ export class SuppressionsRepository {
     );
   }
 
-  /** Queued emails to addresses the entry covers are cancelled (a workspace entry: its workspace's only). */
+  /** cancelCoveredMessages: queued emails to addresses the entry covers are cancelled (a workspace entry: its workspace's only). */
   async cancelCoveredMessages(db: Queryable, entry: SuppressionRow): Promise<void> {
     await db.query(
       `UPDATE email_messages m SET status = 'cancelled', lease_until = NULL
@@ -74,7 +65,7 @@ export class SuppressionsRepository {
     );
   }
 
-  /** Every workspace that had an address the entry covers enrolled, and `others`: once each, in order. */
+  /** workspacesEnrolling: every workspace that had an address the entry covers enrolled, and `others`: once each, in order. */
   async workspacesEnrolling(db: Queryable, entryId: string, others: string[]): Promise<string[]> {
     const { rows } = await db.query<{ workspace_id: string }>(
       `SELECT e.workspace_id FROM enrollments e, suppressions s WHERE s.id = $1 AND ${COVERS_SQL('s', 'e.email')}
@@ -84,7 +75,10 @@ export class SuppressionsRepository {
     return rows.map((r) => r.workspace_id);
   }
 
-  /** Entries of the workspace or global naming one of the (lower-cased) addresses or domains. */
+  /**
+   * Entries of the workspace or global naming one of the (lower-cased) addresses or domains.
+   * matching: hand-written because the engine asks on its claim transaction's own connection.
+   */
   async matching(db: Queryable, workspaceId: string, emails: string[], domains: string[]): Promise<Pick<SuppressionRow, 'type' | 'value'>[]> {
     const { rows } = await db.query<Pick<SuppressionRow, 'type' | 'value'>>(
       `SELECT type, value FROM suppressions WHERE (workspace_id = $1 OR workspace_id IS NULL)

@@ -1,16 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { PoolClient } from 'pg';
+import { DataSource } from 'typeorm';
 import {
   CreateSuppressionRequest, EVENT, ID_PREFIX, ListEnvelope, ListSuppressionsRequest, RequestContext, Suppression, SUPPRESSION_REASONS,
 } from '@app/contracts';
-import { DomainError, newId, Queryable, recordEvent, toListPage, withTransaction } from '@app/platform';
+import { DomainError, inTransaction, newId, Queryable, recordEvent, toListPage, Tx } from '@app/platform';
 import { renderSuppression } from '../rows';
 import { domainCandidates, normalizeDomain, normalizeEmail } from './matching';
 import { SuppressionsRepository } from './suppressions.repository';
 
 @Injectable()
 export class SuppressionsService {
-  constructor(private readonly suppressions: SuppressionsRepository) {}
+  constructor(
+    private readonly suppressions: SuppressionsRepository,
+    private readonly dataSource: DataSource,
+  ) {}
 
   /** Workspace entries and global ones, newest first. */
   async list(ctx: RequestContext, query: ListSuppressionsRequest): Promise<ListEnvelope<Suppression>> {
@@ -32,30 +35,30 @@ export class SuppressionsService {
    * queued emails to covered addresses are cancelled and their active enrollments stop.
    */
   async create(ctx: RequestContext, body: CreateSuppressionRequest, stopReason: 'suppressed' | 'unsubscribed' = 'suppressed', announceTo: string[] = []): Promise<Suppression> {
-    return withTransaction(this.suppressions.pool, (tx) => this.createIn(tx, ctx, body, stopReason, announceTo));
+    return inTransaction(this.dataSource, (tx) => this.createIn(tx, ctx, body, stopReason, announceTo));
   }
 
   /** `announceTo`: for a global `opt_out`, workspaces told besides those that had the address enrolled (the ones with it as a lead). */
-  async createIn(tx: PoolClient, ctx: RequestContext, body: CreateSuppressionRequest, stopReason: 'suppressed' | 'unsubscribed', announceTo: string[] = []): Promise<Suppression> {
+  async createIn(tx: Tx, ctx: RequestContext, body: CreateSuppressionRequest, stopReason: 'suppressed' | 'unsubscribed', announceTo: string[] = []): Promise<Suppression> {
     const value = body.type === 'email' ? normalizeEmail(body.value) : normalizeDomain(body.value);
     const scope = body.scope ?? 'workspace';
     const workspaceId = scope === 'global' ? null : ctx.workspace_id;
-    const row = await this.suppressions.insert(tx, { id: newId(ID_PREFIX.suppression), workspace_id: workspaceId, scope, type: body.type, value, reason: body.reason });
+    const row = await this.suppressions.insert(tx.manager, { id: newId(ID_PREFIX.suppression), workspace_id: workspaceId, scope, type: body.type, value, reason: body.reason });
     if (!row) {
-      const existing = await this.suppressions.findEntry(tx, workspaceId, body.type, value);
+      const existing = await this.suppressions.findEntry(tx.manager, workspaceId, body.type, value);
       if (!existing) throw DomainError.conflict('The suppression list changed concurrently; retry');
       return renderSuppression(existing);
     }
     const suppression = renderSuppression(row);
-    await this.suppressions.stopCoveredEnrollments(tx, row, stopReason);
-    await this.suppressions.cancelCoveredMessages(tx, row);
+    await this.suppressions.stopCoveredEnrollments(tx.client, row, stopReason);
+    await this.suppressions.cancelCoveredMessages(tx.client, row);
     if (body.reason === 'unsubscribe' && workspaceId) {
-      await recordEvent(tx, { type: EVENT.unsubscribeCreated, workspace_id: workspaceId, livemode: ctx.livemode, api_version: ctx.api_version, object: suppression });
+      await recordEvent(tx.client, { type: EVENT.unsubscribeCreated, workspace_id: workspaceId, livemode: ctx.livemode, api_version: ctx.api_version, object: suppression });
     }
     if (scope === 'global' && body.reason === 'opt_out') {
       // every workspace that had the address enrolled, or as a lead (announceTo), learns of the opt-out: once each
-      for (const workspace_id of await this.suppressions.workspacesEnrolling(tx, row.id, announceTo)) {
-        await recordEvent(tx, { type: EVENT.unsubscribeCreated, workspace_id, livemode: true, api_version: ctx.api_version, object: suppression });
+      for (const workspace_id of await this.suppressions.workspacesEnrolling(tx.client, row.id, announceTo)) {
+        await recordEvent(tx.client, { type: EVENT.unsubscribeCreated, workspace_id, livemode: true, api_version: ctx.api_version, object: suppression });
       }
     }
     return suppression;

@@ -1,22 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
-import { WebhookAttempt, WebhookEndpoint, WebhookEndpointStatus } from '@app/contracts';
-import { IdempotentCreate, ListFilter, PG_POOL, Queryable } from '@app/platform';
+import { LessThan, Repository } from 'typeorm';
+import { WebhookAttempt, WebhookEndpoint } from '@app/contracts';
+import { decodeCursor, IdempotentCreate, PG_POOL, Queryable } from '@app/platform';
 import { DELIVERIES_CHANNEL } from '../dispatch/deliveries.repository';
+import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 
-export interface EndpointRow {
-  id: string;
-  workspace_id: string;
-  livemode: boolean;
-  url: string;
-  description: string | null;
-  events: string[];
-  api_version: string;
-  secret_enc: string;
-  status: WebhookEndpointStatus;
-  consecutive_failures: number;
-  created_at: Date;
-}
+export type EndpointRow = Omit<WebhookEndpointEntity, 'disabled_at'>;
 
 /** An attempt as the deliveries list shows it, with its delivery's event and state. */
 export interface AttemptRow extends Omit<WebhookAttempt, 'attempted_at' | 'next_attempt_at'> {
@@ -43,7 +34,10 @@ export class EndpointsRepository {
   /** Which endpoint each Idempotency-Key created (webhook_create_keys). */
   readonly createKeys = new IdempotentCreate({ table: 'webhook_create_keys', column: 'endpoint_id' });
 
-  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+  constructor(
+    @Inject(PG_POOL) readonly pool: Pool,
+    @InjectRepository(WebhookEndpointEntity) private readonly rows: Repository<WebhookEndpointEntity>,
+  ) {}
 
   async insert(db: Queryable, row: Omit<EndpointRow, 'status' | 'consecutive_failures' | 'created_at'>): Promise<EndpointRow> {
     const { rows } = await db.query<EndpointRow>(
@@ -62,24 +56,27 @@ export class EndpointsRepository {
     return rows[0];
   }
 
+  /** Newest first, keyset on the time-ordered id; one extra row to learn `has_more`. */
   async list(workspaceId: string, limit: number, startingAfter?: string): Promise<EndpointRow[]> {
-    const filter = new ListFilter(workspaceId, startingAfter);
-    const { rows } = await this.pool.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ${filter.page(limit)}`, filter.params);
-    return rows;
+    return this.rows.find({
+      where: { workspace_id: workspaceId, ...(startingAfter ? { id: LessThan(decodeCursor(startingAfter)) } : {}) },
+      order: { id: 'DESC' },
+      take: limit + 1,
+    });
   }
 
   /** Deleting cascades to its deliveries: pending retries are gone with it. */
   async delete(workspaceId: string, id: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query('DELETE FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
-    return rowCount === 1;
+    if (typeof id !== 'string') return false; // no such endpoint (TypeORM refuses an undefined id)
+    const { affected } = await this.rows.delete({ workspace_id: workspaceId, id });
+    return affected === 1;
   }
 
   async enable(id: string): Promise<EndpointRow | undefined> {
-    const { rows } = await this.pool.query<EndpointRow>(
-      `UPDATE webhook_endpoints SET status = 'enabled', consecutive_failures = 0, disabled_at = NULL WHERE id = $1 RETURNING ${ENDPOINT_COLUMNS}`,
-      [id],
-    );
-    return rows[0];
+    if (typeof id !== 'string') return undefined; // no such endpoint (TypeORM refuses an undefined id)
+    const { affected } = await this.rows.update({ id }, { status: 'enabled', consecutive_failures: 0, disabled_at: null });
+    if (affected !== 1) return undefined;
+    return (await this.rows.findOneBy({ id })) ?? undefined;
   }
 
   /** The endpoint's latest attempts, newest first. */
