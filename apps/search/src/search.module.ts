@@ -1,10 +1,19 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { PlatformModule, ServiceConfig } from '@app/platform';
+import { CreditsService } from './credits/credits.service';
+import { PendingRefundsRepository } from './credits/pending-refunds.repository';
 import { EntitiesRepository } from './entities/entities.repository';
+import { IngestController } from './ingest/ingest.controller';
+import { IngestService } from './ingest/ingest.service';
+import { OrganizationsController } from './organizations/organizations.controller';
+import { OrganizationsService } from './organizations/organizations.service';
 import { EmailVerifier, loadVerifierConfig } from './reveals/email-verifier';
+import { RevealsController } from './reveals/reveals.controller';
+import { RevealsRepository } from './reveals/reveals.repository';
 import { EMAIL_VERIFIER, RevealsService } from './reveals/reveals.service';
-import { SearchController } from './search.controller';
-import { SearchService } from './search.service';
+import { ProfilesRepository } from './search/profiles.repository';
+import { SearchController } from './search/search.controller';
+import { SearchService } from './search/search.service';
 import { ServiceClient } from './service-client';
 
 @Module({})
@@ -13,9 +22,13 @@ export class SearchModule {
     return {
       module: SearchModule,
       imports: [PlatformModule.forService(config)],
-      controllers: [SearchController],
+      controllers: [SearchController, RevealsController, OrganizationsController, IngestController],
       providers: [
-        SearchService, EntitiesRepository, ServiceClient, RevealsService,
+        EntitiesRepository, ServiceClient,
+        SearchService, ProfilesRepository,
+        CreditsService, PendingRefundsRepository,
+        RevealsService, RevealsRepository,
+        OrganizationsService, IngestService,
         { provide: EMAIL_VERIFIER, useFactory: () => new EmailVerifier(loadVerifierConfig()) },
       ],
     };

@@ -1,31 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Pool } from 'pg';
 import {
-  CompanyFact, EmailStatus, EVENT, ID_PREFIX, Lead, RequestContext, Reveal, RevealOutcome, SourceRecord, SUBJECTS, UpsertFromRevealRequest,
+  CompanyFact, EVENT, ID_PREFIX, Lead, RequestContext, Reveal, RevealOutcome, SourceRecord, SUBJECTS, UpsertFromRevealRequest,
 } from '@app/contracts';
-import { DomainError, newId, PG_POOL, recordEvent, rootLogger, withTransaction } from '@app/platform';
+import { DomainError, newId, recordEvent, rootLogger } from '@app/platform';
+import { CreditsService } from '../credits/credits.service';
 import { EntitiesRepository, EntityRow } from '../entities/entities.repository';
-import { SearchService } from '../search.service';
 import { NoAnswer, ServiceClient } from '../service-client';
 import { candidateAddresses, EmailVerifier, Verification } from './email-verifier';
 import { companyFactsOf, DELIVERABLE, isE164, revealSources } from './provenance';
+import { RevealRow, RevealsRepository } from './reveals.repository';
 
 export const EMAIL_VERIFIER = Symbol('EMAIL_VERIFIER');
-
-interface RevealRow {
-  id: string;
-  workspace_id: string;
-  entity_id: string;
-  status: string;
-  lead_id: string | null;
-  email: string | null;
-  email_status: EmailStatus | null;
-  email_confidence: number | null;
-  phone: string | null;
-  credits_charged: number;
-  sources: SourceRecord[];
-  created_at: Date;
-}
 
 const WAIT_FOR_PENDING_MS = Number(process.env.REVEAL_WAIT_MS || 30_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -42,10 +27,10 @@ export class RevealsService {
   private readonly log = rootLogger('search');
 
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly reveals: RevealsRepository,
     private readonly entities: EntitiesRepository,
     private readonly peers: ServiceClient,
-    private readonly billing: SearchService,
+    private readonly billing: CreditsService,
     @Inject(EMAIL_VERIFIER) private readonly verifier: EmailVerifier,
   ) {}
 
@@ -69,14 +54,8 @@ export class RevealsService {
     const deadline = Date.now() + WAIT_FOR_PENDING_MS;
     for (;;) {
       const id = newId(ID_PREFIX.reveal);
-      const claimed = await this.pool.query(
-        `INSERT INTO reveals (id, workspace_id, entity_id, status, credits_charged) VALUES ($1, $2, $3, 'pending', 0)
-         ON CONFLICT (workspace_id, entity_id) DO NOTHING`,
-        [id, ctx.workspace_id, entity.id],
-      );
-      if (claimed.rowCount === 1) return this.run(ctx, entity, id);
-      const { rows } = await this.pool.query<RevealRow>('SELECT * FROM reveals WHERE workspace_id = $1 AND entity_id = $2', [ctx.workspace_id, entity.id]);
-      const row = rows[0];
+      if (await this.reveals.claim(id, ctx.workspace_id, entity.id)) return this.run(ctx, entity, id);
+      const row = await this.reveals.find(ctx.workspace_id, entity.id);
       if (row && row.status !== 'pending') return { reveal: this.render(row, ctx, true, 0), created: false };
       if (Date.now() > deadline) throw DomainError.conflict('A reveal of this entity is in progress; retry', 'entity_id');
       await sleep(50);
@@ -84,10 +63,10 @@ export class RevealsService {
   }
 
   private async dryRun(ctx: RequestContext, entity: EntityRow): Promise<RevealOutcome> {
-    const { rows } = await this.pool.query<{ id: string }>(`SELECT id FROM reveals WHERE workspace_id = $1 AND entity_id = $2 AND status = 'revealed'`, [ctx.workspace_id, entity.id]);
+    const alreadyRevealed = await this.reveals.isRevealed(ctx.workspace_id, entity.id);
     const reveal: Reveal = {
       id: newId(ID_PREFIX.reveal), object: 'reveal', entity_id: entity.id, lead_id: null, status: 'dry_run', email: null, email_status: null,
-      email_confidence: null, phone: null, credits_charged: 0, already_revealed: rows.length > 0, livemode: false, sources: entity.sources,
+      email_confidence: null, phone: null, credits_charged: 0, already_revealed: alreadyRevealed, livemode: false, sources: entity.sources,
       created_at: new Date().toISOString(),
     };
     return { reveal, created: false };
@@ -95,7 +74,7 @@ export class RevealsService {
 
   private async release(ctx: RequestContext, id: string, refundReason?: string): Promise<void> {
     if (refundReason) await this.billing.refund(ctx, id, refundReason);
-    await this.pool.query(`DELETE FROM reveals WHERE id = $1 AND status = 'pending'`, [id]).catch(() => undefined);
+    await this.reveals.releasePending(id).catch(() => undefined);
   }
 
   /**
@@ -160,21 +139,19 @@ export class RevealsService {
     if (!lead) {
       // nothing verifiable: the credit goes back; the entity stays unrevealed so a later reveal may find more
       await this.billing.refund(ctx, id, 'reveal_failed');
-      return withTransaction(this.pool, async (tx) => {
-        const { rows } = await tx.query<RevealRow>(`DELETE FROM reveals WHERE id = $1 RETURNING *`, [id]);
-        const reveal = this.render({ ...rows[0], status: 'no_contact_found', sources: entity.sources }, ctx, false, 0);
+      return this.reveals.transaction(async (tx) => {
+        const row = await this.reveals.remove(tx, id);
+        const reveal = this.render({ ...row, status: 'no_contact_found', sources: entity.sources }, ctx, false, 0);
         await recordEvent(tx, { type: EVENT.revealCompleted, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: reveal });
         return { reveal, created: true };
       });
     }
     try {
-      return await withTransaction(this.pool, async (tx) => {
-        const { rows } = await tx.query<RevealRow>(
-          `UPDATE reveals SET status = 'revealed', lead_id = $2, email = $3, email_status = $4, email_confidence = $5, phone = $6, credits_charged = 1, sources = $7
-            WHERE id = $1 RETURNING *`,
-          [id, lead.id, found?.email ?? null, found?.status ?? null, found?.confidence ?? null, phone, JSON.stringify(sources)],
-        );
-        const reveal = this.render(rows[0], ctx, false, 1);
+      return await this.reveals.transaction(async (tx) => {
+        const row = await this.reveals.markRevealed(tx, id, {
+          leadId: lead.id, email: found?.email ?? null, emailStatus: found?.status ?? null, emailConfidence: found?.confidence ?? null, phone, sources,
+        });
+        const reveal = this.render(row, ctx, false, 1);
         await recordEvent(tx, { type: EVENT.revealCompleted, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: reveal });
         return { reveal, created: true };
       });
