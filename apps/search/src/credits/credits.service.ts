@@ -1,7 +1,7 @@
-import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConsumeCreditsResult, RequestContext, SUBJECTS } from '@app/contracts';
-import { DomainError, rootLogger, runPeriodically } from '@app/platform';
-import { NoAnswer, ServiceClient } from '../service-client';
+import { DomainError, NoAnswer, rootLogger, runPeriodically, ServiceClient } from '@app/platform';
+import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { PendingRefundsRepository } from './pending-refunds.repository';
 
 /**
@@ -17,10 +17,11 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
   constructor(
     private readonly peers: ServiceClient,
     private readonly pendingRefunds: PendingRefundsRepository,
+    @Inject(SEARCH_CONFIG) private readonly config: SearchConfig,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.stopRetries = runPeriodically(() => this.retryRefunds(), Number(process.env.SEARCH_REFUND_RETRY_MS || 5000));
+    this.stopRetries = runPeriodically(() => this.retryRefunds(), this.config.refundRetryMs);
   }
 
   onApplicationShutdown(): void {
@@ -29,7 +30,7 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
 
   async consume(ctx: RequestContext, ref: string, reason = 'search_page'): Promise<ConsumeCreditsResult> {
     try {
-      return await this.peers.ask<ConsumeCreditsResult>(SUBJECTS.billing.creditsConsume, ctx, { ref, reason });
+      return await this.peers.ask<ConsumeCreditsResult>(SUBJECTS.billing.creditsConsume, ctx, { ref, reason }, this.config.peerTimeoutMs);
     } catch (err) {
       if (err instanceof NoAnswer) {
         // the consume may have been applied with its answer lost: give it back by ref
@@ -43,7 +44,7 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
   /** Best effort now; a refund that cannot reach billing is logged with its ref (refunds are idempotent). */
   async refund(ctx: RequestContext, ref: string, reason: string): Promise<void> {
     try {
-      await this.peers.ask(SUBJECTS.billing.creditsRefund, ctx, { ref, reason });
+      await this.peers.ask(SUBJECTS.billing.creditsRefund, ctx, { ref, reason }, this.config.peerTimeoutMs);
     } catch (err) {
       this.log.error({ workspace_id: ctx.workspace_id, ref, reason: (err as Error).message }, 'search: refund failed; queued for retry');
       await this.pendingRefunds.queue({ ref, ctx, reason }).catch(() => undefined);
@@ -56,7 +57,7 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
     let done = 0;
     for (const refund of refunds) {
       try {
-        await this.peers.ask(SUBJECTS.billing.creditsRefund, refund.ctx, { ref: refund.ref, reason: refund.reason });
+        await this.peers.ask(SUBJECTS.billing.creditsRefund, refund.ctx, { ref: refund.ref, reason: refund.reason }, this.config.peerTimeoutMs);
         await this.pendingRefunds.remove(refund.ref);
         done++;
       } catch {

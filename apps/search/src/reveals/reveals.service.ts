@@ -2,17 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   CompanyFact, EVENT, ID_PREFIX, Lead, RequestContext, Reveal, RevealOutcome, SourceRecord, SUBJECTS, UpsertFromRevealRequest,
 } from '@app/contracts';
-import { DomainError, newId, recordEvent, rootLogger } from '@app/platform';
+import { DomainError, newId, NoAnswer, recordEvent, rootLogger, ServiceClient } from '@app/platform';
 import { CreditsService } from '../credits/credits.service';
 import { EntitiesRepository, EntityRow } from '../entities/entities.repository';
-import { NoAnswer, ServiceClient } from '../service-client';
+import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { candidateAddresses, EmailVerifier, Verification } from './email-verifier';
 import { companyFactsOf, DELIVERABLE, isE164, revealSources } from './provenance';
 import { RevealRow, RevealsRepository } from './reveals.repository';
 
 export const EMAIL_VERIFIER = Symbol('EMAIL_VERIFIER');
 
-const WAIT_FOR_PENDING_MS = Number(process.env.REVEAL_WAIT_MS || 30_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -32,6 +31,7 @@ export class RevealsService {
     private readonly peers: ServiceClient,
     private readonly billing: CreditsService,
     @Inject(EMAIL_VERIFIER) private readonly verifier: EmailVerifier,
+    @Inject(SEARCH_CONFIG) private readonly config: SearchConfig,
   ) {}
 
   private render(row: RevealRow, ctx: RequestContext, already: boolean, charged: number): Reveal {
@@ -51,7 +51,7 @@ export class RevealsService {
       throw new DomainError('permission_denied', `The entity is in the lens '${entity.lens}', which is not included in this workspace's plan`, 'entity_id');
     }
     if (ctx.mode === 'test' || ctx.livemode === false) return this.dryRun(ctx, entity);
-    const deadline = Date.now() + WAIT_FOR_PENDING_MS;
+    const deadline = Date.now() + this.config.revealWaitMs;
     for (;;) {
       const id = newId(ID_PREFIX.reveal);
       if (await this.reveals.claim(id, ctx.workspace_id, entity.id)) return this.run(ctx, entity, id);
@@ -128,7 +128,7 @@ export class RevealsService {
           company_name: entity.organization, company_domain: entity.domain, country: entity.country, sources,
           company_facts: await this.companyFacts(entity),
         };
-        lead = await this.peers.ask<Lead>(SUBJECTS.crm.leadsUpsertFromReveal, ctx, request);
+        lead = await this.peers.ask<Lead>(SUBJECTS.crm.leadsUpsertFromReveal, ctx, request, this.config.peerTimeoutMs);
       }
     } catch (err) {
       this.log.error({ workspace_id: ctx.workspace_id, reveal_id: id, reason: (err as Error).message }, 'reveal failed; refunding');
