@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { PlatformModule, ServiceConfig } from '@app/platform';
+import { PlatformModule, ServiceClient, ServiceConfig } from '@app/platform';
 import { CrmClient } from './crm-client';
 import { EngineRepository } from './engine/engine.repository';
 import { Sender } from './engine/sender';
@@ -35,7 +35,7 @@ export class SequencesModule {
       controllers: [SequencesController, EnrollmentsController, SuppressionsController, MailboxesController, InboundController, OptoutController],
       providers: [
         { provide: SEQUENCES_CONFIG, useValue: loadSequencesConfig() },
-        CrmClient,
+        ServiceClient, CrmClient,
         SequencesService, SequencesRepository,
         EnrollmentsService, EnrollmentsRepository,
         SuppressionsService, SuppressionsRepository,
