@@ -1,9 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { PlatformModule, ServiceConfig } from '@app/platform';
+import { PlatformModule, ServiceClient, ServiceConfig } from '@app/platform';
 import { CompaniesController } from './companies/companies.controller';
 import { CompaniesRepository } from './companies/companies.repository';
 import { emailBouncedConsumer } from './leads/email-bounced.consumer';
 import { OrganizationsClient } from './companies/organizations.client';
+import { CRM_CONFIG, CrmConfig, loadCrmConfig } from './crm.config';
 import { ExportsModule } from './exports/exports.module';
 import { LeadsBatchController } from './leads/leads-batch.controller';
 import { LeadsController } from './leads/leads.controller';
@@ -25,12 +26,12 @@ import { TasksService } from './tasks/tasks.service';
 
 @Module({})
 export class CrmModule {
-  static register(config: ServiceConfig): DynamicModule {
+  static register(config: ServiceConfig, crm: CrmConfig = loadCrmConfig()): DynamicModule {
     return {
       module: CrmModule,
-      imports: [PlatformModule.forService(config, { consumers: [workspaceCreatedConsumer, emailBouncedConsumer] }), ExportsModule],
+      imports: [PlatformModule.forService(config, { consumers: [workspaceCreatedConsumer, emailBouncedConsumer] }), ExportsModule.register(crm.exports)],
       controllers: [LeadsController, LeadsBatchController, CompaniesController, PipelinesController, TasksController, NotesController, ListsController, RevealLeadsController],
-      providers: [LeadsService, LeadsRepository, CompaniesRepository, OrganizationsClient, PipelinesRepository, TasksService, TasksRepository, NotesService, NotesRepository, ListsService, ListsRepository, RevealLeadsService],
+      providers: [{ provide: CRM_CONFIG, useValue: crm }, ServiceClient, LeadsService, LeadsRepository, CompaniesRepository, OrganizationsClient, PipelinesRepository, TasksService, TasksRepository, NotesService, NotesRepository, ListsService, ListsRepository, RevealLeadsService],
     };
   }
 }
