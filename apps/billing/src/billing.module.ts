@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { PlatformModule, ServiceConfig } from '@app/platform';
-import { BILLING_CONFIG, loadBillingConfig } from './billing.config';
+import { BILLING_CONFIG, BillingConfig, loadBillingConfig } from './billing.config';
 import { CreditsController } from './credits/credits.controller';
 import { CreditsService } from './credits/credits.service';
 import { LedgerRepository } from './credits/ledger.repository';
@@ -8,7 +8,7 @@ import { WorkspaceCreatedConsumer } from './credits/workspace-created.consumer';
 
 @Module({})
 export class BillingModule {
-  static register(config: ServiceConfig): DynamicModule {
+  static register(config: ServiceConfig, billing: BillingConfig = loadBillingConfig()): DynamicModule {
     const workspaceCreated = new WorkspaceCreatedConsumer();
     return {
       module: BillingModule,
@@ -17,7 +17,7 @@ export class BillingModule {
       providers: [
         LedgerRepository,
         CreditsService,
-        { provide: BILLING_CONFIG, useFactory: () => loadBillingConfig() },
+        { provide: BILLING_CONFIG, useValue: billing },
         { provide: WorkspaceCreatedConsumer, inject: [CreditsService], useFactory: (credits: CreditsService) => workspaceCreated.bind(credits) },
       ],
     };
