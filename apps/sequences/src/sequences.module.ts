@@ -18,7 +18,7 @@ import { MailboxesRepository } from './mailboxes/mailboxes.repository';
 import { MailboxesService } from './mailboxes/mailboxes.service';
 import { OptoutController } from './optout/optout.controller';
 import { OptoutService } from './optout/optout.service';
-import { loadSequencesConfig, SEQUENCES_CONFIG } from './sequences.config';
+import { loadSequencesConfig, SEQUENCES_CONFIG, SequencesConfig } from './sequences.config';
 import { SequencesController } from './sequences/sequences.controller';
 import { SequencesRepository } from './sequences/sequences.repository';
 import { SequencesService } from './sequences/sequences.service';
@@ -28,13 +28,13 @@ import { SuppressionsService } from './suppressions/suppressions.service';
 
 @Module({})
 export class SequencesModule {
-  static register(config: ServiceConfig): DynamicModule {
+  static register(config: ServiceConfig, sequences: SequencesConfig = loadSequencesConfig()): DynamicModule {
     return {
       module: SequencesModule,
       imports: [PlatformModule.forService(config, { consumers: [leadDeletedConsumer, leadUpdatedConsumer] })],
       controllers: [SequencesController, EnrollmentsController, SuppressionsController, MailboxesController, InboundController, OptoutController],
       providers: [
-        { provide: SEQUENCES_CONFIG, useValue: loadSequencesConfig() },
+        { provide: SEQUENCES_CONFIG, useValue: sequences },
         ServiceClient, CrmClient,
         SequencesService, SequencesRepository,
         EnrollmentsService, EnrollmentsRepository,
