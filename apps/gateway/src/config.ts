@@ -7,6 +7,8 @@ export interface GatewayConfig extends ServiceConfig {
   bodyLimitBytes: number;
   keyCacheTtlMs: number;
   trustProxy: boolean;
+  /** Testing only: the file every registered route is appended to (GATEWAY_ROUTE_LOG; route-recorder.ts). */
+  routeLog: string | null;
 }
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -19,5 +21,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     bodyLimitBytes: envInt(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
     keyCacheTtlMs: envInt(env, 'KEY_CACHE_TTL_MS', 10_000, 0, Number.MAX_SAFE_INTEGER),
     trustProxy: env.TRUST_PROXY === 'true',
+    routeLog: env.GATEWAY_ROUTE_LOG || null,
   };
 }
