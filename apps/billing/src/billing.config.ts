@@ -1,4 +1,6 @@
 import { Plan, PLANS } from '@app/contracts';
+import { ConfigError, envInt } from '@app/platform';
+import { GroupCommitLimits } from './credits/group-commit-queue';
 
 export const BILLING_CONFIG = Symbol('BILLING_CONFIG');
 
@@ -8,6 +10,14 @@ export const DEFAULT_PLAN_CREDITS: Record<Plan, number> = { free: 50, starter: 1
 export interface BillingConfig {
   planCredits: Record<Plan, number>;
   renewalEveryMs: number;
+  /**
+   * Consumes of one workspace in one transaction (BILLING_CONSUME_BATCH_MAX), and how long one may
+   * wait for its group before it is refused (BILLING_CONSUME_MAX_WAIT_MS): its caller (5 s
+   * time-out) is then about to give up and refund the ref, and a refund must never overtake the
+   * consume it gives back (the refund would find nothing, the consume would then take a credit
+   * for a page nobody got).
+   */
+  consumeGroup: GroupCommitLimits;
 }
 
 export function loadBillingConfig(env: NodeJS.ProcessEnv = process.env): BillingConfig {
@@ -18,11 +28,17 @@ export function loadBillingConfig(env: NodeJS.ProcessEnv = process.env): Billing
       const [plan, amount] = part.split('=').map((s) => s.trim());
       const value = Number(amount);
       if (!PLANS.includes(plan as Plan) || !Number.isInteger(value) || value < 0) {
-        throw new Error(`BILLING_PLAN_CREDITS: "${part}" is not <plan>=<non-negative integer>`);
+        throw new ConfigError(`BILLING_PLAN_CREDITS: "${part}" is not <plan>=<non-negative integer>`);
       }
       planCredits[plan as Plan] = value;
     }
   }
-  const every = Number(env.BILLING_RENEWAL_INTERVAL_MS || 60_000);
-  return { planCredits, renewalEveryMs: Number.isInteger(every) && every >= 100 ? every : 60_000 };
+  return {
+    planCredits,
+    renewalEveryMs: envInt(env, 'BILLING_RENEWAL_INTERVAL_MS', 60_000, 100, Number.MAX_SAFE_INTEGER),
+    consumeGroup: {
+      batchMax: envInt(env, 'BILLING_CONSUME_BATCH_MAX', 200, 1, 100_000),
+      maxWaitMs: envInt(env, 'BILLING_CONSUME_MAX_WAIT_MS', 2500, 1, 600_000),
+    },
+  };
 }

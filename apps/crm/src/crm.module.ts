@@ -1,12 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PlatformModule, ServiceConfig } from '@app/platform';
+import { PlatformModule, ServiceClient, ServiceConfig } from '@app/platform';
 import { CompaniesController } from './companies/companies.controller';
 import { CompaniesRepository } from './companies/companies.repository';
 import { CompaniesService } from './companies/companies.service';
 import { CompanyEntity } from './companies/company.entity';
 import { EmailBouncedConsumer } from './leads/email-bounced.consumer';
 import { OrganizationsClient } from './companies/organizations.client';
+import { CRM_CONFIG, CrmConfig, loadCrmConfig } from './crm.config';
 import { ExportsModule } from './exports/exports.module';
 import { TagEntity } from './leads/tag.entity';
 import { LeadsBatchController } from './leads/leads-batch.controller';
@@ -37,17 +38,17 @@ import { TasksService } from './tasks/tasks.service';
 
 @Module({})
 export class CrmModule {
-  static register(config: ServiceConfig): DynamicModule {
+  static register(config: ServiceConfig, crm: CrmConfig = loadCrmConfig()): DynamicModule {
     return {
       module: CrmModule,
       imports: [
         PlatformModule.forService(config),
         TypeOrmModule.forFeature([CompanyEntity, TagEntity, PipelineEntity, StageEntity, TaskEntity, NoteEntity, ListEntity, ListMemberEntity]),
-        ExportsModule,
+        ExportsModule.register(crm.exports),
       ],
       controllers: [LeadsController, LeadsBatchController, CompaniesController, PipelinesController, TasksController, NotesController, ListsController, RevealLeadsController],
       providers: [
-        WorkspaceCreatedConsumer, EmailBouncedConsumer,
+        { provide: CRM_CONFIG, useValue: crm }, ServiceClient, WorkspaceCreatedConsumer, EmailBouncedConsumer,
         LeadsService, LeadsRepository, CompaniesService, CompaniesRepository, OrganizationsClient, PipelinesService, PipelinesRepository,
         TasksService, TasksRepository, NotesService, NotesRepository, ListsService, ListsRepository, RevealLeadsService,
       ],

@@ -9,6 +9,8 @@ export interface GatewayConfig extends ServiceConfig {
   trustProxy: boolean;
   /** Where `databaseUrl` came from, named in what the operator is told about the database. */
   databaseSetting: 'GATEWAY_DATABASE_URL' | 'DATABASE_URL and DB_PREFIX';
+  /** Testing only: the file every registered route is appended to (GATEWAY_ROUTE_LOG; route-recorder.ts). */
+  routeLog: string | null;
 }
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -22,5 +24,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     keyCacheTtlMs: envInt(env, 'KEY_CACHE_TTL_MS', 10_000, 0, Number.MAX_SAFE_INTEGER),
     trustProxy: env.TRUST_PROXY === 'true',
     databaseSetting: env.GATEWAY_DATABASE_URL ? 'GATEWAY_DATABASE_URL' : 'DATABASE_URL and DB_PREFIX',
+    routeLog: env.GATEWAY_ROUTE_LOG || null,
   };
 }

@@ -28,7 +28,7 @@ runMain(() => {
     bodyParser: false,
     adapter,
     configure: (app) => {
-      installRouteRecorder(app.getHttpAdapter().getInstance());
+      installRouteRecorder(app.getHttpAdapter().getInstance(), config.routeLog);
       app.get(GatewayPipeline).install(app.getHttpAdapter().getInstance());
     },
   });

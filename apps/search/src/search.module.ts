@@ -1,22 +1,36 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { PlatformModule, ServiceConfig } from '@app/platform';
+import { PlatformModule, ServiceClient, ServiceConfig } from '@app/platform';
+import { CreditsService } from './credits/credits.service';
+import { PendingRefundsRepository } from './credits/pending-refunds.repository';
 import { EntitiesRepository } from './entities/entities.repository';
-import { EmailVerifier, loadVerifierConfig } from './reveals/email-verifier';
+import { IngestController } from './ingest/ingest.controller';
+import { IngestService } from './ingest/ingest.service';
+import { OrganizationsController } from './organizations/organizations.controller';
+import { OrganizationsService } from './organizations/organizations.service';
+import { EmailVerifier } from './reveals/email-verifier';
+import { RevealsController } from './reveals/reveals.controller';
+import { RevealsRepository } from './reveals/reveals.repository';
 import { EMAIL_VERIFIER, RevealsService } from './reveals/reveals.service';
-import { SearchController } from './search.controller';
-import { SearchService } from './search.service';
-import { ServiceClient } from './service-client';
+import { ProfilesRepository } from './search/profiles.repository';
+import { SearchController } from './search/search.controller';
+import { SearchService } from './search/search.service';
+import { loadSearchConfig, SEARCH_CONFIG, SearchConfig } from './search.config';
 
 @Module({})
 export class SearchModule {
-  static register(config: ServiceConfig): DynamicModule {
+  static register(config: ServiceConfig, search: SearchConfig = loadSearchConfig()): DynamicModule {
     return {
       module: SearchModule,
       imports: [PlatformModule.forService(config)],
-      controllers: [SearchController],
+      controllers: [SearchController, RevealsController, OrganizationsController, IngestController],
       providers: [
-        SearchService, EntitiesRepository, ServiceClient, RevealsService,
-        { provide: EMAIL_VERIFIER, useFactory: () => new EmailVerifier(loadVerifierConfig()) },
+        { provide: SEARCH_CONFIG, useValue: search },
+        EntitiesRepository, ServiceClient,
+        SearchService, ProfilesRepository,
+        CreditsService, PendingRefundsRepository,
+        RevealsService, RevealsRepository,
+        OrganizationsService, IngestService,
+        { provide: EMAIL_VERIFIER, useFactory: () => new EmailVerifier(search.verifier) },
       ],
     };
   }

@@ -24,6 +24,8 @@ export interface SequencesConfig {
   imapBatch: number;
   /** Larger messages are skipped (logged), not downloaded. */
   imapMaxMessageBytes: number;
+  /** `false` (SMTP_TLS_REJECT_UNAUTHORIZED) accepts self-signed certificates of mailbox SMTP servers. */
+  smtpTlsRejectUnauthorized: boolean;
 }
 
 export const SEQUENCES_CONFIG = Symbol('SEQUENCES_CONFIG');
@@ -46,5 +48,6 @@ export function loadSequencesConfig(env: NodeJS.ProcessEnv = process.env): Seque
     imapConcurrency: envInt(env, 'SEQUENCES_IMAP_CONCURRENCY', 4, 1, 100),
     imapBatch: envInt(env, 'SEQUENCES_IMAP_BATCH', 200, 1, 10_000),
     imapMaxMessageBytes: envInt(env, 'SEQUENCES_IMAP_MAX_MESSAGE_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    smtpTlsRejectUnauthorized: env.SMTP_TLS_REJECT_UNAUTHORIZED !== 'false',
   };
 }

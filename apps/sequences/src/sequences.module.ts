@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PlatformModule, ServiceConfig } from '@app/platform';
+import { PlatformModule, ServiceClient, ServiceConfig } from '@app/platform';
 import { CrmClient } from './crm-client';
 import { EngineRepository } from './engine/engine.repository';
 import { Sender } from './engine/sender';
@@ -20,7 +20,7 @@ import { MailboxesRepository } from './mailboxes/mailboxes.repository';
 import { MailboxesService } from './mailboxes/mailboxes.service';
 import { OptoutController } from './optout/optout.controller';
 import { OptoutService } from './optout/optout.service';
-import { loadSequencesConfig, SEQUENCES_CONFIG } from './sequences.config';
+import { loadSequencesConfig, SEQUENCES_CONFIG, SequencesConfig } from './sequences.config';
 import { CountryRuleEntity } from './sequences/country-rule.entity';
 import { SequenceStepEntity } from './sequences/sequence-step.entity';
 import { SequenceEntity } from './sequences/sequence.entity';
@@ -34,7 +34,7 @@ import { SuppressionsService } from './suppressions/suppressions.service';
 
 @Module({})
 export class SequencesModule {
-  static register(config: ServiceConfig): DynamicModule {
+  static register(config: ServiceConfig, sequences: SequencesConfig = loadSequencesConfig()): DynamicModule {
     return {
       module: SequencesModule,
       imports: [
@@ -43,8 +43,8 @@ export class SequencesModule {
       ],
       controllers: [SequencesController, EnrollmentsController, SuppressionsController, MailboxesController, InboundController, OptoutController],
       providers: [
-        { provide: SEQUENCES_CONFIG, useValue: loadSequencesConfig() },
-        CrmClient,
+        { provide: SEQUENCES_CONFIG, useValue: sequences },
+        ServiceClient, CrmClient,
         SequencesService, SequencesRepository,
         EnrollmentsService, EnrollmentsRepository, LeadDeletedConsumer, LeadUpdatedConsumer,
         SuppressionsService, SuppressionsRepository,

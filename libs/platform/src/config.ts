@@ -20,6 +20,7 @@ export interface ServiceConfig {
   /** Tries and waits of the service's durable event consumers. */
   eventRetry: EventRetrySettings;
   eventsStream: EventsStreamSettings;
+  pool: PoolSettings;
 }
 
 export const DEFAULT_HTTP_PORTS: Record<ServiceName, number> = {
@@ -57,6 +58,26 @@ export function envInt(env: NodeJS.ProcessEnv, name: string, fallback: number, m
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return value;
+}
+
+/** Settings of every PostgreSQL pool of a process (db.ts poolConfig). */
+export interface PoolSettings {
+  /** Connections per pool (PG_POOL_MAX). */
+  max: number;
+  /**
+   * `effective_io_concurrency` of every pooled connection (PG_EFFECTIVE_IO_CONCURRENCY, default 64;
+   * empty: null, the server's own, for a pooler that refuses startup options).
+   */
+  effectiveIoConcurrency: number | null;
+}
+
+export function poolSettings(env: NodeJS.ProcessEnv = process.env): PoolSettings {
+  const io = env.PG_EFFECTIVE_IO_CONCURRENCY ?? '64';
+  return {
+    max: envInt(env, 'PG_POOL_MAX', 10, 1, 10_000),
+    // PostgreSQL accepts 0..1000
+    effectiveIoConcurrency: io === '' ? null : envInt(env, 'PG_EFFECTIVE_IO_CONCURRENCY', 64, 0, 1000),
+  };
 }
 
 /** How often a durable consumer tries an event, and how long it waits between tries. */
@@ -166,5 +187,6 @@ export function loadServiceConfig(service: ServiceName, env: NodeJS.ProcessEnv =
     shutdownGraceMs: envInt(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
     eventRetry: eventRetrySettings(env),
     eventsStream: eventsStreamSettings(env),
+    pool: poolSettings(env),
   };
 }

@@ -2,6 +2,7 @@ import * as pg from 'pg';
 import { DataSource, DataSourceOptions, MigrationInterface } from 'typeorm';
 
 type PostgresConnectionOptions = Extract<DataSourceOptions, { type: 'postgres' }>;
+import { PoolSettings, poolSettings } from './config';
 import { poolConfig, ServicePool } from './db';
 
 /** TypeORM's record of applied migrations, in every service's database. */
@@ -15,6 +16,8 @@ export interface ServiceDataSourceSettings {
   migrations?: MigrationClass[];
   /** Entity classes; a Nest service registers its own through TypeOrmModule.forFeature instead. */
   entities?: NonNullable<PostgresConnectionOptions['entities']>;
+  /** The service's pool settings (ServiceConfig.pool); a process without a service config reads them here. */
+  pool?: PoolSettings;
   poolMax?: number;
 }
 
@@ -36,7 +39,7 @@ export function serviceDataSourceOptions(settings: ServiceDataSourceSettings): P
     type: 'postgres',
     url: settings.databaseUrl,
     driver: pgForTypeOrm,
-    extra: poolConfig(settings.databaseUrl, settings.poolMax),
+    extra: poolConfig(settings.databaseUrl, { ...(settings.pool ?? poolSettings()), ...(settings.poolMax ? { max: settings.poolMax } : {}) }),
     entities: settings.entities ?? [],
     migrations: settings.migrations ?? [],
     migrationsTableName: MIGRATIONS_TABLE,

@@ -1,20 +1,19 @@
 import { Client, Pool, PoolClient, PoolConfig } from 'pg';
+import { PoolSettings, poolSettings } from './config';
 import { pgClientConfig } from './pg-tls';
 
 /**
- * `effective_io_concurrency` of every pooled connection (`PG_EFFECTIVE_IO_CONCURRENCY`, default 64;
- * empty leaves the server's): how many heap pages a bitmap heap scan asks the kernel to read ahead.
- * At the server's default (1) a search's matches are read one page at a time when they are not
- * cached (measured in docs/benchmarks.md). A startup option, so no SET round trip per connection;
- * a pooler in front that refuses startup options (PgBouncer without
- * `ignore_startup_parameters = options`) needs it empty.
+ * node-postgres pool settings of a service's pool: TLS, size, idle timeout, startup options.
+ * `effective_io_concurrency` (PoolSettings) is how many heap pages a bitmap heap scan asks the
+ * kernel to read ahead: at the server's default (1) a search's matches are read one page at a time
+ * when they are not cached (measured in docs/benchmarks.md). A startup option, so no SET round trip
+ * per connection; a pooler in front that refuses startup options (PgBouncer without
+ * `ignore_startup_parameters = options`) needs it unset.
  */
-const IO_CONCURRENCY = process.env.PG_EFFECTIVE_IO_CONCURRENCY ?? '64';
-
-/** node-postgres pool settings of a service's pool: TLS, size, idle timeout, startup options. */
-export function poolConfig(databaseUrl: string, max = Number(process.env.PG_POOL_MAX || 10)): PoolConfig {
-  const options = /^\d+$/.test(IO_CONCURRENCY) ? `-c effective_io_concurrency=${IO_CONCURRENCY}` : undefined;
-  return { ...pgClientConfig(databaseUrl), max, idleTimeoutMillis: 30_000, options };
+export function poolConfig(databaseUrl: string, settings: PoolSettings): PoolConfig {
+  const io = settings.effectiveIoConcurrency;
+  const options = io === null ? undefined : `-c effective_io_concurrency=${io}`;
+  return { ...pgClientConfig(databaseUrl), max: settings.max, idleTimeoutMillis: 30_000, options };
 }
 
 /**
@@ -34,7 +33,8 @@ export class ServicePool extends Pool {
 
 /** A pool of its own, for processes that run no service (the admin CLI, tools). */
 export function createPool(databaseUrl: string, max?: number): Pool {
-  return new ServicePool(poolConfig(databaseUrl, max));
+  const settings = poolSettings();
+  return new ServicePool(poolConfig(databaseUrl, { ...settings, max: max ?? settings.max }));
 }
 
 /** Whether the database named in the URL exists on its server. */

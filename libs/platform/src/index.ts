@@ -17,6 +17,7 @@ export * from './bootstrap';
 export * from './rpc-context';
 export * from './mux-client-nats';
 export * from './reply-mux';
+export * from './service-client';
 export * from './periodic';
 export * from './sql-filter';
 export * from './signed-link';

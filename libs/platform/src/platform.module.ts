@@ -72,7 +72,7 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
         TypeOrmModule.forRootAsync({
           // the service's database is migrated before the module starts (startService), so its
           // first connection failing is a start-up failure, not something to retry for 27 s
-          useFactory: () => ({ ...serviceDataSourceOptions({ databaseUrl: config.databaseUrl }), autoLoadEntities: true, retryAttempts: 0 }),
+          useFactory: () => ({ ...serviceDataSourceOptions({ databaseUrl: config.databaseUrl, pool: config.pool }), autoLoadEntities: true, retryAttempts: 0 }),
         }),
       ],
       controllers: [

@@ -2,12 +2,16 @@ import { readFileSync } from 'node:fs';
 import { OpportunityProfile, SUBJECTS } from '@app/contracts';
 import { operatorContext } from '../admin-context';
 import { AdminError } from '../admin-error';
+import { envInt } from '@app/platform/config';
 import { oneOf, required } from '../args';
 import { progress } from '../progress';
 import { INGEST_PROVIDERS, parseProviderFile } from '../../../search/src/ingest/connectors';
 import { AdminCommand } from './command';
 
-const SEED_CHUNK = Number(process.env.SEED_CHUNK || 2000);
+/** Entities per seed request (SEED_CHUNK; search takes at most 100,000) and requests in flight (SEED_PARALLEL). */
+function loadSeedSettings(env: NodeJS.ProcessEnv = process.env): { chunk: number; parallel: number } {
+  return { chunk: envInt(env, 'SEED_CHUNK', 2000, 1, 100_000), parallel: envInt(env, 'SEED_PARALLEL', 4, 1, 256) };
+}
 
 const baseSearchCommands: AdminCommand[] = [
   {
@@ -25,17 +29,17 @@ const baseSearchCommands: AdminCommand[] = [
       const start = Number(flags.start ?? 0);
       if (!Number.isInteger(count) || count < 1) throw new AdminError('--count must be a positive integer');
       if (!Number.isInteger(start) || start < 0) throw new AdminError('--start must be a non-negative integer');
+      const { chunk, parallel } = loadSeedSettings();
       const startedAt = Date.now();
       let inserted = 0;
       let updated = 0;
       const chunks: number[] = [];
-      for (let at = start; at < start + count; at += SEED_CHUNK) chunks.push(at);
+      for (let at = start; at < start + count; at += chunk) chunks.push(at);
       let done = 0;
       // a few chunks in flight: search's replicas (and its pool) take them in parallel
-      const parallel = Number(process.env.SEED_PARALLEL || 4);
       const worker = async () => {
         for (let at = chunks.shift(); at !== undefined; at = chunks.shift()) {
-          const n = Math.min(SEED_CHUNK, start + count - at);
+          const n = Math.min(chunk, start + count - at);
           const r = await admin.ask<{ inserted: number; updated: number }>(SUBJECTS.search.seed, operatorContext(), { start: at, count: n, total: false });
           inserted += r.inserted;
           updated += r.updated;

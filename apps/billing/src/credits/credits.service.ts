@@ -44,17 +44,20 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
    * consume, applied in arrival order: a ref already consumed takes nothing (`applied: false`),
    * a consume the balance cannot pay is 402 and takes nothing, plan before pack, credits.low once.
    */
-  private readonly consumes = new GroupCommitQueue<ConsumeItem, ConsumeCreditsResult>(
-    async (workspaceId, batch) => (await this.consumeAtOnce(workspaceId, batch)) ?? this.consumeInTransaction(workspaceId, batch),
-    (workspaceId, batch) => this.consumeInTransaction(workspaceId, batch),
-  );
+  private readonly consumes: GroupCommitQueue<ConsumeItem, ConsumeCreditsResult>;
   private planCreditsJson?: string;
   private stopRenewals?: () => void;
 
   constructor(
     private readonly ledger: LedgerRepository,
     @Inject(BILLING_CONFIG) private readonly config: BillingConfig,
-  ) {}
+  ) {
+    this.consumes = new GroupCommitQueue<ConsumeItem, ConsumeCreditsResult>(
+      async (workspaceId, batch) => (await this.consumeAtOnce(workspaceId, batch)) ?? this.consumeInTransaction(workspaceId, batch),
+      (workspaceId, batch) => this.consumeInTransaction(workspaceId, batch),
+      config.consumeGroup,
+    );
+  }
 
   onApplicationBootstrap(): void {
     this.stopRenewals = runPeriodically(() => this.renewDue(), this.config.renewalEveryMs);

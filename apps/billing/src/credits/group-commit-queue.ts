@@ -1,17 +1,9 @@
 import { DomainError } from '@app/platform';
 
-/** At most this many consumes of one workspace share a transaction. */
-const CONSUME_BATCH_MAX = Number(process.env.BILLING_CONSUME_BATCH_MAX || 200);
-/**
- * A consume that waited longer than this in the process for its group is refused, not applied:
- * its caller (5 s time-out) is about to give up and refund the ref, and a refund must never
- * overtake the consume it gives back (the refund would find nothing, the consume would then take
- * a credit for a page nobody got).
- */
-const CONSUME_MAX_WAIT_MS = Number(process.env.BILLING_CONSUME_MAX_WAIT_MS || 2500);
-
 export interface GroupCommitLimits {
+  /** At most this many items of one key share a transaction. */
   batchMax: number;
+  /** An item that waited longer than this for its group is refused, not applied. */
   maxWaitMs: number;
 }
 
@@ -39,7 +31,7 @@ export class GroupCommitQueue<T, R> {
     private readonly applyGroup: ApplyGroup<T, R>,
     /** One item alone, after its group failed. */
     private readonly applyOne: ApplyGroup<T, R>,
-    private readonly limits: GroupCommitLimits = { batchMax: CONSUME_BATCH_MAX, maxWaitMs: CONSUME_MAX_WAIT_MS },
+    private readonly limits: GroupCommitLimits,
   ) {}
 
   add(key: string, item: T): Promise<R> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { NatsConnection } from '@nats-io/transport-node';
-import { CompanyFact, MatchOrganizationRequest, RequestContext, RpcRequest, SUBJECTS } from '@app/contracts';
-import { askService, envInt, NATS_CONNECTION, rootLogger } from '@app/platform';
+import { CompanyFact, MatchOrganizationRequest, RequestContext, SUBJECTS } from '@app/contracts';
+import { NoAnswer, rootLogger, ServiceClient } from '@app/platform';
+import { CRM_CONFIG, CrmConfig } from '../crm.config';
 
 /**
  * Asks search for what the organisation record (OpenCorporates, SEC issuer) matching a new company
@@ -12,18 +12,20 @@ import { askService, envInt, NATS_CONNECTION, rootLogger } from '@app/platform';
 @Injectable()
 export class OrganizationsClient {
   private readonly log = rootLogger('crm');
-  private readonly timeoutMs = envInt(process.env, 'ORG_MATCH_TIMEOUT_MS', 1_000, 50, 30_000);
 
-  constructor(@Inject(NATS_CONNECTION) private readonly nc: NatsConnection) {}
+  constructor(
+    private readonly peers: ServiceClient,
+    @Inject(CRM_CONFIG) private readonly config: CrmConfig,
+  ) {}
 
   async factsOf(ctx: RequestContext, domain: string | null, name: string | null): Promise<CompanyFact[]> {
     const body: MatchOrganizationRequest = { domain, name };
     try {
-      const packet = await askService<CompanyFact[]>(this.nc, SUBJECTS.search.organizationsMatch, { ctx, body } satisfies RpcRequest, this.timeoutMs);
-      if (packet.err === undefined || packet.err === null) return Array.isArray(packet.response) ? packet.response : [];
-      this.log.warn({ request_id: ctx.request_id, err: packet.err }, 'organisation record look-up refused; company created without it');
+      const facts = await this.peers.ask<CompanyFact[]>(SUBJECTS.search.organizationsMatch, ctx, body, this.config.orgMatchTimeoutMs);
+      return Array.isArray(facts) ? facts : [];
     } catch (err) {
-      this.log.warn({ request_id: ctx.request_id, err: (err as Error).message }, 'organisation record look-up unanswered; company created without it');
+      if (err instanceof NoAnswer) this.log.warn({ request_id: ctx.request_id, err: (err as Error).message }, 'organisation record look-up unanswered; company created without it');
+      else this.log.warn({ request_id: ctx.request_id, err: (err as Error).message }, 'organisation record look-up refused; company created without it');
     }
     return [];
   }

@@ -3,6 +3,7 @@ import { Pool, PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { EmailStatus, ID_PREFIX, Lens, LENSES, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL } from '@app/platform';
+import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { EntityInput, facetTerms, searchTextOf, TOP_GROUP_MIN_RANK } from './entity';
 
 export interface EntityRow {
@@ -41,7 +42,6 @@ export interface Condition {
 
 /** Ids a query can page through: 40 pages of 25, and one more to tell `has_more`. */
 const RANKED_MAX = SEARCH_MAX_PAGE * SEARCH_PER_PAGE + 1;
-const RANKED_CACHE_ENTRIES = Number(process.env.SEARCH_RANKED_CACHE ?? 256);
 const GENERATION_SQL = `SELECT last_value::text || ':' || is_called::text AS generation FROM entities_generation`;
 
 /**
@@ -169,7 +169,11 @@ const COLUMNS = 'id, lens, name, person_name, first_name, last_name, title, orga
 
 @Injectable()
 export class EntitiesRepository {
-  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+  private readonly rankedCacheEntries: number;
+
+  constructor(@Inject(PG_POOL) readonly pool: Pool, @Inject(SEARCH_CONFIG) config: SearchConfig) {
+    this.rankedCacheEntries = config.rankedCacheEntries;
+  }
 
   /**
    * Inserts or updates by ext_key (same source record -> same entity); one transaction per batch:
@@ -209,15 +213,18 @@ export class EntitiesRepository {
    * instead of waiting for autovacuum, so searches stay index-fast while ingestion goes on.
    */
   async mergePendingIndexEntries(): Promise<void> {
+    // hand-written: a PostgreSQL function call, nothing an entity manager has
     await this.pool.query(`SELECT gin_clean_pending_list('entities_terms'::regclass)`);
   }
 
   /** Marks every ranked list kept by any replica as stale; call after a write to entities commits. */
   async bumpGeneration(): Promise<void> {
+    // hand-written: the generation is a sequence, not a table
     await this.pool.query(`SELECT nextval('entities_generation')`);
   }
 
   async count(): Promise<number> {
+    // hand-written: count(*) as PostgreSQL returns it (a bigint string), no row mapping
     const { rows } = await this.pool.query<{ n: string }>('SELECT count(*) AS n FROM entities');
     return Number(rows[0].n);
   }
@@ -239,7 +246,7 @@ export class EntitiesRepository {
    */
   async search(workspaceId: string, lens: Lens, q: string, conditions: Condition[], params: unknown[], offset: number, limit: number): Promise<Page> {
     const { filter, topFilter, values } = this.whereOf(q, conditions, params);
-    if (RANKED_CACHE_ENTRIES <= 0) return this.searchDirect(workspaceId, lens, filter, values, offset, limit);
+    if (this.rankedCacheEntries <= 0) return this.searchDirect(workspaceId, lens, filter, values, offset, limit);
     const key = JSON.stringify([lens, filter, values]);
     const need = Math.min(offset + limit, RANKED_MAX);
     const cached = this.ranked.get(key);
@@ -311,6 +318,7 @@ export class EntitiesRepository {
    * generation of the same snapshot.
    */
   private async readRanked(where: string, values: unknown[], limit: number): Promise<{ generation: string; ids: string[] }> {
+    // hand-written: the ids and the generation from one snapshot, with the index predicates above spelled out for the planner
     const { rows } = await this.pool.query<{ generation: string; id: string | null }>(
       `SELECT g.generation, m.id FROM (${GENERATION_SQL}) g
          LEFT JOIN LATERAL (SELECT e.id, e.rank_score FROM entities e WHERE ${where} ORDER BY e.rank_score DESC, e.id LIMIT ${limit}) m ON true
@@ -323,7 +331,7 @@ export class EntitiesRepository {
   private keep(key: string, entry: RankedIds): RankedIds {
     this.ranked.delete(key);
     this.ranked.set(key, entry);
-    while (this.ranked.size > RANKED_CACHE_ENTRIES) this.ranked.delete(this.ranked.keys().next().value as string);
+    while (this.ranked.size > this.rankedCacheEntries) this.ranked.delete(this.ranked.keys().next().value as string);
     return entry;
   }
 
@@ -374,6 +382,7 @@ export class EntitiesRepository {
   private async searchDirect(workspaceId: string, lens: Lens, filter: string[], values: unknown[], offset: number, limit: number): Promise<Page> {
     const ordered = [lens, ...values, workspaceId, limit, offset];
     const [ws, lim, off] = [values.length + 2, values.length + 3, values.length + 4];
+    // hand-written: with the cache off, a page straight from the index (top-N by rank) with its reveal state
     const profile = this.pool.query<{ profile: OpportunityProfile }>('SELECT profile FROM opportunity_profiles WHERE workspace_id = $1', [workspaceId]);
     profile.catch(() => undefined); // awaited below
     const { rows } = await this.pool.query<EntityRow>(
@@ -395,6 +404,7 @@ export class EntitiesRepository {
    * of its own when the company has one (two domains are two companies). The newest wins a tie.
    */
   async findOrganization(domain: string | null, name: string | null): Promise<EntityRow | undefined> {
+    // hand-written: the predicate is that of migration 0007's partial indexes, so that they answer
     if (domain) {
       const { rows } = await this.pool.query<EntityRow>(
         `SELECT ${COLUMNS} FROM entities WHERE ${ORGANIZATION_RECORD_SQL} AND domain = $1 ORDER BY updated_at DESC LIMIT 1`, [domain],
@@ -411,6 +421,7 @@ export class EntitiesRepository {
   }
 
   async get(id: string): Promise<EntityRow | undefined> {
+    // hand-written: the same columns as every other read of this repository (COLUMNS)
     const { rows } = await this.pool.query<EntityRow>(`SELECT ${COLUMNS} FROM entities WHERE id = $1`, [id]);
     return rows[0];
   }

@@ -17,16 +17,16 @@ export interface VerifierConfig {
   cacheTtlMs: number;
 }
 
-export function loadVerifierConfig(env: NodeJS.ProcessEnv = process.env): VerifierConfig {
+export function loadVerifierConfig(env: NodeJS.ProcessEnv): VerifierConfig {
   return {
     dnsServers: (env.EMAIL_VERIFY_DNS_SERVERS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     smtpProbe: (env.EMAIL_VERIFY_SMTP_PROBE ?? 'on') !== 'off',
-    smtpPort: Number(env.EMAIL_VERIFY_SMTP_PORT || 25),
-    timeoutMs: Number(env.EMAIL_VERIFY_TIMEOUT_MS || 5000),
+    smtpPort: envInt(env, 'EMAIL_VERIFY_SMTP_PORT', 25, 1, 65535),
+    timeoutMs: envInt(env, 'EMAIL_VERIFY_TIMEOUT_MS', 5000, 100, 600_000),
     totalMs: envInt(env, 'EMAIL_VERIFY_TOTAL_MS', 6000, 100, 600_000),
     helo: env.EMAIL_VERIFY_HELO || 'verify.lead-intelligence.local',
     mailFrom: env.EMAIL_VERIFY_MAIL_FROM || 'verify@lead-intelligence.local',
-    cacheTtlMs: Number(env.EMAIL_VERIFY_CACHE_TTL_MS || 24 * 3600_000),
+    cacheTtlMs: envInt(env, 'EMAIL_VERIFY_CACHE_TTL_MS', 24 * 3600_000, 0, Number.MAX_SAFE_INTEGER),
   };
 }
 

@@ -1,42 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Pool } from 'pg';
 import {
-  CompanyFact, EmailStatus, EVENT, ID_PREFIX, Lead, RequestContext, Reveal, RevealOutcome, SourceRecord, SUBJECTS, UpsertFromRevealRequest,
+  CompanyFact, EVENT, ID_PREFIX, Lead, RequestContext, Reveal, RevealOutcome, SourceRecord, SUBJECTS, UpsertFromRevealRequest,
 } from '@app/contracts';
-import { DomainError, newId, PG_POOL, recordEvent, rootLogger, withTransaction } from '@app/platform';
+import { DomainError, newId, NoAnswer, recordEvent, rootLogger, ServiceClient } from '@app/platform';
+import { CreditsService } from '../credits/credits.service';
 import { EntitiesRepository, EntityRow } from '../entities/entities.repository';
-import { SearchService } from '../search.service';
-import { NoAnswer, ServiceClient } from '../service-client';
+import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { candidateAddresses, EmailVerifier, Verification } from './email-verifier';
 import { companyFactsOf, DELIVERABLE, isE164, revealSources } from './provenance';
+import { RevealRow, RevealsRepository } from './reveals.repository';
 
 export const EMAIL_VERIFIER = Symbol('EMAIL_VERIFIER');
 
-interface RevealRow {
-  id: string;
-  workspace_id: string;
-  entity_id: string;
-  status: string;
-  lead_id: string | null;
-  email: string | null;
-  email_status: EmailStatus | null;
-  email_confidence: number | null;
-  phone: string | null;
-  credits_charged: number;
-  sources: SourceRecord[];
-  created_at: Date;
-}
-
-const WAIT_FOR_PENDING_MS = Number(process.env.REVEAL_WAIT_MS || 30_000);
-/**
- * How old a `pending` claim must be to count as abandoned: longer than a claimer can hold it
- * (a consume, the email checks, crm's upsert and a refund, each within its deadline, plus slack
- * for the database), so only a claimer that is gone (SIGKILL, lost host) leaves one that old.
- */
-const CLAIM_ABANDONED_MS = Number(
-  process.env.REVEAL_CLAIM_ABANDONED_MS
-    || 3 * Number(process.env.SEARCH_PEER_TIMEOUT_MS || 5000) + Number(process.env.EMAIL_VERIFY_TOTAL_MS || 6000) + 5000,
-);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -54,11 +29,12 @@ export class RevealsService {
   private readonly log = rootLogger('search');
 
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly reveals: RevealsRepository,
     private readonly entities: EntitiesRepository,
     private readonly peers: ServiceClient,
-    private readonly billing: SearchService,
+    private readonly billing: CreditsService,
     @Inject(EMAIL_VERIFIER) private readonly verifier: EmailVerifier,
+    @Inject(SEARCH_CONFIG) private readonly config: SearchConfig,
   ) {}
 
   private render(row: RevealRow, ctx: RequestContext, already: boolean, charged: number): Reveal {
@@ -78,20 +54,11 @@ export class RevealsService {
       throw new DomainError('permission_denied', `The entity is in the lens '${entity.lens}', which is not included in this workspace's plan`, 'entity_id');
     }
     if (ctx.mode === 'test' || ctx.livemode === false) return this.dryRun(ctx, entity);
-    const deadline = Date.now() + WAIT_FOR_PENDING_MS;
+    const deadline = Date.now() + this.config.revealWaitMs;
     for (;;) {
       const id = newId(ID_PREFIX.reveal);
-      const claimed = await this.pool.query(
-        `INSERT INTO reveals (id, workspace_id, entity_id, status, credits_charged) VALUES ($1, $2, $3, 'pending', 0)
-         ON CONFLICT (workspace_id, entity_id) DO NOTHING`,
-        [id, ctx.workspace_id, entity.id],
-      );
-      if (claimed.rowCount === 1) return this.run(ctx, entity, id);
-      const { rows } = await this.pool.query<RevealRow & { abandoned: boolean }>(
-        `SELECT *, created_at < now() - $3 * interval '1 millisecond' AS abandoned FROM reveals WHERE workspace_id = $1 AND entity_id = $2`,
-        [ctx.workspace_id, entity.id, CLAIM_ABANDONED_MS],
-      );
-      const row = rows[0];
+      if (await this.reveals.claim(id, ctx.workspace_id, entity.id)) return this.run(ctx, entity, id);
+      const row = await this.reveals.find(ctx.workspace_id, entity.id, this.config.revealClaimAbandonedMs);
       if (row && row.status !== 'pending') return { reveal: this.render(row, ctx, true, 0), created: false };
       if (row?.abandoned) {
         await this.takeOver(ctx, row.id);
@@ -103,10 +70,10 @@ export class RevealsService {
   }
 
   private async dryRun(ctx: RequestContext, entity: EntityRow): Promise<RevealOutcome> {
-    const { rows } = await this.pool.query<{ id: string }>(`SELECT id FROM reveals WHERE workspace_id = $1 AND entity_id = $2 AND status = 'revealed'`, [ctx.workspace_id, entity.id]);
+    const alreadyRevealed = await this.reveals.isRevealed(ctx.workspace_id, entity.id);
     const reveal: Reveal = {
       id: newId(ID_PREFIX.reveal), object: 'reveal', entity_id: entity.id, lead_id: null, status: 'dry_run', email: null, email_status: null,
-      email_confidence: null, phone: null, credits_charged: 0, already_revealed: rows.length > 0, livemode: false, sources: entity.sources,
+      email_confidence: null, phone: null, credits_charged: 0, already_revealed: alreadyRevealed, livemode: false, sources: entity.sources,
       created_at: new Date().toISOString(),
     };
     return { reveal, created: false };
@@ -119,19 +86,15 @@ export class RevealsService {
    * pending_refunds), then drops the claim, so a claim is never dropped with its credit taken.
    */
   private async takeOver(ctx: RequestContext, id: string): Promise<void> {
-    const taken = await this.pool.query(
-      `UPDATE reveals SET created_at = now() WHERE id = $1 AND status = 'pending' AND created_at < now() - $2 * interval '1 millisecond'`,
-      [id, CLAIM_ABANDONED_MS],
-    );
-    if (taken.rowCount !== 1) return;
+    if (!(await this.reveals.takeOver(id, this.config.revealClaimAbandonedMs))) return;
     this.log.warn({ workspace_id: ctx.workspace_id, reveal_id: id }, 'reveal: taking over a claim its claimer abandoned; refunding it');
     await this.billing.refund(ctx, id, 'reveal_abandoned');
-    await this.pool.query(`DELETE FROM reveals WHERE id = $1 AND status = 'pending'`, [id]);
+    await this.reveals.releasePending(id);
   }
 
   private async release(ctx: RequestContext, id: string, refundReason?: string): Promise<void> {
     if (refundReason) await this.billing.refund(ctx, id, refundReason);
-    await this.pool.query(`DELETE FROM reveals WHERE id = $1 AND status = 'pending'`, [id]).catch(() => undefined);
+    await this.reveals.releasePending(id).catch(() => undefined);
   }
 
   /**
@@ -185,7 +148,7 @@ export class RevealsService {
           company_name: entity.organization, company_domain: entity.domain, country: entity.country, sources,
           company_facts: await this.companyFacts(entity),
         };
-        lead = await this.peers.ask<Lead>(SUBJECTS.crm.leadsUpsertFromReveal, ctx, request);
+        lead = await this.peers.ask<Lead>(SUBJECTS.crm.leadsUpsertFromReveal, ctx, request, this.config.peerTimeoutMs);
       }
     } catch (err) {
       this.log.error({ workspace_id: ctx.workspace_id, reveal_id: id, reason: (err as Error).message }, 'reveal failed; refunding');
@@ -196,24 +159,22 @@ export class RevealsService {
     if (!lead) {
       // nothing verifiable: the credit goes back; the entity stays unrevealed so a later reveal may find more
       await this.billing.refund(ctx, id, 'reveal_failed');
-      return withTransaction(this.pool, async (tx) => {
-        const { rows } = await tx.query<RevealRow>(`DELETE FROM reveals WHERE id = $1 RETURNING *`, [id]);
-        if (!rows[0]) throw new DomainError('internal_error', 'The reveal took too long and was started again; nothing was charged');
-        const reveal = this.render({ ...rows[0], status: 'no_contact_found', sources: entity.sources }, ctx, false, 0);
+      return this.reveals.transaction(async (tx) => {
+        const row = await this.reveals.remove(tx, id);
+        if (!row) throw new DomainError('internal_error', 'The reveal took too long and was started again; nothing was charged');
+        const reveal = this.render({ ...row, status: 'no_contact_found', sources: entity.sources }, ctx, false, 0);
         await recordEvent(tx, { type: EVENT.revealCompleted, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: reveal });
         return { reveal, created: true };
       });
     }
     try {
-      return await withTransaction(this.pool, async (tx) => {
-        const { rows } = await tx.query<RevealRow>(
-          `UPDATE reveals SET status = 'revealed', lead_id = $2, email = $3, email_status = $4, email_confidence = $5, phone = $6, credits_charged = 1, sources = $7
-            WHERE id = $1 AND status = 'pending' RETURNING *`,
-          [id, lead.id, found?.email ?? null, found?.status ?? null, found?.confidence ?? null, phone, JSON.stringify(sources)],
-        );
+      return await this.reveals.transaction(async (tx) => {
+        const row = await this.reveals.markRevealed(tx, id, {
+          leadId: lead.id, email: found?.email ?? null, emailStatus: found?.status ?? null, emailConfidence: found?.confidence ?? null, phone, sources,
+        });
         // taken over as abandoned while this claimer was still at work: its credit is given back below
-        if (!rows[0]) throw new DomainError('internal_error', 'The reveal took too long and was started again; nothing was charged');
-        const reveal = this.render(rows[0], ctx, false, 1);
+        if (!row) throw new DomainError('internal_error', 'The reveal took too long and was started again; nothing was charged');
+        const reveal = this.render(row, ctx, false, 1);
         await recordEvent(tx, { type: EVENT.revealCompleted, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: reveal });
         return { reveal, created: true };
       });

@@ -40,7 +40,7 @@ export class MailboxesRepository implements OnApplicationShutdown {
 
   constructor(
     @InjectRepository(MailboxEntity) private readonly rows: Repository<MailboxEntity>,
-    @Inject(SEQUENCES_CONFIG) config: SequencesConfig,
+    @Inject(SEQUENCES_CONFIG) private readonly config: SequencesConfig,
   ) {
     this.box = new SecretBox(config.secretKey);
   }
@@ -97,7 +97,7 @@ export class MailboxesRepository implements OnApplicationShutdown {
         greetingTimeout: 10_000,
         socketTimeout: 30_000,
         auth: auth ? { user: auth.slice(0, colon), pass: auth.slice(colon + 1) } : undefined,
-        tls: { rejectUnauthorized: process.env.SMTP_TLS_REJECT_UNAUTHORIZED !== 'false' },
+        tls: { rejectUnauthorized: this.config.smtpTlsRejectUnauthorized },
       });
       this.transports.set(row.id, transport);
     }

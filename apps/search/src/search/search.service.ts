@@ -1,12 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { Pool } from 'pg';
-import {
-  ConsumeCreditsResult, Lens, OpportunityProfile, RequestContext, SEARCH_PER_PAGE, SearchHit, SearchRequest, SearchResults, SUBJECTS,
-} from '@app/contracts';
-import { DomainError, PG_POOL, rootLogger } from '@app/platform';
-import { Condition, EntitiesRepository, EntityRow } from './entities/entities.repository';
-import { anyFacet, facet, maskEmail, maskPhone } from './entities/entity';
-import { NoAnswer, ServiceClient } from './service-client';
+import { Injectable } from '@nestjs/common';
+import { Lens, OpportunityProfile, RequestContext, SEARCH_PER_PAGE, SearchHit, SearchRequest, SearchResults } from '@app/contracts';
+import { DomainError } from '@app/platform';
+import { CreditsService } from '../credits/credits.service';
+import { Condition, EntitiesRepository, EntityRow } from '../entities/entities.repository';
+import { anyFacet, facet, maskEmail, maskPhone } from '../entities/entity';
+import { ProfilesRepository } from './profiles.repository';
 
 const FACET_KEYS = new Set(['industry', 'country', 'size', 'stage', 'sector', 'type', 'state', 'region', 'institution', 'agency', 'program', 'mechanism']);
 
@@ -80,12 +78,10 @@ export function renderHit(row: EntityRow, profile: OpportunityProfile | undefine
  */
 @Injectable()
 export class SearchService {
-  private readonly log = rootLogger('search');
-
   constructor(
     private readonly entities: EntitiesRepository,
-    private readonly peers: ServiceClient,
-    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly profiles: ProfilesRepository,
+    private readonly credits: CreditsService,
   ) {}
 
   async setProfile(ctx: RequestContext, profile: OpportunityProfile): Promise<OpportunityProfile> {
@@ -107,11 +103,7 @@ export class SearchService {
       if (typeof profile.location !== 'string') throw DomainError.invalid('location', 'location must be a string');
       clean.location = profile.location;
     }
-    await this.pool.query(
-      `INSERT INTO opportunity_profiles (workspace_id, profile) VALUES ($1, $2)
-       ON CONFLICT (workspace_id) DO UPDATE SET profile = EXCLUDED.profile, updated_at = now()`,
-      [ctx.workspace_id, JSON.stringify(clean)],
-    );
+    await this.profiles.save(ctx.workspace_id, clean);
     return clean;
   }
 
@@ -125,7 +117,7 @@ export class SearchService {
     // only once the credit is taken, and refunded when the read failed
     const read = this.entities.search(ctx.workspace_id, request.lens, request.q ?? '', conditions, params, (page - 1) * SEARCH_PER_PAGE, SEARCH_PER_PAGE + 1);
     read.catch(() => undefined); // awaited below; not an unhandled rejection while the consume runs
-    if (charge) await this.consume(ctx, ref);
+    if (charge) await this.credits.consume(ctx, ref);
     try {
       const { rows, profile } = await read;
       return {
@@ -140,51 +132,8 @@ export class SearchService {
         data: rows.slice(0, SEARCH_PER_PAGE).map((row) => renderHit(row, profile)),
       };
     } catch (err) {
-      if (charge) await this.refund(ctx, ref, 'search_failed');
+      if (charge) await this.credits.refund(ctx, ref, 'search_failed');
       throw err;
     }
-  }
-
-  async consume(ctx: RequestContext, ref: string, reason = 'search_page'): Promise<ConsumeCreditsResult> {
-    try {
-      return await this.peers.ask<ConsumeCreditsResult>(SUBJECTS.billing.creditsConsume, ctx, { ref, reason });
-    } catch (err) {
-      if (err instanceof NoAnswer) {
-        // the consume may have been applied with its answer lost: give it back by ref
-        await this.refund(ctx, ref, `${reason}_failed`);
-        throw new DomainError('internal_error', 'billing did not answer; nothing was charged');
-      }
-      throw err;
-    }
-  }
-
-  /** Best effort now; a refund that cannot reach billing is logged with its ref (refunds are idempotent). */
-  async refund(ctx: RequestContext, ref: string, reason: string): Promise<void> {
-    try {
-      await this.peers.ask(SUBJECTS.billing.creditsRefund, ctx, { ref, reason });
-    } catch (err) {
-      this.log.error({ workspace_id: ctx.workspace_id, ref, reason: (err as Error).message }, 'search: refund failed; queued for retry');
-      await this.pool
-        .query('INSERT INTO pending_refunds (ref, ctx, reason) VALUES ($1, $2, $3) ON CONFLICT (ref) DO NOTHING', [ref, JSON.stringify(ctx), reason])
-        .catch(() => undefined);
-    }
-  }
-
-  /** Retries queued refunds; a refund billing answers (applied or not) leaves the queue. */
-  async retryRefunds(): Promise<number> {
-    const { rows } = await this.pool.query<{ ref: string; ctx: RequestContext; reason: string }>(
-      'UPDATE pending_refunds SET attempts = attempts + 1 WHERE ref IN (SELECT ref FROM pending_refunds ORDER BY created_at LIMIT 50 FOR UPDATE SKIP LOCKED) RETURNING ref, ctx, reason',
-    );
-    let done = 0;
-    for (const row of rows) {
-      try {
-        await this.peers.ask(SUBJECTS.billing.creditsRefund, row.ctx, { ref: row.ref, reason: row.reason });
-        await this.pool.query('DELETE FROM pending_refunds WHERE ref = $1', [row.ref]);
-        done++;
-      } catch {
-        // billing still away: the next run tries again
-      }
-    }
-    return done;
   }
 }

@@ -1,0 +1,69 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { ConsumeCreditsResult, RequestContext, SUBJECTS } from '@app/contracts';
+import { DomainError, NoAnswer, rootLogger, runPeriodically, ServiceClient } from '@app/platform';
+import { SEARCH_CONFIG, SearchConfig } from '../search.config';
+import { PendingRefundsRepository } from './pending-refunds.repository';
+
+/**
+ * Search's side of billing: a consume by ref (the search page's request id, a reveal's id) and its
+ * refund. Billing not answering a consume means no result, and the consume, whose answer may have
+ * been lost, is refunded by ref; a refund billing does not take is queued and retried.
+ */
+@Injectable()
+export class CreditsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly log = rootLogger('search');
+  private stopRetries?: () => void;
+
+  constructor(
+    private readonly peers: ServiceClient,
+    private readonly pendingRefunds: PendingRefundsRepository,
+    @Inject(SEARCH_CONFIG) private readonly config: SearchConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.stopRetries = runPeriodically(() => this.retryRefunds(), this.config.refundRetryMs);
+  }
+
+  onApplicationShutdown(): void {
+    this.stopRetries?.();
+  }
+
+  async consume(ctx: RequestContext, ref: string, reason = 'search_page'): Promise<ConsumeCreditsResult> {
+    try {
+      return await this.peers.ask<ConsumeCreditsResult>(SUBJECTS.billing.creditsConsume, ctx, { ref, reason }, this.config.peerTimeoutMs);
+    } catch (err) {
+      if (err instanceof NoAnswer) {
+        // the consume may have been applied with its answer lost: give it back by ref
+        await this.refund(ctx, ref, `${reason}_failed`);
+        throw new DomainError('internal_error', 'billing did not answer; nothing was charged');
+      }
+      throw err;
+    }
+  }
+
+  /** Best effort now; a refund that cannot reach billing is logged with its ref (refunds are idempotent). */
+  async refund(ctx: RequestContext, ref: string, reason: string): Promise<void> {
+    try {
+      await this.peers.ask(SUBJECTS.billing.creditsRefund, ctx, { ref, reason }, this.config.peerTimeoutMs);
+    } catch (err) {
+      this.log.error({ workspace_id: ctx.workspace_id, ref, reason: (err as Error).message }, 'search: refund failed; queued for retry');
+      await this.pendingRefunds.queue({ ref, ctx, reason }).catch(() => undefined);
+    }
+  }
+
+  /** Retries queued refunds; a refund billing answers (applied or not) leaves the queue. */
+  async retryRefunds(): Promise<number> {
+    const refunds = await this.pendingRefunds.claimOldest();
+    let done = 0;
+    for (const refund of refunds) {
+      try {
+        await this.peers.ask(SUBJECTS.billing.creditsRefund, refund.ctx, { ref: refund.ref, reason: refund.reason }, this.config.peerTimeoutMs);
+        await this.pendingRefunds.remove(refund.ref);
+        done++;
+      } catch {
+        // billing still away: the next run tries again
+      }
+    }
+    return done;
+  }
+}

@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '@app/platform';
+import { EntitiesRepository } from '../entities/entities.repository';
+import { EntityInput } from '../entities/entity';
+import { seedEntity } from '../entities/seed';
+import { sourceProblem } from '../reveals/provenance';
+
+const SEED_BATCH = 5000;
+const MAX_SEED_PER_REQUEST = 100_000;
+
+export interface SeedRequest {
+  start?: number;
+  count: number;
+  if_empty?: boolean;
+  total?: boolean;
+  count_only?: boolean;
+}
+
+@Injectable()
+export class IngestService {
+  constructor(private readonly entities: EntitiesRepository) {}
+
+  async seed(body: SeedRequest) {
+    // `count_only`: the index size alone; the admin CLI asks once, after its last chunk, and the
+    // GIN pending list its chunks left is merged then (see below)
+    if (body?.count_only) {
+      await this.entities.mergePendingIndexEntries();
+      return { inserted: 0, updated: 0, total: await this.entities.count() };
+    }
+    if (body?.if_empty && (await this.entities.count()) > 0) return { inserted: 0, updated: 0, total: await this.entities.count(), skipped: true };
+    const start = body?.start ?? 0;
+    const count = body?.count;
+    if (!Number.isInteger(start) || start < 0) throw DomainError.invalid('start', 'start must be a non-negative integer');
+    if (!Number.isInteger(count) || count < 1 || count > MAX_SEED_PER_REQUEST) throw DomainError.invalid('count', `count must be 1..${MAX_SEED_PER_REQUEST}`);
+    let inserted = 0;
+    let updated = 0;
+    for (let at = start; at < start + count; at += SEED_BATCH) {
+      const batch: EntityInput[] = [];
+      for (let n = at; n < Math.min(at + SEED_BATCH, start + count); n++) batch.push(seedEntity(n));
+      const result = await this.entities.upsertMany(batch);
+      inserted += result.inserted;
+      updated += result.updated;
+    }
+    // a chunk of a large seed (`total: false`) leaves its index entries in the GIN pending list
+    // (PostgreSQL merges it whenever it passes gin_pending_list_limit): merging after every chunk
+    // of 2,000 rewrote the posting pages of every key a few entries at a time, about 15% of a 1M
+    // seed's rate; the CLI's last request (`count_only`) merges what is left. Counting the index
+    // reads the whole table, so such a chunk skips that too.
+    if (body.total !== false) await this.entities.mergePendingIndexEntries();
+    return { inserted, updated, total: body.total === false ? null : await this.entities.count() };
+  }
+
+  async ingest(body: { entities: EntityInput[] }) {
+    if (!Array.isArray(body?.entities) || body.entities.length > SEED_BATCH) throw DomainError.invalid('entities', `entities must be an array of at most ${SEED_BATCH}`);
+    // provenance is shown to clients as it is stored: a batch with one Source that names no real
+    // provider or no http(s) URL is refused whole
+    body.entities.forEach((entity, i) => {
+      if (!Array.isArray(entity?.sources)) throw DomainError.invalid(`entities[${i}].sources`, 'sources must be an array');
+      entity.sources.forEach((source, j) => {
+        const problem = sourceProblem(source);
+        if (problem) throw DomainError.invalid(`entities[${i}].sources[${j}]`, problem);
+      });
+    });
+    const result = await this.entities.upsertMany(body.entities);
+    await this.entities.mergePendingIndexEntries();
+    return result;
+  }
+}

@@ -1,0 +1,37 @@
+import { envInt } from '@app/platform';
+import { loadVerifierConfig, VerifierConfig } from './reveals/email-verifier';
+
+/** The search service's own settings (docs/configuration.md), read once at start-up. */
+export interface SearchConfig {
+  /** Deadline of search's requests to billing and crm in the search and reveal sagas. */
+  peerTimeoutMs: number;
+  /** Queries whose ordered hit ids a process keeps (EntitiesRepository.search); 0 reads every page from the index. */
+  rankedCacheEntries: number;
+  /** How long a concurrent reveal of the same entity waits for the first one before 409. */
+  revealWaitMs: number;
+  /**
+   * How old a `pending` reveal claim must be to count as abandoned (REVEAL_CLAIM_ABANDONED_MS):
+   * longer than a claimer can hold it (a consume, the email checks, crm's upsert and a refund,
+   * each within its deadline, plus slack for the database), so only a claimer that is gone
+   * (SIGKILL, lost host) leaves one that old.
+   */
+  revealClaimAbandonedMs: number;
+  /** How often refunds billing could not take are tried again. */
+  refundRetryMs: number;
+  verifier: VerifierConfig;
+}
+
+export const SEARCH_CONFIG = Symbol('SEARCH_CONFIG');
+
+export function loadSearchConfig(env: NodeJS.ProcessEnv = process.env): SearchConfig {
+  const peerTimeoutMs = envInt(env, 'SEARCH_PEER_TIMEOUT_MS', 5000, 100, 120_000);
+  const verifier = loadVerifierConfig(env);
+  return {
+    peerTimeoutMs,
+    rankedCacheEntries: envInt(env, 'SEARCH_RANKED_CACHE', 256, 0, 1_000_000),
+    revealWaitMs: envInt(env, 'REVEAL_WAIT_MS', 30_000, 0, 600_000),
+    revealClaimAbandonedMs: envInt(env, 'REVEAL_CLAIM_ABANDONED_MS', 3 * peerTimeoutMs + verifier.totalMs + 5000, 1000, 86_400_000),
+    refundRetryMs: envInt(env, 'SEARCH_REFUND_RETRY_MS', 5000, 10, 86_400_000),
+    verifier,
+  };
+}
