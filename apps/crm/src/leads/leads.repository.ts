@@ -24,6 +24,26 @@ export class LeadsRepository implements OnApplicationBootstrap, OnApplicationShu
 
   constructor(@Inject(PG_POOL) readonly pool: Pool) {}
 
+  /** The lead's email status, its row locked, while it still has the address that bounced. */
+  async lockWithAddress(tx: Queryable, workspaceId: string, leadId: string, email: string): Promise<Pick<LeadRow, 'email_status'> | undefined> {
+    // hand-written: leads have no entity (the lead path is benchmarked); FOR UPDATE holds the row for the update below
+    const { rows } = await tx.query<Pick<LeadRow, 'email_status'>>(
+      'SELECT email_status FROM leads WHERE workspace_id = $1 AND id = $2 AND lower(email) = lower($3) FOR UPDATE',
+      [workspaceId, leadId, email],
+    );
+    return rows[0];
+  }
+
+  /** Marks the lead's email invalid (a hard bounce) and returns the lead. */
+  async markEmailInvalid(tx: Queryable, workspaceId: string, leadId: string): Promise<LeadRow> {
+    // hand-written: UPDATE ... RETURNING gives the lead to render for lead.updated in the same statement
+    const { rows } = await tx.query<LeadRow>(
+      `UPDATE leads SET email_status = 'invalid', updated_at = date_trunc('milliseconds', now()) WHERE workspace_id = $1 AND id = $2 RETURNING ${LEAD_COLUMNS}`,
+      [workspaceId, leadId],
+    );
+    return rows[0];
+  }
+
   onApplicationBootstrap(): void {
     this.stopSweeping = this.createKeys.sweepPeriodically(this.pool);
   }

@@ -3,7 +3,7 @@ import { ApiBody } from '@nestjs/swagger';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { CreateExportDto, Export, ExportFile, RequestContext, SUBJECTS } from '@app/contracts';
 import { ExportLinkConfig, FILE_STORAGE, FileNotFoundError, FileStorage, rootLogger, verifyExportLink } from '@app/platform';
-import { AuditLog } from '../audit/audit-log';
+import { AuditLog } from '../audit/audit-log.repository';
 import { ApiError } from '../http/api-error';
 import { Ctx } from '../http/request-context.decorator';
 import { assertIdParam, validateInput } from '../http/validation';

@@ -1,4 +1,4 @@
-import { requestFingerprint } from './idempotency.store';
+import { requestFingerprint } from './idempotency.repository';
 
 describe('requestFingerprint', () => {
   const body = { full_name: 'Ada Lovelace', tags: ['vip', 'math'], custom_fields: { a: 1, b: 'x' }, email: 'ada@example.com' };
