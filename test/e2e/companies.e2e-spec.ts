@@ -1,5 +1,5 @@
 import { SUBJECTS } from '@app/contracts';
-import { parseProviderFile } from '../../apps/search/src/ingest/connectors';
+import { parseProviderFile } from '../../apps/admin/src/ingest/connectors';
 import { TestMesh } from '../harness';
 import { createLead } from '../support/leads';
 import { expectRealSources } from '../support/sources';

@@ -28,3 +28,4 @@ export * from './dto/date-time';
 export * from './dto/pagination.dto';
 export * from './dto/validators';
 export * from './nats-flows';
+export * from './resources/entity-input';

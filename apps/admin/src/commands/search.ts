@@ -5,7 +5,7 @@ import { AdminError } from '../admin-error';
 import { envInt } from '@app/platform/config';
 import { oneOf, required } from '../args';
 import { progress } from '../progress';
-import { INGEST_PROVIDERS, parseProviderFile } from '../../../search/src/ingest/connectors';
+import { INGEST_PROVIDERS, parseProviderFile } from '../ingest/connectors';
 import { AdminCommand } from './command';
 
 /** Entities per seed request (SEED_CHUNK; search takes at most 100,000) and requests in flight (SEED_PARALLEL). */

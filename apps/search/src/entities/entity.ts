@@ -1,31 +1,6 @@
-import { Lens, SourceRecord } from '@app/contracts';
+import { EntityInput } from '@app/contracts';
 
-/** One entity as connectors and the seed generator produce it. */
-export interface EntityInput {
-  ext_key: string;
-  lens: Lens;
-  name: string;
-  person_name?: string | null;
-  first_name?: string | null;
-  last_name?: string | null;
-  title?: string | null;
-  organization?: string | null;
-  location?: string | null;
-  country?: string | null;
-  domain?: string | null;
-  email?: string | null;
-  phone?: string | null;
-  details: Record<string, unknown>;
-  facets: string[];
-  num_min?: number | null;
-  num_max?: number | null;
-  rank_score?: number;
-  sources: SourceRecord[];
-  /** Words free text matches beyond the fields and details searchTextOf reads. */
-  search_text?: string;
-}
-
-export const facet = (key: string, value: string): string => `${key}:${value.trim().toLowerCase()}`;
+export { EntityInput, facet } from '@app/contracts';
 
 /** A tsquery lexeme as text: quoted, with its quotes doubled and its backslashes escaped. */
 const lexeme = (token: string): string => `'${token.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { searchTextOf } from '../entities/entity';
-import { parseProviderFile } from './connectors';
+import { parseProviderFile } from '../../../admin/src/ingest/connectors';
 
 const sample = (name: string) => readFileSync(join(__dirname, '../../samples', name), 'utf8');
 const AT = '2026-11-20T00:00:00.000Z';

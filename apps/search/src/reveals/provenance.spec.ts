@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SourceRecord } from '@app/contracts';
 import { EntityRow } from '../entities/entities.repository';
-import { INGEST_PROVIDERS, IngestProvider, parseProviderFile } from '../ingest/connectors';
+import { INGEST_PROVIDERS, IngestProvider, parseProviderFile } from '../../../admin/src/ingest/connectors';
 import { companyFactsOf, isE164, revealSources, sourceProblem } from './provenance';
 
 const src = (field: string, value: string, url = 'https://www.sec.gov/f', provider: SourceRecord['provider'] = 'sec_edgar'): SourceRecord =>

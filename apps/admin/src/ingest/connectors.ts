@@ -1,5 +1,5 @@
 import { SourceProvider, SourceRecord } from '@app/contracts';
-import { EntityInput, facet } from '../entities/entity';
+import { EntityInput, facet } from '@app/contracts';
 
 /** The providers `ingest --provider` reads, each from files in the provider's own format. */
 export const INGEST_PROVIDERS = ['openalex', 'orcid', 'sec_edgar', 'nih_reporter', 'nsf_awards', 'grants_gov', 'opencorporates'] as const;
