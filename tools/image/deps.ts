@@ -29,6 +29,9 @@ export interface ImageContents {
 const REQUIRE = /\brequire\(\s*(?:(["'])([^"'\n]+)\1\s*\)|([^)"'\s][^)]*)\))/g;
 const BUILTIN = new Set(builtinModules);
 
+/** The admin CLI's entry point. */
+export const ADMIN_ENTRY = 'dist/apps/admin/src/main.js';
+
 /** The migration modules of every service: tools/migrate.js loads only the one it migrates. */
 const MIGRATIONS = /^dist\/apps\/([a-z]+)\/src\/migrations\/index\.js$/;
 
@@ -49,7 +52,8 @@ export function imageContents(root: string, service: ServiceName): ImageContents
   if (!SERVICE_NAMES.includes(service)) throw new Error(`unknown service "${service}" (one of ${SERVICE_NAMES.join(', ')})`);
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const production = new Set(Object.keys(pkg.dependencies ?? {}));
-  const entries = [`dist/apps/${service}/src/main.js`, 'dist/tools/migrate.js'];
+  // the admin CLI rides in the gateway's image, where docs/operations.md runs it in the cluster
+  const entries = [`dist/apps/${service}/src/main.js`, 'dist/tools/migrate.js', ...(service === 'gateway' ? [ADMIN_ENTRY] : [])];
   const files = new Set<string>();
   const packages = new Set<string>();
   const problems: string[] = [];
@@ -98,12 +102,15 @@ export function imageContents(root: string, service: ServiceName): ImageContents
  */
 export function lockfileClosure(root: string, names: string[]): string[] {
   const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
-  const entries: Record<string, { dev?: boolean; dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; peerDependencies?: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }> }> = lock.packages;
-  const find = (from: string, name: string): string | undefined => {
+  const entries: Record<string, { dev?: boolean; devOptional?: boolean; dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; peerDependencies?: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }> }> = lock.packages;
+  // `devOptional`: installed only because a dev package needs it, or as some production package's
+  // optional peer (typescript for @nestjs/swagger); `npm ci --omit=dev` leaves it out, so an
+  // optional edge never takes it into an image
+  const find = (from: string, name: string, optional: boolean): string | undefined => {
     let base = from;
     for (;;) {
       const key = base ? `${base}/node_modules/${name}` : `node_modules/${name}`;
-      if (entries[key] && !entries[key].dev) return key;
+      if (entries[key] && !entries[key].dev && !(optional && entries[key].devOptional)) return key;
       if (!base) return undefined;
       const cut = base.lastIndexOf('/node_modules/');
       base = cut < 0 ? '' : base.slice(0, cut);
@@ -111,7 +118,7 @@ export function lockfileClosure(root: string, names: string[]): string[] {
   };
   const closure = new Set<string>();
   const visit = (from: string, name: string, optional: boolean) => {
-    const key = find(from, name);
+    const key = find(from, name, optional);
     if (!key) {
       if (!optional) throw new Error(`package-lock.json: ${name} (needed by ${from || 'the service'}) is not a production package`);
       return;
