@@ -66,7 +66,7 @@ describe('outbox, relay and durable consumer', () => {
     expect((await pool.query('SELECT id FROM things')).rows).toEqual([{ id: 'a' }]);
     expect((await pool.query('SELECT count(*)::int AS n FROM outbox')).rows[0].n).toBe(1);
 
-    const relay = new OutboxRelay(pool, nc, databaseUrl, log);
+    const relay = new OutboxRelay(pool, nc, log);
     await relay.start();
     let failOnce = true;
     const consumer = new EventConsumer(nc, pool, {
@@ -136,7 +136,7 @@ describe('outbox, relay and durable consumer', () => {
     };
     const published = async (id: string) =>
       (await pool.query(`SELECT published_at FROM outbox WHERE envelope->'data'->'object'->>'id' = $1`, [id])).rows[0]?.published_at != null;
-    const relay = new OutboxRelay(relayPool, nc, databaseUrl, log, { idlePollMs: 60_000 });
+    const relay = new OutboxRelay(relayPool, nc, log, { idlePollMs: 60_000 });
     try {
       await relay.start();
       await new Promise((r) => setTimeout(r, 300)); // idle: the next wake-up is a NOTIFY or 60 s away

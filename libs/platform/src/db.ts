@@ -31,6 +31,31 @@ export class ServicePool extends Pool {
   }
 }
 
+/**
+ * LISTEN on a connection of the service's pool, held for as long as the listener lives (LISTEN
+ * belongs to a session): `onNotify` on every NOTIFY of `channel`, `onError` when the connection
+ * fails. The returned close destroys the connection instead of handing it back, so no later
+ * query inherits the subscription.
+ */
+export async function listenOn(pool: Pool, channel: string, onNotify: () => void, onError: (err: Error) => void = () => undefined): Promise<() => Promise<void>> {
+  const client = await pool.connect();
+  client.on('error', onError);
+  client.on('notification', onNotify);
+  try {
+    await client.query(`LISTEN ${channel}`);
+  } catch (err) {
+    client.release(true);
+    throw err;
+  }
+  let closed = false;
+  return async () => {
+    if (closed) return;
+    closed = true;
+    client.removeListener('notification', onNotify);
+    client.release(true);
+  };
+}
+
 /** A pool of its own, for processes that run no service (the admin CLI, tools). */
 export function createPool(databaseUrl: string, max?: number): Pool {
   const settings = poolSettings();

@@ -1,10 +1,10 @@
 import { jetstream, JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders, MsgHdrs, NatsConnection } from '@nats-io/transport-node';
-import { Client, Pool } from 'pg';
+import { Pool } from 'pg';
 import { Logger } from 'pino';
 import { eventSubject } from '@app/contracts';
 import { ensureEventsStream } from './jetstream';
-import { pgClientConfig } from './pg-tls';
+import { listenOn } from './db';
 
 export interface RelayOptions {
   batchSize?: number;
@@ -21,7 +21,7 @@ export class OutboxRelay {
   private js?: JetStreamClient;
   private running = false;
   private loop?: Promise<void>;
-  private listener?: Client;
+  private closeListener?: () => Promise<void>;
   private wake?: () => void;
   /** A NOTIFY came while a batch was being published: rows may wait that the batch did not see. */
   private notified = false;
@@ -31,7 +31,6 @@ export class OutboxRelay {
   constructor(
     private readonly pool: Pool,
     private readonly nc: NatsConnection,
-    private readonly databaseUrl: string,
     private readonly log: Logger,
     options: RelayOptions = {},
   ) {
@@ -56,7 +55,7 @@ export class OutboxRelay {
     this.running = false;
     this.wake?.();
     await this.loop;
-    await this.listener?.end().catch(() => undefined);
+    await this.closeListener?.().catch(() => undefined);
     try {
       while ((await this.publishBatch()) >= this.batchSize);
     } catch (err) {
@@ -91,16 +90,11 @@ export class OutboxRelay {
   }
 
   private async listen(): Promise<void> {
-    const listener = new Client(pgClientConfig(this.databaseUrl));
-    listener.on('error', () => undefined);
-    listener.on('notification', () => {
-      this.notified = true;
-      this.wake?.();
-    });
     try {
-      await listener.connect();
-      await listener.query('LISTEN outbox');
-      this.listener = listener;
+      this.closeListener = await listenOn(this.pool, 'outbox', () => {
+        this.notified = true;
+        this.wake?.();
+      });
     } catch (err) {
       this.log.warn({ err }, 'outbox relay: LISTEN failed, falling back to polling');
     }

@@ -92,7 +92,7 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
     if (NATS_DURABLES[this.config.service].length > 0) this.deadLetters.observe();
     observePool(this.pool);
     if (this.config.relay !== false) {
-      this.relay = new OutboxRelay(this.pool, this.nc, this.config.databaseUrl, log);
+      this.relay = new OutboxRelay(this.pool, this.nc, log);
       await this.relay.start();
     }
     for (const spec of discoverConsumers(this.discovery)) {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Client, Pool } from 'pg';
+import { Pool } from 'pg';
 import { ApiVersion } from '@app/contracts';
-import { backlogGauge, PG_POOL, pgClientConfig, Queryable, SERVICE_CONFIG, ServiceConfig, TraceCarrier } from '@app/platform';
+import { backlogGauge, listenOn, PG_POOL, Queryable, TraceCarrier } from '@app/platform';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
 import { Candidate } from './endpoint-slots';
 
@@ -58,21 +58,15 @@ export interface NewDelivery {
 export class DeliveriesRepository {
   constructor(
     @Inject(PG_POOL) readonly pool: Pool,
-    @Inject(SERVICE_CONFIG) private readonly service: ServiceConfig,
     @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksConfig,
   ) {}
 
   /**
-   * Calls `onUnclaimed` on every NOTIFY of DELIVERIES_CHANNEL, on a connection of its own (a
-   * pooled one would be handed back); `onError` when that connection fails. Returns its close.
+   * Calls `onUnclaimed` on every NOTIFY of DELIVERIES_CHANNEL, on a connection of the pool held
+   * for it; `onError` when that connection fails. Returns its close.
    */
-  async listenForUnclaimed(onUnclaimed: () => void, onError: (err: Error) => void): Promise<() => Promise<void>> {
-    const listener = new Client(pgClientConfig(this.service.databaseUrl));
-    listener.on('error', onError);
-    await listener.connect();
-    listener.on('notification', onUnclaimed);
-    await listener.query(`LISTEN ${DELIVERIES_CHANNEL}`);
-    return () => listener.end().catch(() => undefined);
+  listenForUnclaimed(onUnclaimed: () => void, onError: (err: Error) => void): Promise<() => Promise<void>> {
+    return listenOn(this.pool, DELIVERIES_CHANNEL, onUnclaimed, onError);
   }
 
   private get clockSql(): string {
