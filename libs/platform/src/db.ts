@@ -62,51 +62,44 @@ export function createPool(databaseUrl: string, max?: number): Pool {
   return new ServicePool(poolConfig(databaseUrl, { ...settings, max: max ?? settings.max }));
 }
 
-/** Whether the database named in the URL exists on its server. */
-export async function databaseExists(databaseUrl: string): Promise<boolean> {
+/**
+ * Runs `work` on a connection to the server's `postgres` database, with the name of the database
+ * the URL names (quoted for SQL as `quoted`), for creating, finding and dropping it.
+ */
+async function onServer<T>(databaseUrl: string, work: (client: Client, name: string, quoted: string) => Promise<T>): Promise<T> {
   const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
   const admin = new URL(databaseUrl);
   admin.pathname = '/postgres';
   const client = new Client(pgClientConfig(admin.toString()));
   await client.connect();
   try {
-    return (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+    return await work(client, name, `"${name.replace(/"/g, '""')}"`);
   } finally {
     await client.end();
   }
+}
+
+/** Whether the database named in the URL exists on its server. */
+export function databaseExists(databaseUrl: string): Promise<boolean> {
+  return onServer(databaseUrl, async (client, name) => (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1);
 }
 
 /** Creates the database named in the URL when it does not exist yet. */
-export async function ensureDatabase(databaseUrl: string): Promise<void> {
-  const target = new URL(databaseUrl);
-  const name = decodeURIComponent(target.pathname.slice(1));
-  const admin = new URL(databaseUrl);
-  admin.pathname = '/postgres';
-  const client = new Client(pgClientConfig(admin.toString()));
-  await client.connect();
-  try {
+export function ensureDatabase(databaseUrl: string): Promise<void> {
+  return onServer(databaseUrl, async (client, name, quoted) => {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (found.rowCount === 0) {
-      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
+      await client.query(`CREATE DATABASE ${quoted}`).catch((err: { code?: string }) => {
         if (err.code !== '42P04' && err.code !== '23505') throw err; // created meanwhile by another process
       });
     }
-  } finally {
-    await client.end();
-  }
+  });
 }
 
-export async function dropDatabase(databaseUrl: string): Promise<void> {
-  const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
-  const admin = new URL(databaseUrl);
-  admin.pathname = '/postgres';
-  const client = new Client(pgClientConfig(admin.toString()));
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
+export function dropDatabase(databaseUrl: string): Promise<void> {
+  return onServer(databaseUrl, async (client, _name, quoted) => {
+    await client.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`);
+  });
 }
 
 /**
