@@ -101,10 +101,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     apps.set(name, app);
     await waitFor(`${name} ready`, () => httpReady(app.port), 60_000, 100);
   };
-  const admin = (...args: string[]) =>
+  const runAdmin = (args: string[]) =>
     new Promise<any>((resolve, reject) =>
       execFile(process.execPath, [join(ROOT, 'dist/apps/admin/src/main.js'), ...args], { env, cwd: ROOT }, (err, stdout, stderr) =>
         err ? reject(new Error(`admin ${args[0]}: ${stderr}`)) : resolve(JSON.parse(stdout))));
+  // the set-up's operator commands, before any fault: once, in a loaded CI run on Node 24, the
+  // gateway answered its readiness but NATS had no responder for gateway.workspaces.create (a
+  // replica out of its queue group for a moment, e.g. after a slow DatabaseWatch probe; not
+  // proven), which the CLI reports at once as "no <service> service is running": ask again then
+  const admin = async (...args: string[]) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await runAdmin(args);
+      } catch (err) {
+        if (attempt >= 20 || !/no \w+ service is running/.test((err as Error).message)) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  };
 
   const report: ChaosReport = { kills: [], requests: 0, retriedRequests: 0, statuses: {}, phases: [], checks: [] };
   try {
