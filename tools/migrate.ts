@@ -68,28 +68,30 @@ async function whenReachable<T>(work: () => Promise<T>, env: NodeJS.ProcessEnv, 
   }
 }
 
-/** `run`: the names of the migrations applied, oldest first. */
-export async function migrateService(service: string, options: MigrateOptions = {}): Promise<string[]> {
+/**
+ * Runs one verb of the migrator on the service's database, retrying while the server cannot be
+ * reached. The service's migrations load before the wait starts.
+ */
+async function onServiceDatabase<T>(service: string, options: MigrateOptions, verb: (databaseUrl: string, migrations: MigrationClass[]) => Promise<T>): Promise<T> {
   const name = serviceNamed(service);
   const env = options.env ?? process.env;
-  const migrations = SERVICE_MIGRATIONS[name]; // loaded before the wait starts
-  return whenReachable(() => runMigrations(databaseUrlFor(name, env), migrations), env, options);
+  const migrations = SERVICE_MIGRATIONS[name];
+  return whenReachable(() => verb(databaseUrlFor(name, env), migrations), env, options);
+}
+
+/** `run`: the names of the migrations applied, oldest first. */
+export function migrateService(service: string, options: MigrateOptions = {}): Promise<string[]> {
+  return onServiceDatabase(service, options, runMigrations);
 }
 
 /** `show`: every migration of the service and whether it is applied. */
-export async function showServiceMigrations(service: string, options: MigrateOptions = {}) {
-  const name = serviceNamed(service);
-  const env = options.env ?? process.env;
-  const migrations = SERVICE_MIGRATIONS[name]; // loaded before the wait starts
-  return whenReachable(() => showMigrations(databaseUrlFor(name, env), migrations), env, options);
+export function showServiceMigrations(service: string, options: MigrateOptions = {}) {
+  return onServiceDatabase(service, options, showMigrations);
 }
 
 /** `revert`: the name of the migration undone, or null when none was applied. */
-export async function revertServiceMigration(service: string, options: MigrateOptions = {}): Promise<string | null> {
-  const name = serviceNamed(service);
-  const env = options.env ?? process.env;
-  const migrations = SERVICE_MIGRATIONS[name]; // loaded before the wait starts
-  return whenReachable(() => revertLastMigration(databaseUrlFor(name, env), migrations), env, options);
+export function revertServiceMigration(service: string, options: MigrateOptions = {}): Promise<string | null> {
+  return onServiceDatabase(service, options, revertLastMigration);
 }
 
 const USAGE = `usage: npm run migrate -- <${SERVICE_NAMES.join('|')}> [${MIGRATE_VERBS.join('|')}]
