@@ -53,3 +53,14 @@ export function newIds(prefix: string, count: number, now: number = Date.now()):
   const head = `${prefix}${timePart(now)}`;
   return Array.from({ length: count }, () => head + randomToken(14));
 }
+
+/** `bytes` random bytes from the shared pool as lowercase hex (trace and span ids). */
+export function randomHex(bytes: number): string {
+  if (randomAt + bytes > randomPool.length) {
+    randomPool = randomBytes(RANDOM_POOL_BYTES);
+    randomAt = 0;
+  }
+  const hex = randomPool.toString('hex', randomAt, randomAt + bytes);
+  randomAt += bytes;
+  return hex;
+}

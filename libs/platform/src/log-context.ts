@@ -1,5 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { Context, context, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { Context, context, createContextKey, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { endSpan, SpanKind, startSpan } from './tracing';
 
 /** What a unit of work (an HTTP request, a NATS request, an event, a delivery) is logged under. */
@@ -7,19 +6,21 @@ export interface WorkScope {
   request_id?: string;
 }
 
-const scopes = new AsyncLocalStorage<WorkScope>();
+/** The request id rides in the OpenTelemetry context: one AsyncLocalStorage (the context manager) carries both. */
+const REQUEST_ID = createContextKey('lead-intelligence.request_id');
 
 /**
  * Runs `work` with `traceContext` active (spans started and requests sent inside continue its
- * trace) and `scope` as the request its log lines name.
+ * trace) and `scope` as the request its log lines name. In a process without an implicit
+ * context (the gateway: initTracing) it simply runs `work`.
  */
 export function runInScope<T>(traceContext: Context, scope: WorkScope, work: () => T): T {
-  return context.with(traceContext, () => scopes.run(scope, work));
+  return context.with(scope.request_id ? traceContext.setValue(REQUEST_ID, scope.request_id) : traceContext, work);
 }
 
 /** The active scope's request id (the request that caused the work), if any. */
 export function activeRequestId(): string | undefined {
-  return scopes.getStore()?.request_id;
+  return context.active().getValue(REQUEST_ID) as string | undefined;
 }
 
 /**
@@ -27,9 +28,9 @@ export function activeRequestId(): string | undefined {
  * request id of the active scope; a line logged outside any unit of work carries neither.
  */
 export function logCorrelation(): { trace_id?: string; request_id?: string } {
-  const span = trace.getSpan(context.active());
-  const traceId = span?.spanContext().traceId;
-  const requestId = scopes.getStore()?.request_id;
+  const active = context.active();
+  const traceId = trace.getSpanContext(active)?.traceId;
+  const requestId = active.getValue(REQUEST_ID) as string | undefined;
   const fields: { trace_id?: string; request_id?: string } = {};
   if (traceId && traceId !== '00000000000000000000000000000000') fields.trace_id = traceId;
   if (requestId) fields.request_id = requestId;

@@ -1,31 +1,55 @@
-import { Context, context, propagation, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, TextMapGetter, trace } from '@opentelemetry/api';
+import { Context, context, propagation, ROOT_CONTEXT, Span, SpanContext, SpanKind, SpanOptions, SpanStatusCode, TextMapGetter, trace, TraceFlags, Tracer, TracerProvider } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOffSampler, BatchSpanProcessor, ConsoleSpanExporter, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, ConsoleSpanExporter, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ConfigError } from './config';
+import { randomHex } from './ids';
 
 let provider: NodeTracerProvider | undefined;
+let initialised = false;
+let cachedTracer: Tracer | undefined;
+
+export interface TracingOptions {
+  /**
+   * Whether the active span and request id follow the work through promises and callbacks (one
+   * AsyncLocalStorage: the context manager), so that any log line and any request sent inside
+   * the work carries them. Default true. The gateway turns it off: every line it logs within a
+   * request names the request's span itself, and on Node 20 an AsyncLocalStorage costs every
+   * promise of the process a hook (measured: docs/benchmarks.md, issue 15's leads bench).
+   */
+  implicitContext?: boolean;
+}
 
 /**
  * Spans are exported when `OTEL_TRACES_EXPORTER` names an exporter: `otlp` (OTLP over HTTP, to
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT`) or `console`. Without
- * one, a provider that samples nothing still mints and propagates trace ids (W3C `traceparent`
- * on every hop), so every log line carries a `trace_id` that joins the services' logs of one
- * request; unsampled spans cost next to nothing and are never exported.
+ * one, trace ids are still minted and propagated (W3C `traceparent` on every hop), so every log
+ * line carries a `trace_id` that joins the services' logs of one request; such spans record
+ * nothing and cost two ids from the random pool (UnsampledTracerProvider), no SDK.
  */
-export function initTracing(service: string, env: NodeJS.ProcessEnv = process.env): void {
+export function initTracing(service: string, env: NodeJS.ProcessEnv = process.env, options: TracingOptions = {}): void {
   const name = (env.OTEL_TRACES_EXPORTER ?? 'none').trim();
-  if (provider) return;
+  if (initialised) return;
   let exporter: SpanExporter | undefined;
   if (name === 'otlp') exporter = new OTLPTraceExporter();
   else if (name === 'console') exporter = new ConsoleSpanExporter();
   else if (name !== '' && name !== 'none') throw new ConfigError(`OTEL_TRACES_EXPORTER must be none, otlp or console, got "${name}"`);
-  provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': service }),
-    ...(exporter ? { spanProcessors: [new BatchSpanProcessor(exporter)] } : { sampler: new AlwaysOffSampler() }),
-  });
-  provider.register();
+  initialised = true;
+  cachedTracer = undefined;
+  // one AsyncLocalStorage carries the OpenTelemetry context, and the request id inside it (log-context.ts)
+  const contextManager = options.implicitContext === false ? null : new AsyncLocalStorageContextManager();
+  const propagator = new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] });
+  if (exporter) {
+    provider = new NodeTracerProvider({ resource: resourceFromAttributes({ 'service.name': service }), spanProcessors: [new BatchSpanProcessor(exporter)] });
+    provider.register({ contextManager, propagator });
+    return;
+  }
+  trace.setGlobalTracerProvider(new UnsampledTracerProvider());
+  propagation.setGlobalPropagator(propagator);
+  if (contextManager) context.setGlobalContextManager(contextManager.enable());
 }
 
 /** Flushes and stops the exporter (on shutdown). */
@@ -34,7 +58,39 @@ export async function shutdownTracing(): Promise<void> {
   provider = undefined;
 }
 
-export const tracer = () => trace.getTracer('lead-intelligence');
+export const tracer = (): Tracer => (cachedTracer ??= trace.getTracer('lead-intelligence'));
+
+/**
+ * Spans that are never sampled nor exported, as the SDK's with an AlwaysOff sampler but without
+ * it: a span continues its parent's trace id (or starts a new trace) with a new span id, both
+ * from the shared random pool, and records nothing.
+ */
+class UnsampledTracer implements Tracer {
+  startSpan(_name: string, _options?: SpanOptions, parentContext: Context = context.active()): Span {
+    const parent = trace.getSpanContext(parentContext);
+    const spanContext: SpanContext = {
+      traceId: parent && trace.isSpanContextValid(parent) ? parent.traceId : randomHex(16),
+      spanId: randomHex(8),
+      traceFlags: TraceFlags.NONE,
+    };
+    return trace.wrapSpanContext(spanContext);
+  }
+
+  startActiveSpan<F extends (span: Span) => unknown>(name: string, ...args: unknown[]): ReturnType<F> {
+    const fn = args[args.length - 1] as F;
+    const options = (args.length > 1 ? args[0] : undefined) as SpanOptions | undefined;
+    const parent = (args.length > 2 ? args[1] : undefined) as Context | undefined;
+    const span = this.startSpan(name, options, parent ?? context.active());
+    return context.with(trace.setSpan(parent ?? context.active(), span), fn as (span: Span) => ReturnType<F>, undefined, span);
+  }
+}
+
+class UnsampledTracerProvider implements TracerProvider {
+  private readonly only = new UnsampledTracer();
+  getTracer(): Tracer {
+    return this.only;
+  }
+}
 
 /** Headers of a NATS message (or an HTTP request) as a propagation carrier. */
 export interface HeaderLike {

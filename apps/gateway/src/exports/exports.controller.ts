@@ -9,6 +9,7 @@ import { Ctx } from '../http/request-context.decorator';
 import { assertIdParam, validateInput } from '../http/validation';
 import { RpcClient } from '../rpc/rpc.client';
 import { Public } from '../http/public.decorator';
+import { requestLogFields } from '../http/request-log';
 
 export const EXPORT_LINKS = Symbol('EXPORT_LINKS');
 
@@ -88,8 +89,8 @@ export class ExportsController {
         workspace_id: file.workspace_id, key_id: null, member_id: null, action: 'export.downloaded', object_id: file.id,
         details: { format: file.format }, request_id: request.id, client_ip: request.ip,
       })
-      .catch((err: Error) => this.log.warn({ request_id: request.id, err: err.message }, 'audit of a download failed'));
-    opened.stream.on('error', (err) => this.log.error({ request_id: request.id, export_id: id, err: err.message }, 'export download broke off'));
+      .catch((err: Error) => this.log.warn({ ...requestLogFields(request), err: err.message }, 'audit of a download failed'));
+    opened.stream.on('error', (err) => this.log.error({ ...requestLogFields(request), export_id: id, err: err.message }, 'export download broke off'));
     reply
       .status(200)
       .header('Content-Type', CONTENT_TYPES[file.format])

@@ -6,6 +6,7 @@ import { ERROR_TYPE, ErrorBody, ErrorCode } from '@app/contracts';
 import { rootLogger, SERVICE_CONFIG } from '@app/platform';
 import { GatewayConfig } from '../config';
 import { ApiError } from './api-error';
+import { requestLogFields } from './request-log';
 
 function statusToCode(status: number): ErrorCode {
   if (status === 404) return 'not_found';
@@ -78,7 +79,7 @@ export class ApiErrorFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const error = toApiError(exception, request);
     if (error.status >= 500) {
-      this.log.error({ request_id: request.id, err: exception }, 'request failed');
+      this.log.error({ ...requestLogFields(request), err: exception }, 'request failed');
     }
     sendApiError(reply, error, this.config.docsUrl);
   }

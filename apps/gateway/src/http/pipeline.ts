@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ROOT_CONTEXT, Span, trace } from '@opentelemetry/api';
+import { Span } from '@opentelemetry/api';
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { API_PLANS, RequestContext, VERSION_HEADER } from '@app/contracts';
-import { extractTraceContext, RawJson, runInScope, SERVICE_CONFIG, SpanKind, startSpan } from '@app/platform';
+import { extractTraceContext, RawJson, SERVICE_CONFIG, SpanKind, startSpan } from '@app/platform';
 import { hashApiKey, parseBearer } from '../auth/api-key';
 import { ApiKeysRepository } from '../auth/api-keys.repository';
 import { GatewayConfig } from '../config';
@@ -70,9 +70,9 @@ export class GatewayPipeline {
         ? done(null, undefined)
         : done(ApiError.invalid(undefined, 'Request bodies must be JSON, sent with Content-Type: application/json'), undefined),
     );
-    // first: the rest of the request (hooks, handler, filters) runs in its span and under its
-    // request id, so every line it logs carries trace_id and request_id, and its NATS requests
-    // continue the trace (an inbound `traceparent` is continued too)
+    // first: the request's span (an inbound `traceparent` is continued); its NATS requests
+    // continue it (RpcClient finds it from the request's context) and every line logged about
+    // the request names it and the request id (the gateway has no implicit context: initTracing)
     fastify.addHook('onRequest', (request, _reply, done) => {
       request.span = startSpan(`HTTP ${request.method}`, SpanKind.SERVER, extractTraceContext({ get: (name) => request.headers[name] }), {
         'http.request.method': request.method,
@@ -80,7 +80,7 @@ export class GatewayPipeline {
       });
       const clientRequestId = request.headers['x-request-id'];
       if (typeof clientRequestId === 'string' && CLIENT_REQUEST_ID.test(clientRequestId)) request.clientRequestId = clientRequestId;
-      runInScope(trace.setSpan(ROOT_CONTEXT, request.span), { request_id: request.id }, done);
+      done();
     });
     fastify.addHook('onRequest', (request, reply) => this.admit(request, reply));
     fastify.addHook('preHandler', async (request, reply) => {
