@@ -24,7 +24,8 @@ export function observeResponse(request: FastifyRequest, reply: FastifyReply): v
   if (route === '/metrics' || route.startsWith('/health')) return;
   log.info(
       {
-        ...requestLogFields(request),
+        trace_id: request.span?.spanContext().traceId,
+        request_id: request.id,
         client_request_id: request.clientRequestId,
         workspace_id: request.ctx?.workspace_id, method: request.method, route, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime),
       },
