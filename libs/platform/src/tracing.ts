@@ -1,4 +1,4 @@
-import { Context, context, propagation, ROOT_CONTEXT, Span, SpanContext, SpanKind, SpanOptions, SpanStatusCode, TextMapGetter, trace, TraceFlags, Tracer, TracerProvider } from '@opentelemetry/api';
+import { Context, context, propagation, ROOT_CONTEXT, Span, SpanKind, SpanOptions, SpanStatusCode, TextMapGetter, trace, TraceFlags, Tracer, TracerProvider } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -11,6 +11,8 @@ import { randomHex } from './ids';
 let provider: NodeTracerProvider | undefined;
 let initialised = false;
 let cachedTracer: Tracer | undefined;
+/** Whether spans are recorded (an exporter is set up); otherwise they only carry the trace's ids. */
+let recording = false;
 
 export interface TracingOptions {
   /**
@@ -28,7 +30,8 @@ export interface TracingOptions {
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT`) or `console`. Without
  * one, trace ids are still minted and propagated (W3C `traceparent` on every hop), so every log
  * line carries a `trace_id` that joins the services' logs of one request; such spans record
- * nothing and cost two ids from the random pool (UnsampledTracerProvider), no SDK.
+ * nothing and need no SDK (unsampledSpan): a trace costs one id pair from the random pool where
+ * it starts, and `traceparent` and `tracestate` are the only headers propagated.
  */
 export function initTracing(service: string, env: NodeJS.ProcessEnv = process.env, options: TracingOptions = {}): void {
   const name = (env.OTEL_TRACES_EXPORTER ?? 'none').trim();
@@ -43,6 +46,7 @@ export function initTracing(service: string, env: NodeJS.ProcessEnv = process.en
   const contextManager = options.implicitContext === false ? null : new AsyncLocalStorageContextManager();
   const propagator = new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] });
   if (exporter) {
+    recording = true;
     provider = new NodeTracerProvider({ resource: resourceFromAttributes({ 'service.name': service }), spanProcessors: [new BatchSpanProcessor(exporter)] });
     provider.register({ contextManager, propagator });
     return;
@@ -61,19 +65,22 @@ export async function shutdownTracing(): Promise<void> {
 export const tracer = (): Tracer => (cachedTracer ??= trace.getTracer('lead-intelligence'));
 
 /**
- * Spans that are never sampled nor exported, as the SDK's with an AlwaysOff sampler but without
- * it: a span continues its parent's trace id (or starts a new trace) with a new span id, both
- * from the shared random pool, and records nothing.
+ * A span that is never sampled nor exported, as the SDK's with an AlwaysOff sampler but without
+ * it. Such a span records nothing and nobody sees its span id but its children, so a child is its
+ * parent (the same ids, unsampled); only a trace's first span mints ids, from the random pool.
  */
+function unsampledSpan(parent: Span | undefined): Span {
+  const spanContext = parent?.spanContext();
+  if (spanContext && trace.isSpanContextValid(spanContext)) {
+    return spanContext.traceFlags === TraceFlags.NONE ? (parent as Span) : trace.wrapSpanContext({ ...spanContext, traceFlags: TraceFlags.NONE });
+  }
+  return trace.wrapSpanContext({ traceId: randomHex(16), spanId: randomHex(8), traceFlags: TraceFlags.NONE });
+}
+
+/** The tracer registered when nothing is exported (for code that asks the OpenTelemetry API for one). */
 class UnsampledTracer implements Tracer {
   startSpan(_name: string, _options?: SpanOptions, parentContext: Context = context.active()): Span {
-    const parent = trace.getSpanContext(parentContext);
-    const spanContext: SpanContext = {
-      traceId: parent && trace.isSpanContextValid(parent) ? parent.traceId : randomHex(16),
-      spanId: randomHex(8),
-      traceFlags: TraceFlags.NONE,
-    };
-    return trace.wrapSpanContext(spanContext);
+    return unsampledSpan(trace.getSpan(parentContext));
   }
 
   startActiveSpan<F extends (span: Span) => unknown>(name: string, ...args: unknown[]): ReturnType<F> {
@@ -104,17 +111,29 @@ const natsGetter: TextMapGetter<HeaderLike | undefined> = {
   keys: () => ['traceparent', 'tracestate'],
 };
 
-/** The trace context a message or request carries (W3C `traceparent`). */
+/** The trace context a message or request carries (W3C `traceparent`); none without one. */
 export function extractTraceContext(carrier: HeaderLike | undefined): Context {
+  const traceparent = carrier?.get('traceparent');
+  if (traceparent === undefined || traceparent === '') return ROOT_CONTEXT;
   return propagation.extract(ROOT_CONTEXT, carrier, natsGetter);
 }
 
+/** Sets the W3C headers that continue `span` (or the active context) on a request or message. */
 export function injectTraceContext(span: Span | undefined, set: (key: string, value: string) => void): void {
+  if (span && !recording) {
+    // what the W3C propagator writes for an unsampled span, without building a context for it
+    const { traceId, spanId, traceState } = span.spanContext();
+    if (!trace.isSpanContextValid(span.spanContext())) return;
+    set('traceparent', `00-${traceId}-${spanId}-00`);
+    if (traceState) set('tracestate', traceState.serialize());
+    return;
+  }
   const carrier = span ? trace.setSpan(context.active(), span) : context.active();
   propagation.inject(carrier, {}, { set: (_carrier, key, value) => set(key, value) });
 }
 
 export function startSpan(name: string, kind: SpanKind, parent: Context | Span | undefined, attributes: Record<string, string> = {}): Span {
+  if (!recording) return unsampledSpan(parent === undefined || 'spanContext' in parent ? parent : trace.getSpan(parent));
   const parentContext = parent === undefined ? ROOT_CONTEXT : 'spanContext' in parent ? trace.setSpan(ROOT_CONTEXT, parent) : parent;
   return tracer().startSpan(name, { kind, attributes }, parentContext);
 }
