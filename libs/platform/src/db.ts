@@ -1,6 +1,10 @@
 import { Client, Pool, PoolClient, PoolConfig } from 'pg';
 import { PoolSettings, poolSettings } from './config';
 import { pgClientConfig } from './pg-tls';
+import { installFastRowShape } from './pg-rows';
+
+// every pool of the mesh is built here: its rows get fast-property objects (see pg-rows.ts)
+installFastRowShape();
 
 /**
  * node-postgres pool settings of a service's pool: TLS, size, idle timeout, startup options.
