@@ -1,7 +1,9 @@
 import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { ID_PREFIX } from '@app/contracts';
-import { newId } from '@app/platform';
+// the ids module alone: the platform's index would load its pg set-up (pg-rows.ts), and the
+// baseline is stock node-postgres, as it has been in every build measured against it
+import { newId } from '@app/platform/ids';
 
 /**
  * The benchmark's baseline: the same lead read and insert as crm, straight from Fastify to
