@@ -8,6 +8,8 @@ import { RAW_JSON_HEADER, RAW_JSON_MARK } from './reply-mux';
 
 const RAW_JSON_PREFIX = String.fromCharCode(RAW_JSON_MARK);
 
+const isPromiseLike = (value: unknown): value is PromiseLike<unknown> => typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+
 /** Nest's answer when no handler serves a subject (its NO_MESSAGE_HANDLER constant). */
 const NO_MESSAGE_HANDLER = 'There is no matching message handler defined in the remote service.';
 
@@ -175,45 +177,49 @@ export class CoalescingServerNats extends ServerNats {
     return handler;
   }
 
+  /**
+   * One async function per request (not a wrapper around another): each promise costs a hook
+   * where an AsyncLocalStorage is on (Node 20's runs one on every promise of the process).
+   */
   async handleMessage(channel: string, natsMsg: NatsMessage): Promise<unknown> {
     this.inFlight++;
     try {
-      return await this.answer(channel, natsMsg);
+      const context = new NatsContext([natsMsg.subject, natsMsg.headers as never]);
+      // Nest's NATS deserializer answers at once; a promise is awaited, a value is not (no extra turn)
+      const decoded = this.deserializer.deserialize(natsMsg, { channel, replyTo: natsMsg.reply }) as unknown;
+      const message = (isPromiseLike(decoded) ? await decoded : decoded) as { id?: string; pattern: string; data: unknown };
+      if (message.id === undefined) return await this.handleEvent(channel, message as never, context);
+      const observed = observeRpc(channel, natsMsg.headers as never, message.data as RpcRequest);
+      const reply = this.getPublisher(natsMsg, message.id, context) as (packet: WritePacket) => void | Promise<unknown>;
+      let answered = false;
+      const publish = (packet: WritePacket) => {
+        if (!answered && (packet.err !== undefined || packet.isDisposed || packet.response !== undefined)) {
+          answered = true;
+          observed(outcomeOf(packet.err), packet.err);
+        }
+        return reply(packet);
+      };
+      const handler = this.getHandlerByPattern(channel);
+      // (what is returned is awaited before `finally`: a request is in flight until its reply is out)
+      if (!handler) return await publish({ id: message.id, status: 'error', err: NO_MESSAGE_HANDLER } as WritePacket);
+      let result: unknown;
+      try {
+        result = await observed.run(() => handler(message.data, context));
+      } catch (err) {
+        // Nest's proxy turns a handler's failure into an error reply; what escapes it still gets its log line
+        observed('error', err);
+        throw err;
+      }
+      if (isObservable(result)) return await this.handleRequest(context, async () => result, publish);
+      if (result !== undefined && natsMsg.reply && natsMsg.headers?.get(RAW_JSON_HEADER) === 'json') {
+        answered = true;
+        observed('ok');
+        return natsMsg.respond(Buffer.from(RAW_JSON_PREFIX + JSON.stringify(result)));
+      }
+      const sent = publish({ response: result, isDisposed: true });
+      return isPromiseLike(sent) ? await sent : sent;
     } finally {
       if (--this.inFlight === 0) this.onIdle?.();
     }
-  }
-
-  private async answer(channel: string, natsMsg: NatsMessage): Promise<unknown> {
-    const context = new NatsContext([natsMsg.subject, natsMsg.headers as never]);
-    const message = (await this.deserializer.deserialize(natsMsg, { channel, replyTo: natsMsg.reply })) as { id?: string; pattern: string; data: unknown };
-    if (message.id === undefined) return this.handleEvent(channel, message, context);
-    const observed = observeRpc(channel, natsMsg.headers as never, message.data as RpcRequest);
-    const reply = this.getPublisher(natsMsg, message.id, context) as (packet: WritePacket) => void | Promise<unknown>;
-    let answered = false;
-    const publish = (packet: WritePacket) => {
-      if (!answered && (packet.err !== undefined || packet.isDisposed || packet.response !== undefined)) {
-        answered = true;
-        observed(outcomeOf(packet.err), packet.err);
-      }
-      return reply(packet);
-    };
-    const handler = this.getHandlerByPattern(channel);
-    if (!handler) return publish({ id: message.id, status: 'error', err: NO_MESSAGE_HANDLER } as WritePacket);
-    let result: unknown;
-    try {
-      result = await observed.run(() => handler(message.data, context));
-    } catch (err) {
-      // Nest's proxy turns a handler's failure into an error reply; what escapes it still gets its log line
-      observed('error', err);
-      throw err;
-    }
-    if (isObservable(result)) return this.handleRequest(context, async () => result, publish);
-    if (result !== undefined && natsMsg.reply && natsMsg.headers?.get(RAW_JSON_HEADER) === 'json') {
-      answered = true;
-      observed('ok');
-      return natsMsg.respond(Buffer.from(RAW_JSON_PREFIX + JSON.stringify(result)));
-    }
-    return publish({ response: result, isDisposed: true });
   }
 }
