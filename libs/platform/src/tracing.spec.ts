@@ -1,0 +1,52 @@
+import { ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
+import { extractTraceContext, initTracing, injectTraceContext, SpanKind, startSpan } from './tracing';
+
+/** Spans when nothing is exported (no initTracing exporter): ids only, W3C headers on every hop. */
+describe('unsampled tracing', () => {
+  beforeAll(() => initTracing('tracing-spec', {}));
+  const headers = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
+  const injected = (span: Parameters<typeof injectTraceContext>[0]) => {
+    const out: Record<string, string> = {};
+    injectTraceContext(span, (key, value) => (out[key] = value));
+    return out;
+  };
+
+  it('a trace starts with new ids, unsampled, and every root is a trace of its own', () => {
+    const a = startSpan('a', SpanKind.SERVER, undefined).spanContext();
+    const b = startSpan('b', SpanKind.SERVER, ROOT_CONTEXT).spanContext();
+    for (const ids of [a, b]) {
+      expect(ids.traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(ids.spanId).toMatch(/^[0-9a-f]{16}$/);
+      expect(trace.isSpanContextValid(ids)).toBe(true);
+      expect(ids.traceFlags).toBe(TraceFlags.NONE);
+    }
+    expect(a.traceId).not.toBe(b.traceId);
+  });
+
+  it('a child continues its parent, given as a span or a context', () => {
+    const root = startSpan('root', SpanKind.SERVER, undefined);
+    const child = startSpan('child', SpanKind.CLIENT, root);
+    const grandchild = startSpan('grandchild', SpanKind.CLIENT, trace.setSpan(ROOT_CONTEXT, child));
+    expect(child.spanContext().traceId).toBe(root.spanContext().traceId);
+    expect(grandchild.spanContext().traceId).toBe(root.spanContext().traceId);
+  });
+
+  it("continues an inbound traceparent's trace, unsampled, and writes it on", () => {
+    const inbound = extractTraceContext(headers({ traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'vendor=x' }));
+    const span = startSpan('server', SpanKind.SERVER, inbound);
+    expect(span.spanContext()).toMatchObject({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', traceFlags: TraceFlags.NONE });
+    const out = injected(startSpan('client', SpanKind.CLIENT, span));
+    expect(out.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-00$/);
+    expect(out.tracestate).toBe('vendor=x');
+    // and what it writes is read back as the same trace
+    expect(trace.getSpanContext(extractTraceContext(headers(out)))?.traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+  });
+
+  it('no traceparent, an empty one or an invalid one starts a new trace', () => {
+    for (const carrier of [undefined, headers({}), headers({ traceparent: '' }), headers({ traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' })]) {
+      const span = startSpan('server', SpanKind.SERVER, extractTraceContext(carrier));
+      expect(trace.isSpanContextValid(span.spanContext())).toBe(true);
+      expect(span.spanContext().traceId).not.toBe('00000000000000000000000000000000');
+    }
+  });
+});
