@@ -22,12 +22,19 @@ const RANDOM_POOL_BYTES = 4096;
 let randomPool = Buffer.alloc(0);
 let randomAt = 0;
 
-function randomByte(): number {
-  if (randomAt >= randomPool.length) {
+/** Where the next `count` unused bytes of the pool start (a fresh draw when fewer are left); they are taken. */
+function takeRandom(count: number): number {
+  if (randomAt + count > randomPool.length) {
     randomPool = randomBytes(RANDOM_POOL_BYTES);
     randomAt = 0;
   }
-  return randomPool[randomAt++];
+  const at = randomAt;
+  randomAt += count;
+  return at;
+}
+
+function randomByte(): number {
+  return randomPool[takeRandom(1)];
 }
 
 export function randomToken(length: number): string {
@@ -56,11 +63,6 @@ export function newIds(prefix: string, count: number, now: number = Date.now()):
 
 /** `bytes` random bytes from the shared pool as lowercase hex (trace and span ids). */
 export function randomHex(bytes: number): string {
-  if (randomAt + bytes > randomPool.length) {
-    randomPool = randomBytes(RANDOM_POOL_BYTES);
-    randomAt = 0;
-  }
-  const hex = randomPool.toString('hex', randomAt, randomAt + bytes);
-  randomAt += bytes;
-  return hex;
+  const at = takeRandom(bytes);
+  return randomPool.toString('hex', at, at + bytes);
 }
