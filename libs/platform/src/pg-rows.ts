@@ -34,18 +34,19 @@ export function installFastRowShape(): void {
   if (typeof original !== 'function' || Result.prototype[PATCHED]) return;
   Result.prototype[PATCHED] = true;
   Result.prototype.addFields = function addFields(this: ResultInternals, fieldDescriptions: FieldDescription[]): void {
-    for (let i = 0; i < fieldDescriptions.length; i++) {
-      if (fieldDescriptions[i].name === '__proto__') return original.call(this, fieldDescriptions);
-    }
-    this.fields = fieldDescriptions;
-    if (fieldDescriptions.length) this._parsers = new Array(fieldDescriptions.length);
     const parsers = this._types ?? types;
+    const rowParsers: ((value: unknown) => unknown)[] = new Array(fieldDescriptions.length);
     const row: Record<string, unknown> = {};
     for (let i = 0; i < fieldDescriptions.length; i++) {
       const desc = fieldDescriptions[i];
+      // pg's own code sets every field of the result afresh
+      if (desc.name === '__proto__') return original.call(this, fieldDescriptions);
       row[desc.name] = null;
-      (this._parsers as ((value: unknown) => unknown)[])[i] = parsers.getTypeParser(desc.dataTypeID, desc.format || 'text');
+      rowParsers[i] = parsers.getTypeParser(desc.dataTypeID, desc.format || 'text');
     }
+    this.fields = fieldDescriptions;
+    // as pg: a result of no columns keeps the parsers it had
+    if (fieldDescriptions.length) this._parsers = rowParsers;
     this._prebuiltEmptyResultObject = row;
   };
 }
