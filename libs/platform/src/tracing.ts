@@ -8,11 +8,10 @@ import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ConfigError } from './config';
 import { randomHex } from './ids';
 
+/** The SDK's provider while spans are recorded (an exporter is set up); otherwise spans only carry the trace's ids. */
 let provider: NodeTracerProvider | undefined;
 let initialised = false;
 let cachedTracer: Tracer | undefined;
-/** Whether spans are recorded (an exporter is set up); otherwise they only carry the trace's ids. */
-let recording = false;
 
 export interface TracingOptions {
   /**
@@ -46,7 +45,6 @@ export function initTracing(service: string, env: NodeJS.ProcessEnv = process.en
   const contextManager = options.implicitContext === false ? null : new AsyncLocalStorageContextManager();
   const propagator = new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] });
   if (exporter) {
-    recording = true;
     provider = new NodeTracerProvider({ resource: resourceFromAttributes({ 'service.name': service }), spanProcessors: [new BatchSpanProcessor(exporter)] });
     provider.register({ contextManager, propagator });
     return;
@@ -120,12 +118,12 @@ export function extractTraceContext(carrier: HeaderLike | undefined): Context {
 
 /** Sets the W3C headers that continue `span` (or the active context) on a request or message. */
 export function injectTraceContext(span: Span | undefined, set: (key: string, value: string) => void): void {
-  if (span && !recording) {
+  if (span && !provider) {
     // what the W3C propagator writes for an unsampled span, without building a context for it
-    const { traceId, spanId, traceState } = span.spanContext();
-    if (!trace.isSpanContextValid(span.spanContext())) return;
-    set('traceparent', `00-${traceId}-${spanId}-00`);
-    if (traceState) set('tracestate', traceState.serialize());
+    const spanContext = span.spanContext();
+    if (!trace.isSpanContextValid(spanContext)) return;
+    set('traceparent', `00-${spanContext.traceId}-${spanContext.spanId}-00`);
+    if (spanContext.traceState) set('tracestate', spanContext.traceState.serialize());
     return;
   }
   const carrier = span ? trace.setSpan(context.active(), span) : context.active();
@@ -133,7 +131,7 @@ export function injectTraceContext(span: Span | undefined, set: (key: string, va
 }
 
 export function startSpan(name: string, kind: SpanKind, parent: Context | Span | undefined, attributes: Record<string, string> = {}): Span {
-  if (!recording) return unsampledSpan(parent === undefined || 'spanContext' in parent ? parent : trace.getSpan(parent));
+  if (!provider) return unsampledSpan(parent === undefined || 'spanContext' in parent ? parent : trace.getSpan(parent));
   const parentContext = parent === undefined ? ROOT_CONTEXT : 'spanContext' in parent ? trace.setSpan(ROOT_CONTEXT, parent) : parent;
   return tracer().startSpan(name, { kind, attributes }, parentContext);
 }
