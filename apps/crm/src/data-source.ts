@@ -1,18 +1,5 @@
-import { join } from 'node:path';
-import { DataSource } from 'typeorm';
-import { databaseUrlFor } from '@app/platform/config';
-import { serviceDataSourceOptions } from '@app/platform/data-source';
+import { cliDataSource } from '@app/platform/data-source';
 import { CRM_MIGRATIONS } from './migrations';
 
-/**
- * crm's database for the TypeORM CLI (`npx typeorm migration:show -d dist/apps/crm/src/data-source.js`,
- * `migration:generate` against the entities). The service builds its own through TypeOrmModule;
- * deploys migrate with `npm run migrate -- crm <run|show|revert>`, which holds the migration lock.
- */
-export default new DataSource(
-  serviceDataSourceOptions({
-    databaseUrl: databaseUrlFor('crm'),
-    migrations: CRM_MIGRATIONS,
-    entities: [join(__dirname, '**/*.entity.js')],
-  }),
-);
+/** crm's database for the TypeORM CLI (see cliDataSource). */
+export default cliDataSource('crm', CRM_MIGRATIONS, __dirname);

@@ -1,18 +1,5 @@
-import { join } from 'node:path';
-import { DataSource } from 'typeorm';
-import { databaseUrlFor } from '@app/platform/config';
-import { serviceDataSourceOptions } from '@app/platform/data-source';
+import { cliDataSource } from '@app/platform/data-source';
 import { MIGRATIONS } from './migrations';
 
-/**
- * webhooks's database for the TypeORM CLI (`npx typeorm migration:show -d dist/apps/webhooks/src/data-source.js`,
- * `migration:generate` against the entities). The service builds its own through TypeOrmModule;
- * deploys migrate with `npm run migrate -- webhooks <run|show|revert>`, which holds the migration lock.
- */
-export default new DataSource(
-  serviceDataSourceOptions({
-    databaseUrl: databaseUrlFor('webhooks'),
-    migrations: MIGRATIONS,
-    entities: [join(__dirname, '**/*.entity.js')],
-  }),
-);
+/** webhooks's database for the TypeORM CLI (see cliDataSource). */
+export default cliDataSource('webhooks', MIGRATIONS, __dirname);

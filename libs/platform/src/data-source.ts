@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import * as pg from 'pg';
 import { DataSource, DataSourceOptions, MigrationInterface } from 'typeorm';
+import { ServiceName } from '@app/contracts';
 
 type PostgresConnectionOptions = Extract<DataSourceOptions, { type: 'postgres' }>;
-import { PoolSettings, poolSettings } from './config';
+import { databaseUrlFor, PoolSettings, poolSettings } from './config';
 import { poolConfig, ServicePool } from './db';
 
 /** TypeORM's record of applied migrations, in every service's database. */
@@ -18,7 +20,6 @@ export interface ServiceDataSourceSettings {
   entities?: NonNullable<PostgresConnectionOptions['entities']>;
   /** The service's pool settings (ServiceConfig.pool); a process without a service config reads them here. */
   pool?: PoolSettings;
-  poolMax?: number;
 }
 
 /**
@@ -39,7 +40,7 @@ export function serviceDataSourceOptions(settings: ServiceDataSourceSettings): P
     type: 'postgres',
     url: settings.databaseUrl,
     driver: pgForTypeOrm,
-    extra: poolConfig(settings.databaseUrl, { ...(settings.pool ?? poolSettings()), ...(settings.poolMax ? { max: settings.poolMax } : {}) }),
+    extra: poolConfig(settings.databaseUrl, settings.pool ?? poolSettings()),
     entities: settings.entities ?? [],
     migrations: settings.migrations ?? [],
     migrationsTableName: MIGRATIONS_TABLE,
@@ -48,6 +49,16 @@ export function serviceDataSourceOptions(settings: ServiceDataSourceSettings): P
     synchronize: false,
     logging: false,
   };
+}
+
+/**
+ * A service's database for the TypeORM CLI, which loads `apps/<service>/src/data-source.js`
+ * (`npx typeorm migration:show -d dist/apps/crm/src/data-source.js`, `migration:generate` against
+ * the entities beside it in `dir`). The service builds its own through TypeOrmModule; deploys
+ * migrate with `npm run migrate -- <service> <run|show|revert>`, which holds the migration lock.
+ */
+export function cliDataSource(service: ServiceName, migrations: MigrationClass[], dir: string): DataSource {
+  return new DataSource(serviceDataSourceOptions({ databaseUrl: databaseUrlFor(service), migrations, entities: [join(dir, '**/*.entity.js')] }));
 }
 
 /** The node-postgres pool under a TypeORM DataSource: where hand-written SQL takes its clients. */

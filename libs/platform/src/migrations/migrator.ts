@@ -1,4 +1,5 @@
 import { DataSource, MigrationExecutor, QueryRunner } from 'typeorm';
+import { poolSettings } from '../config';
 import { databaseExists, ensureDatabase } from '../db';
 import { MigrationClass, MIGRATIONS_TABLE, serviceDataSourceOptions } from '../data-source';
 
@@ -41,7 +42,7 @@ async function underMigrationLock<T>(
   const names = migrations.map((m) => m.name);
   const doubled = names.find((name, i) => names.indexOf(name) !== i);
   if (doubled) throw new Error(`migration ${doubled} is listed twice`);
-  const dataSource = new DataSource(serviceDataSourceOptions({ databaseUrl, migrations, poolMax: 1 }));
+  const dataSource = new DataSource(serviceDataSourceOptions({ databaseUrl, migrations, pool: { ...poolSettings(), max: 1 } }));
   await dataSource.initialize();
   const runner = dataSource.createQueryRunner();
   try {
