@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { PlatformModule, ServiceClient, ServiceConfig } from '@app/platform';
+import { NatsConnection } from '@nats-io/transport-node';
+import { NATS_CONNECTION, PlatformModule, ServiceClient, ServiceConfig } from '@app/platform';
 import { CreditsService } from './credits/credits.service';
 import { PendingRefundsRepository } from './credits/pending-refunds.repository';
 import { EntitiesRepository } from './entities/entities.repository';
@@ -25,7 +26,9 @@ export class SearchModule {
       controllers: [SearchController, RevealsController, OrganizationsController, IngestController],
       providers: [
         { provide: SEARCH_CONFIG, useValue: search },
-        EntitiesRepository, ServiceClient,
+        EntitiesRepository,
+        // search asks billing and crm within its own deadline (SEARCH_PEER_TIMEOUT_MS), not RPC_TIMEOUT_MS
+        { provide: ServiceClient, inject: [NATS_CONNECTION], useFactory: (nc: NatsConnection) => new ServiceClient(nc, { rpcTimeoutMs: search.peerTimeoutMs }) },
         SearchService, ProfilesRepository,
         CreditsService, PendingRefundsRepository,
         RevealsService, RevealsRepository,

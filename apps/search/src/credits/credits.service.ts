@@ -30,7 +30,7 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
 
   async consume(ctx: RequestContext, ref: string, reason = 'search_page'): Promise<ConsumeCreditsResult> {
     try {
-      return await this.peers.ask<ConsumeCreditsResult>(SUBJECTS.billing.creditsConsume, ctx, { ref, reason }, this.config.peerTimeoutMs);
+      return await this.peers.ask<ConsumeCreditsResult>(SUBJECTS.billing.creditsConsume, ctx, { ref, reason });
     } catch (err) {
       if (err instanceof NoAnswer) {
         // the consume may have been applied with its answer lost: give it back by ref
@@ -44,7 +44,7 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
   /** Best effort now; a refund that cannot reach billing is logged with its ref (refunds are idempotent). */
   async refund(ctx: RequestContext, ref: string, reason: string): Promise<void> {
     try {
-      await this.peers.ask(SUBJECTS.billing.creditsRefund, ctx, { ref, reason }, this.config.peerTimeoutMs);
+      await this.peers.ask(SUBJECTS.billing.creditsRefund, ctx, { ref, reason });
     } catch (err) {
       this.log.error({ workspace_id: ctx.workspace_id, ref, reason: (err as Error).message }, 'search: refund failed; queued for retry');
       await this.pendingRefunds.queue({ ref, ctx, reason }).catch(() => undefined);
@@ -57,7 +57,7 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
     let done = 0;
     for (const refund of refunds) {
       try {
-        await this.peers.ask(SUBJECTS.billing.creditsRefund, refund.ctx, { ref: refund.ref, reason: refund.reason }, this.config.peerTimeoutMs);
+        await this.peers.ask(SUBJECTS.billing.creditsRefund, refund.ctx, { ref: refund.ref, reason: refund.reason });
         await this.pendingRefunds.remove(refund.ref);
         done++;
       } catch {
