@@ -14,6 +14,9 @@ export const EMAIL_VERIFIER = Symbol('EMAIL_VERIFIER');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The claim this claimer held was taken over as abandoned while it was still at work (its credit is given back). */
+const takenOver = () => new DomainError('internal_error', 'The reveal took too long and was started again; nothing was charged');
+
 /**
  * The reveal saga. One reveal row per workspace and entity is claimed first (status `pending`),
  * so concurrent reveals of one entity charge once: the others wait for the claim to settle and
@@ -148,7 +151,7 @@ export class RevealsService {
           company_name: entity.organization, company_domain: entity.domain, country: entity.country, sources,
           company_facts: await this.companyFacts(entity),
         };
-        lead = await this.peers.ask<Lead>(SUBJECTS.crm.leadsUpsertFromReveal, ctx, request, this.config.peerTimeoutMs);
+        lead = await this.peers.ask<Lead>(SUBJECTS.crm.leadsUpsertFromReveal, ctx, request);
       }
     } catch (err) {
       this.log.error({ workspace_id: ctx.workspace_id, reveal_id: id, reason: (err as Error).message }, 'reveal failed; refunding');
@@ -161,7 +164,7 @@ export class RevealsService {
       await this.billing.refund(ctx, id, 'reveal_failed');
       return this.reveals.transaction(async (tx) => {
         const row = await this.reveals.remove(tx, id);
-        if (!row) throw new DomainError('internal_error', 'The reveal took too long and was started again; nothing was charged');
+        if (!row) throw takenOver();
         const reveal = this.render({ ...row, status: 'no_contact_found', sources: entity.sources }, ctx, false, 0);
         await recordEvent(tx, { type: EVENT.revealCompleted, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: reveal });
         return { reveal, created: true };
@@ -173,7 +176,7 @@ export class RevealsService {
           leadId: lead.id, email: found?.email ?? null, emailStatus: found?.status ?? null, emailConfidence: found?.confidence ?? null, phone, sources,
         });
         // taken over as abandoned while this claimer was still at work: its credit is given back below
-        if (!row) throw new DomainError('internal_error', 'The reveal took too long and was started again; nothing was charged');
+        if (!row) throw takenOver();
         const reveal = this.render(row, ctx, false, 1);
         await recordEvent(tx, { type: EVENT.revealCompleted, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: reveal });
         return { reveal, created: true };
