@@ -7,7 +7,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { NatsConnection } from '@nats-io/transport-node';
 import { Pool } from 'pg';
-import { NATS_DURABLES } from '@app/contracts';
+import { NATS_DURABLES, NATS_EVENT_OWNERS } from '@app/contracts';
 import { ServiceConfig } from './config';
 import { poolOf, serviceDataSourceOptions } from './data-source';
 import { deadEventsControllerFor } from './dead-events.controller';
@@ -91,7 +91,8 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
     this.observeOutbox();
     if (NATS_DURABLES[this.config.service].length > 0) this.deadLetters.observe();
     observePool(this.pool);
-    if (this.config.relay !== false) {
+    // a service that records no events (webhooks) has nothing to relay: no LISTEN connection taken from its pool
+    if (this.config.relay !== false && NATS_EVENT_OWNERS[this.config.service].length > 0) {
       this.relay = new OutboxRelay(this.pool, this.nc, log);
       await this.relay.start();
     }
