@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { PlatformModule, ServiceConfig } from '@app/platform';
-import { BILLING_CONFIG, BillingConfig, loadBillingConfig } from './billing.config';
+import { BILLING_CONFIG, BillingConfig } from './billing.config';
 import { CreditsController } from './credits/credits.controller';
 import { CreditsService } from './credits/credits.service';
 import { LedgerRepository } from './credits/ledger.repository';
@@ -8,7 +8,7 @@ import { WorkspaceCreatedConsumer } from './credits/workspace-created.consumer';
 
 @Module({})
 export class BillingModule {
-  static register(config: ServiceConfig, billing: BillingConfig = loadBillingConfig()): DynamicModule {
+  static register(config: ServiceConfig, billing: BillingConfig): DynamicModule {
     return {
       module: BillingModule,
       imports: [PlatformModule.forService(config)],

@@ -7,7 +7,7 @@ import { CompaniesService } from './companies/companies.service';
 import { CompanyEntity } from './companies/company.entity';
 import { EmailBouncedConsumer } from './leads/email-bounced.consumer';
 import { OrganizationsClient } from './companies/organizations.client';
-import { CRM_CONFIG, CrmConfig, loadCrmConfig } from './crm.config';
+import { CRM_CONFIG, CrmConfig } from './crm.config';
 import { ExportsModule } from './exports/exports.module';
 import { TagEntity } from './leads/tag.entity';
 import { LeadsBatchController } from './leads/leads-batch.controller';
@@ -38,7 +38,7 @@ import { TasksService } from './tasks/tasks.service';
 
 @Module({})
 export class CrmModule {
-  static register(config: ServiceConfig, crm: CrmConfig = loadCrmConfig()): DynamicModule {
+  static register(config: ServiceConfig, crm: CrmConfig): DynamicModule {
     return {
       module: CrmModule,
       imports: [

@@ -15,11 +15,11 @@ import { EMAIL_VERIFIER, RevealsService } from './reveals/reveals.service';
 import { ProfilesRepository } from './search/profiles.repository';
 import { SearchController } from './search/search.controller';
 import { SearchService } from './search/search.service';
-import { loadSearchConfig, SEARCH_CONFIG, SearchConfig } from './search.config';
+import { SEARCH_CONFIG, SearchConfig } from './search.config';
 
 @Module({})
 export class SearchModule {
-  static register(config: ServiceConfig, search: SearchConfig = loadSearchConfig()): DynamicModule {
+  static register(config: ServiceConfig, search: SearchConfig): DynamicModule {
     return {
       module: SearchModule,
       imports: [PlatformModule.forService(config)],

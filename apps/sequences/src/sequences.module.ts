@@ -20,7 +20,7 @@ import { MailboxesRepository } from './mailboxes/mailboxes.repository';
 import { MailboxesService } from './mailboxes/mailboxes.service';
 import { OptoutController } from './optout/optout.controller';
 import { OptoutService } from './optout/optout.service';
-import { loadSequencesConfig, SEQUENCES_CONFIG, SequencesConfig } from './sequences.config';
+import { SEQUENCES_CONFIG, SequencesConfig } from './sequences.config';
 import { CountryRuleEntity } from './sequences/country-rule.entity';
 import { SequenceStepEntity } from './sequences/sequence-step.entity';
 import { SequenceEntity } from './sequences/sequence.entity';
@@ -34,7 +34,7 @@ import { SuppressionsService } from './suppressions/suppressions.service';
 
 @Module({})
 export class SequencesModule {
-  static register(config: ServiceConfig, sequences: SequencesConfig = loadSequencesConfig()): DynamicModule {
+  static register(config: ServiceConfig, sequences: SequencesConfig): DynamicModule {
     return {
       module: SequencesModule,
       imports: [

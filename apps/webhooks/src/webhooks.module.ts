@@ -10,11 +10,11 @@ import { EndpointsController } from './endpoints/endpoints.controller';
 import { EndpointsRepository } from './endpoints/endpoints.repository';
 import { EndpointsService } from './endpoints/endpoints.service';
 import { WebhookEndpointEntity } from './endpoints/webhook-endpoint.entity';
-import { loadWebhooksConfig, WEBHOOKS_CONFIG, WebhooksConfig } from './webhooks-config';
+import { WEBHOOKS_CONFIG, WebhooksConfig } from './webhooks-config';
 
 @Module({})
 export class WebhooksModule {
-  static register(config: ServiceConfig, webhooks: WebhooksConfig = loadWebhooksConfig()): DynamicModule {
+  static register(config: ServiceConfig, webhooks: WebhooksConfig): DynamicModule {
     return {
       module: WebhooksModule,
       imports: [PlatformModule.forService(config), TypeOrmModule.forFeature([WebhookEndpointEntity])],
