@@ -27,7 +27,10 @@ export class IngestService {
       await this.entities.mergePendingIndexEntries();
       return { inserted: 0, updated: 0, total: await this.entities.count() };
     }
-    if (body?.if_empty && (await this.entities.count()) > 0) return { inserted: 0, updated: 0, total: await this.entities.count(), skipped: true };
+    if (body?.if_empty) {
+      const total = await this.entities.count();
+      if (total > 0) return { inserted: 0, updated: 0, total, skipped: true };
+    }
     const start = body?.start ?? 0;
     const count = body?.count;
     if (!Number.isInteger(start) || start < 0) throw DomainError.invalid('start', 'start must be a non-negative integer');
