@@ -3,8 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
 import { FindOptionsWhere, ILike, Repository } from 'typeorm';
 import { CompanyFact, ID_PREFIX, ListCompaniesRequest, Source } from '@app/contracts';
-import { containsPattern, newId, PG_POOL, Queryable } from '@app/platform';
-import { keysetPage } from '../keyset-page';
+import { containsPattern, keysetPage, newId, PG_POOL, Queryable } from '@app/platform';
 import { CompanyFactValues, mergeCompanyFacts } from './company-facts';
 import { CompanyEntity } from './company.entity';
 

@@ -3,8 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
 import { DataSource, EntityManager, FindOptionsWhere, LessThan, QueryDeepPartialEntity, Repository } from 'typeorm';
 import { ListTasksRequest, TaskStatus } from '@app/contracts';
-import { IdempotentCreate, PG_POOL, Queryable } from '@app/platform';
-import { keysetPage } from '../keyset-page';
+import { IdempotentCreate, keysetPage, PG_POOL, Queryable } from '@app/platform';
 import { TaskEntity } from './task.entity';
 
 export type NewTask = Pick<TaskEntity, 'id' | 'workspace_id' | 'title' | 'lead_id' | 'assignee_id' | 'due_at'>;

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
-import { EntityManager, LessThan, Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { CountryRule, ListSequencesRequest, SequenceStats } from '@app/contracts';
-import { decodeCursor, PG_POOL, Queryable } from '@app/platform';
+import { keysetPage, PG_POOL, Queryable } from '@app/platform';
 import { SequenceRow, StepRow } from '../rows';
 import { CountryRuleEntity } from './country-rule.entity';
 import { SequenceStepEntity } from './sequence-step.entity';
@@ -34,15 +34,9 @@ export class SequencesRepository {
 
   /** Newest first, keyset on the time-ordered id; fetches one extra row to learn `has_more`. */
   async list(workspaceId: string, query: ListSequencesRequest): Promise<SequenceRow[]> {
-    return this.rows.find({
-      where: {
-        workspace_id: workspaceId,
-        ...(query.starting_after ? { id: LessThan(decodeCursor(query.starting_after)) } : {}),
-        ...(query.status !== undefined ? { status: query.status } : {}),
-      },
-      order: { id: 'DESC' },
-      take: query.limit + 1,
-    });
+    return this.rows.find(
+      keysetPage<SequenceEntity>({ workspace_id: workspaceId, ...(query.status !== undefined ? { status: query.status } : {}) }, query.starting_after, query.limit),
+    );
   }
 
   /**

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, FindOptionsWhere, ILike, IsNull, LessThan, Repository } from 'typeorm';
+import { EntityManager, FindOptionsWhere, ILike, IsNull, Repository } from 'typeorm';
 import { ListSuppressionsRequest, StopReason } from '@app/contracts';
-import { containsPattern, decodeCursor, Queryable } from '@app/platform';
+import { containsPattern, keysetPage, Queryable } from '@app/platform';
 import { SuppressionRow } from '../rows';
 import { SuppressionEntity } from './suppression.entity';
 
@@ -25,15 +25,10 @@ export class SuppressionsRepository {
   /** Workspace entries and global ones, newest first; one extra row to learn `has_more`. */
   async list(workspaceId: string, query: ListSuppressionsRequest): Promise<SuppressionRow[]> {
     const filters: FindOptionsWhere<SuppressionEntity> = {
-      ...(query.starting_after ? { id: LessThan(decodeCursor(query.starting_after)) } : {}),
       ...(query.type ? { type: query.type } : {}),
       ...(query.q ? { value: ILike(containsPattern(query.q.trim().toLowerCase())) } : {}),
     };
-    return this.rows.find({
-      where: [{ ...filters, workspace_id: workspaceId }, { ...filters, workspace_id: IsNull() }],
-      order: { id: 'DESC' },
-      take: query.limit + 1,
-    });
+    return this.rows.find(keysetPage<SuppressionEntity>([{ ...filters, workspace_id: workspaceId }, { ...filters, workspace_id: IsNull() }], query.starting_after, query.limit));
   }
 
   /** The new entry, or undefined when an identical one exists (the unique index on workspace, type and value). */

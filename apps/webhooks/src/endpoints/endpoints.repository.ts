@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
-import { LessThan, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 import { WebhookAttempt, WebhookEndpoint } from '@app/contracts';
-import { decodeCursor, IdempotentCreate, PG_POOL, Queryable } from '@app/platform';
+import { IdempotentCreate, keysetPage, PG_POOL, Queryable } from '@app/platform';
 import { DELIVERIES_CHANNEL } from '../dispatch/deliveries.repository';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 
@@ -58,11 +58,7 @@ export class EndpointsRepository {
 
   /** Newest first, keyset on the time-ordered id; one extra row to learn `has_more`. */
   async list(workspaceId: string, limit: number, startingAfter?: string): Promise<EndpointRow[]> {
-    return this.rows.find({
-      where: { workspace_id: workspaceId, ...(startingAfter ? { id: LessThan(decodeCursor(startingAfter)) } : {}) },
-      order: { id: 'DESC' },
-      take: limit + 1,
-    });
+    return this.rows.find(keysetPage<WebhookEndpointEntity>({ workspace_id: workspaceId }, startingAfter, limit));
   }
 
   /** Deleting cascades to its deliveries: pending retries are gone with it. */
