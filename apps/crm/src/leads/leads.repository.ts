@@ -24,6 +24,25 @@ export class LeadsRepository implements OnApplicationBootstrap, OnApplicationShu
 
   constructor(@Inject(PG_POOL) readonly pool: Pool) {}
 
+  /**
+   * Whether the lead exists in the workspace; inside a transaction it also stays so until the
+   * transaction ends (KEY SHARE makes a concurrent DELETE of the lead wait). For the records that
+   * hang on a lead: notes, tasks.
+   */
+  async lockLead(db: Queryable, workspaceId: string, leadId: string): Promise<boolean> {
+    const { rowCount } = await db.query('SELECT 1 FROM leads WHERE workspace_id = $1 AND id = $2 FOR KEY SHARE', [workspaceId, leadId]);
+    return rowCount === 1;
+  }
+
+  /** Which of `leadIds` are leads of the workspace, held as lockLead holds one (list members). */
+  async lockLeads(db: Queryable, workspaceId: string, leadIds: string[]): Promise<Set<string>> {
+    const { rows } = await db.query<{ id: string }>('SELECT id FROM leads WHERE workspace_id = $1 AND id = ANY($2::text[]) FOR KEY SHARE', [
+      workspaceId,
+      leadIds,
+    ]);
+    return new Set(rows.map((r) => r.id));
+  }
+
   /** The lead's email status, its row locked, while it still has the address that bounced. */
   async lockWithAddress(tx: Queryable, workspaceId: string, leadId: string, email: string): Promise<Pick<LeadRow, 'email_status'> | undefined> {
     // hand-written: leads have no entity (the lead path is benchmarked); FOR UPDATE holds the row for the update below

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import { LeadList } from '@app/contracts';
-import { Queryable } from '@app/platform';
 import { ListMemberEntity } from './list-member.entity';
 import { ListEntity } from './list.entity';
 
@@ -49,19 +48,6 @@ export class ListsRepository {
   async workspaceOf(id: string): Promise<string | undefined> {
     const list = await this.lists.findOne({ select: { workspace_id: true }, where: { id } });
     return list?.workspace_id;
-  }
-
-  /**
-   * Which of `leadIds` are leads of the workspace; inside a transaction they also stay so until
-   * it ends. Hand-written: leads have no entity (their statements are benchmarked), and KEY
-   * SHARE makes a concurrent DELETE of such a lead wait.
-   */
-  async lockLeads(db: Queryable, workspaceId: string, leadIds: string[]): Promise<Set<string>> {
-    const { rows } = await db.query<{ id: string }>('SELECT id FROM leads WHERE workspace_id = $1 AND id = ANY($2::text[]) FOR KEY SHARE', [
-      workspaceId,
-      leadIds,
-    ]);
-    return new Set(rows.map((r) => r.id));
   }
 
   /** Adds the leads that are not members yet; how many were added. */

@@ -3,6 +3,7 @@ import {
   CreateListRequest, ID_PREFIX, LeadList, LeadListAdded, LeadListRemoved, LIST_LIMITS, ListIdRequest, ListMembersRequest, RequestContext,
 } from '@app/contracts';
 import { DomainError, inTransaction, newId, Tx } from '@app/platform';
+import { LeadsRepository } from '../leads/leads.repository';
 import { ListsRepository, renderList } from './lists.repository';
 
 const UNIQUE_VIOLATION = '23505';
@@ -33,7 +34,10 @@ function listIdOf(request: { list_id?: unknown } | undefined): string {
  */
 @Injectable()
 export class ListsService {
-  constructor(private readonly lists: ListsRepository) {}
+  constructor(
+    private readonly lists: ListsRepository,
+    private readonly leads: LeadsRepository,
+  ) {}
 
   async create(ctx: RequestContext, request: CreateListRequest): Promise<LeadList> {
     const name = typeof request?.name === 'string' ? request.name.trim() : '';
@@ -75,7 +79,7 @@ export class ListsService {
     return inTransaction(this.lists.dataSource, async (tx) => {
       const list = await this.lists.findById(tx.manager, ctx.workspace_id, listId, true);
       if (!list) throw DomainError.notFound('list', listId, 'list_id');
-      const found = await this.lists.lockLeads(tx.client, ctx.workspace_id, leadIds);
+      const found = await this.leads.lockLeads(tx.client, ctx.workspace_id, leadIds);
       const unknown = leadIds.filter((id) => !found.has(id));
       if (unknown.length > 0) {
         const named = unknown.slice(0, NAMED_IN_ERROR).map((id) => `'${id}'`).join(', ');

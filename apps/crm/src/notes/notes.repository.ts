@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Note } from '@app/contracts';
 import { inTransaction } from '@app/platform';
+import { LeadsRepository } from '../leads/leads.repository';
 import { NoteEntity } from './note.entity';
 
 export function renderNote(row: NoteEntity): Note {
@@ -19,7 +20,10 @@ export function renderNote(row: NoteEntity): Note {
 /** Notes of leads; they go with their lead (ON DELETE CASCADE). */
 @Injectable()
 export class NotesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly leads: LeadsRepository,
+  ) {}
 
   /**
    * Inserts the note when its lead exists in the workspace, holding the lead against a
@@ -27,9 +31,7 @@ export class NotesRepository {
    */
   insertForLead(note: Omit<NoteEntity, 'created_at'>): Promise<NoteEntity | undefined> {
     return inTransaction(this.dataSource, async ({ manager, client }) => {
-      // hand-written: leads have no entity (their statements are benchmarked); KEY SHARE makes a DELETE of the lead wait
-      const lead = await client.query('SELECT 1 FROM leads WHERE workspace_id = $1 AND id = $2 FOR KEY SHARE', [note.workspace_id, note.lead_id]);
-      if (lead.rowCount !== 1) return undefined;
+      if (!(await this.leads.lockLead(client, note.workspace_id, note.lead_id))) return undefined;
       const entity = manager.create(NoteEntity, note);
       await manager.insert(NoteEntity, entity);
       return entity;

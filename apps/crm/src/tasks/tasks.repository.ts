@@ -3,7 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
 import { DataSource, EntityManager, FindOptionsWhere, LessThan, QueryDeepPartialEntity, Repository } from 'typeorm';
 import { ListTasksRequest, TaskStatus } from '@app/contracts';
-import { IdempotentCreate, keysetPage, PG_POOL, Queryable } from '@app/platform';
+import { IdempotentCreate, keysetPage, PG_POOL } from '@app/platform';
 import { TaskEntity } from './task.entity';
 
 export type NewTask = Pick<TaskEntity, 'id' | 'workspace_id' | 'title' | 'lead_id' | 'assignee_id' | 'due_at'>;
@@ -41,16 +41,6 @@ export class TasksRepository implements OnApplicationBootstrap, OnApplicationShu
 
   async findById(workspaceId: string, id: string, manager: EntityManager = this.tasks.manager): Promise<TaskEntity | undefined> {
     return (await manager.findOneBy(TaskEntity, { workspace_id: workspaceId, id })) ?? undefined;
-  }
-
-  /**
-   * Whether the lead exists in the workspace; inside a transaction it also stays so until the
-   * transaction ends. Hand-written: leads have no entity (their statements are benchmarked), and
-   * KEY SHARE makes a concurrent DELETE of the lead wait.
-   */
-  async lockLead(db: Queryable, workspaceId: string, leadId: string): Promise<boolean> {
-    const { rowCount } = await db.query('SELECT 1 FROM leads WHERE workspace_id = $1 AND id = $2 FOR KEY SHARE', [workspaceId, leadId]);
-    return rowCount === 1;
   }
 
   /** A new open task; the database stamps `created_at`. */

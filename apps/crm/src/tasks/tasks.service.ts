@@ -4,6 +4,7 @@ import {
 } from '@app/contracts';
 import { DomainError, inTransaction, newId, toListPage } from '@app/platform';
 import { renderTask } from './task.row';
+import { LeadsRepository } from '../leads/leads.repository';
 import { TaskChanges, TasksRepository } from './tasks.repository';
 
 const FOREIGN_KEY_VIOLATION = '23503';
@@ -17,7 +18,10 @@ function dateTimeOf(value: string, param: string): Date {
 
 @Injectable()
 export class TasksService {
-  constructor(private readonly tasks: TasksRepository) {}
+  constructor(
+    private readonly tasks: TasksRepository,
+    private readonly leads: LeadsRepository,
+  ) {}
 
   async list(ctx: RequestContext, query: ListTasksRequest): Promise<ListEnvelope<Task>> {
     const rows = await this.tasks.list(ctx.workspace_id, {
@@ -41,7 +45,7 @@ export class TasksService {
           return row && renderTask(row);
         };
         return this.tasks.createKeys.run(client, ctx, id, async () => {
-          if (body.lead_id !== undefined && !(await this.tasks.lockLead(client, ctx.workspace_id, body.lead_id))) {
+          if (body.lead_id !== undefined && !(await this.leads.lockLead(client, ctx.workspace_id, body.lead_id))) {
             throw DomainError.notFound('lead', body.lead_id, 'lead_id');
           }
           const row = await this.tasks.insert(manager, {
