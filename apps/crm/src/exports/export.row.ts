@@ -1,25 +1,9 @@
-import { Export, ExportFilter, ExportFormat, ExportStatus } from '@app/contracts';
+import { Export } from '@app/contracts';
 import { ExportLinkConfig, exportDownloadUrl } from '@app/platform';
+import { ExportEntity } from './export.entity';
 
-/** An exports row (migration 0006_exports). */
-export interface ExportRow {
-  id: string;
-  workspace_id: string;
-  livemode: boolean;
-  status: ExportStatus;
-  format: ExportFormat;
-  filter: ExportFilter;
-  row_count: number | null;
-  file_key: string | null;
-  error: string | null;
-  attempts: number;
-  locked_by: string | null;
-  locked_until: Date | null;
-  created_at: Date;
-  started_at: Date | null;
-  completed_at: Date | null;
-  expires_at: Date | null;
-}
+/** An exports row as EXPORT_COLUMNS_SQL reads it: the entity's columns but the create's idempotency record. */
+export type ExportRow = Omit<ExportEntity, 'request_id' | 'idempotency_key' | 'request_hash'>;
 
 export const EXPORT_COLUMNS_SQL = `id, workspace_id, livemode, status, format, filter, row_count, file_key, error, attempts,
   locked_by, locked_until, created_at, started_at, completed_at, expires_at`;
