@@ -13,7 +13,7 @@ import { isPublicHandler } from '../http/public.decorator';
 import { dtoToJsonSchema, JsonSchema } from './dto-schema';
 import { addRecordedExamples } from './examples';
 import { COMMON_ERRORS, ERROR_RESPONSES, OPERATIONS, OperationDoc } from './operations';
-import { ResourceSchemas, schemaName } from './resource-schema';
+import { componentRef, ResourceSchemas, schemaName } from './resource-schema';
 
 export const API_BASE = '/api/v1';
 export const OPENAPI_PATH = `${API_BASE}/openapi.json`;
@@ -78,13 +78,12 @@ const RESOURCES: Function[] = [
   CreatedWebhookEndpoint, ExportFilter, Export, EmailMessage, EventEnvelope,
 ];
 const resources = new ResourceSchemas(RESOURCES);
-const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
 /** The list envelope of `item` (a component name). */
 function listOf(item: string): JsonSchema {
   const envelope = resources.component(ListEnvelope);
   const properties = envelope.properties as Record<string, JsonSchema>;
-  return { ...envelope, properties: { ...properties, data: { ...properties.data, items: schemaRef(item) } } };
+  return { ...envelope, properties: { ...properties, data: { ...properties.data, items: componentRef(item) } } };
 }
 
 /** What a route falls back to when the spec names no resource for it. */
@@ -134,7 +133,7 @@ function errorResponse(status: number, description: string): Record<string, unkn
     headers: { ...RESPONSE_HEADERS, ...(status === 429 ? { 'Retry-After': header('RetryAfter') } : {}) },
     content: {
       'application/json': {
-        schema: schemaRef('Error'),
+        schema: componentRef('Error'),
         example: {
           error: {
             type: contracts.ERROR_TYPE[code as contracts.ErrorCode],
@@ -199,7 +198,7 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
       schemas[name] = {};
       schemas[name] = dtoToJsonSchema(dto, { register });
     }
-    return schemaRef(name);
+    return componentRef(name);
   };
 
   const paths: Record<string, Record<string, unknown>> = {};
@@ -264,7 +263,7 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
     };
     const bodySchema = doc.response.startsWith('list:')
       ? listOf(doc.response.slice(5))
-      : doc.response === 'file' ? undefined : schemaRef(doc.response);
+      : doc.response === 'file' ? undefined : componentRef(doc.response);
     if (doc.response.startsWith('list:')) usedSchemas.add(doc.response.slice(5));
     else usedSchemas.add(doc.response);
     const content = doc.media ?? (bodySchema ? { 'application/json': { schema: bodySchema } } : undefined);
@@ -280,7 +279,7 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
       if (doc.htmlErrors && code < 429) {
         const html = { 'text/html': { schema: { type: 'string' } } };
         responses[String(code)] = doc.htmlErrors === 'negotiated'
-          ? { description: `${known?.description ?? `Error ${code}`} (an HTML page to a form post, the error object to a JSON client)`, content: { ...html, 'application/json': { schema: schemaRef('Error') } } }
+          ? { description: `${known?.description ?? `Error ${code}`} (an HTML page to a form post, the error object to a JSON client)`, content: { ...html, 'application/json': { schema: componentRef('Error') } } }
           : { description: `${known?.description ?? `Error ${code}`} (an HTML page)`, content: html };
       } else {
         responses[String(code)] = known ? { $ref: `#/components/responses/${known.name}` } : { description: `Error ${code}` };
@@ -351,7 +350,7 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
               schema: { type: 'string', examples: ['t=1790000000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd'] },
             },
           ],
-          requestBody: { required: true, content: { 'application/json': { schema: schemaRef('Event') } } },
+          requestBody: { required: true, content: { 'application/json': { schema: componentRef('Event') } } },
           responses: { '200': { description: 'Any 2xx status acknowledges the delivery.' } },
         },
       },

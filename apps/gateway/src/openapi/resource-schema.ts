@@ -40,6 +40,9 @@ function modelProperties(prototype: object): string[] {
   return keys.filter((key) => key.startsWith(':')).map((key) => key.slice(1));
 }
 
+/** `#/components/schemas/<name>`: where a component of the document is referred to by its name. */
+export const componentRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
 const isClass = (type: unknown): type is Function => typeof type === 'function' && !SCALARS.has(type);
 
 export class ResourceSchemas {
@@ -47,7 +50,7 @@ export class ResourceSchemas {
 
   /** `#/components/schemas/<name>` of a component class. */
   ref(model: Function): JsonSchema {
-    return { $ref: `#/components/schemas/${schemaName(model)}` };
+    return componentRef(schemaName(model));
   }
 
   /** The component schema of one class: an object, or `allOf` its component parent and its own properties. */
