@@ -14,6 +14,7 @@ import { Pool } from 'pg';
 import { DatabaseWatch } from './database-watch';
 import { CoalescingServerNats, NATS_CONNECTION_DEFAULTS } from './nats';
 import { natsConnectOptions } from './nats-auth';
+import { directRpcRoutes } from './rpc-routes';
 import { PG_POOL } from './tokens';
 
 export interface ServiceBootOptions {
@@ -54,6 +55,7 @@ export async function startService(options: ServiceBootOptions): Promise<INestAp
     app.connectMicroservice<MicroserviceOptions>({ strategy: server }, { inheritAppConfig: true });
   }
   await options.configure?.(app);
+  server?.useDirectRoutes(directRpcRoutes(app));
   await app.startAllMicroservices();
   await app.listen(config.httpPort, config.httpHost);
   let watch: DatabaseWatch | undefined;

@@ -33,3 +33,4 @@ export * from './data-source';
 export * from './migrations';
 export * from './transaction';
 export * from './idempotent-create';
+export * from './rpc-routes';

@@ -1,10 +1,13 @@
 import { connect, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { NatsContext, ServerNats, WritePacket } from '@nestjs/microservices';
-import { isObservable } from 'rxjs';
+import { RpcExceptionsHandler } from '@nestjs/microservices/exceptions/rpc-exceptions-handler';
+import { ExecutionContextHost } from '@nestjs/core/internal';
+import { catchError, isObservable, Observable } from 'rxjs';
 import { RpcRequest } from '@app/contracts';
 import { NatsConnectSettings, natsConnectOptions } from './nats-auth';
 import { observeRpc, outcomeOf } from './rpc-observer';
 import { RAW_JSON_HEADER, RAW_JSON_MARK } from './reply-mux';
+import type { DirectRoute } from './rpc-routes';
 
 const RAW_JSON_PREFIX = String.fromCharCode(RAW_JSON_MARK);
 
@@ -84,6 +87,10 @@ type Handler = NonNullable<ReturnType<ServerNats['getHandlerByPattern']>>;
  */
 export class CoalescingServerNats extends ServerNats {
   private readonly routes = new Map<string, Handler | null>();
+  /** Handlers called without Nest's pipeline (see directRpcRoutes), by subject. */
+  private direct = new Map<string, DirectRoute>();
+  /** What Nest's pipeline answers a failed handler with when no filter is declared (the direct routes have none). */
+  private readonly exceptions = new RpcExceptionsHandler();
   private connection?: NatsConnection;
   /** The queue-group subscriptions while the process is in its groups; empty while it is out. */
   private queueSubscriptions: Subscription[] = [];
@@ -168,6 +175,30 @@ export class CoalescingServerNats extends ServerNats {
     return settled;
   }
 
+  /** Calls these handlers directly (set before the server starts; see directRpcRoutes). */
+  useDirectRoutes(routes: Map<string, DirectRoute>): void {
+    this.direct = routes;
+  }
+
+  /** Nest's per-subscription callback without its async wrapper (one promise fewer per request). */
+  getMessageHandler(channel: string): ReturnType<ServerNats['getMessageHandler']> {
+    return ((error: unknown, message: NatsMessage) => {
+      if (error) return this.logger.error(error);
+      this.handleMessage(channel, message).catch((err: unknown) => this.handleError(err as string));
+    }) as unknown as ReturnType<ServerNats['getMessageHandler']>;
+  }
+
+  /**
+   * A direct route's failure answered as Nest's pipeline answers it (no filters: the direct
+   * routes have none): a domain error's payload, anything else "Internal server error", logged
+   * with its stack.
+   */
+  private failed(err: unknown, data: unknown, context: NatsContext): Observable<never> {
+    const host = new ExecutionContextHost([data, context]);
+    host.setType('rpc');
+    return this.exceptions.handle(err as Error, host) as Observable<never>;
+  }
+
   getHandlerByPattern(pattern: string): Handler | null {
     let handler = this.routes.get(pattern);
     if (handler === undefined) {
@@ -199,16 +230,31 @@ export class CoalescingServerNats extends ServerNats {
         }
         return reply(packet);
       };
-      const handler = this.getHandlerByPattern(channel);
-      // (what is returned is awaited before `finally`: a request is in flight until its reply is out)
-      if (!handler) return await publish({ id: message.id, status: 'error', err: NO_MESSAGE_HANDLER } as WritePacket);
       let result: unknown;
-      try {
-        result = await observed.run(() => handler(message.data, context));
-      } catch (err) {
-        // Nest's proxy turns a handler's failure into an error reply; what escapes it still gets its log line
-        observed('error', err);
-        throw err;
+      const direct = this.direct.get(channel);
+      if (direct) {
+        try {
+          result = observed.run(() => direct(message.data, context));
+          if (isPromiseLike(result)) result = await result;
+        } catch (err) {
+          return await this.handleRequest(context, async () => this.failed(err, message.data, context), publish);
+        }
+        // as Nest's RpcProxy does: a stream's error goes through the exception handler too
+        if (isObservable(result)) {
+          const stream = result.pipe(catchError((err: unknown) => this.failed(err, message.data, context)));
+          return await this.handleRequest(context, async () => stream, publish);
+        }
+      } else {
+        const handler = this.getHandlerByPattern(channel);
+        // (what is returned is awaited before `finally`: a request is in flight until its reply is out)
+        if (!handler) return await publish({ id: message.id, status: 'error', err: NO_MESSAGE_HANDLER } as WritePacket);
+        try {
+          result = await observed.run(() => handler(message.data, context));
+        } catch (err) {
+          // Nest's proxy turns a handler's failure into an error reply; what escapes it still gets its log line
+          observed('error', err);
+          throw err;
+        }
       }
       if (isObservable(result)) return await this.handleRequest(context, async () => result, publish);
       if (result !== undefined && natsMsg.reply && natsMsg.headers?.get(RAW_JSON_HEADER) === 'json') {

@@ -32,6 +32,14 @@ export function PublicRpc(subject: string): MethodDecorator {
   return handlerOf(subject, (message: Partial<RpcRequest<unknown>> | undefined) => [message?.ctx ?? {}, message?.body]);
 }
 
+/** The subject of each method wrapped by @Rpc or @PublicRpc (see rpcSubjectOf). */
+const rpcSubjects = new WeakMap<object, string>();
+
+/** The subject a controller method serves when @Rpc or @PublicRpc declared it (undefined otherwise). */
+export function rpcSubjectOf(method: unknown): string | undefined {
+  return typeof method === 'function' ? rpcSubjects.get(method) : undefined;
+}
+
 /** The method is wrapped before Nest records the pattern, so Nest's handler is the wrapper. */
 function handlerOf<M>(subject: string, read: (message: M) => [unknown, unknown]): MethodDecorator {
   return (target, key, descriptor: PropertyDescriptor) => {
@@ -43,6 +51,7 @@ function handlerOf<M>(subject: string, read: (message: M) => [unknown, unknown])
         return handle.call(this, ctx, body);
       },
     }[String(key)];
+    rpcSubjects.set(wrapped, subject);
     descriptor.value = wrapped;
     MessagePattern(subject)(target, key, descriptor);
     return descriptor;
