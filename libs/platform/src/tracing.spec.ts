@@ -1,4 +1,5 @@
-import { ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
+import { defaultTextMapGetter, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { extractTraceContext, initTracing, injectTraceContext, SpanKind, startSpan } from './tracing';
 
 /** Spans when nothing is exported (no initTracing exporter): ids only, W3C headers on every hop. */
@@ -47,6 +48,36 @@ describe('unsampled tracing', () => {
       const span = startSpan('server', SpanKind.SERVER, extractTraceContext(carrier));
       expect(trace.isSpanContextValid(span.spanContext())).toBe(true);
       expect(span.spanContext().traceId).not.toBe('00000000000000000000000000000000');
+    }
+  });
+
+  it("reads a traceparent to the same span context as OpenTelemetry's W3C propagator, valid or not", () => {
+    const w3c = new W3CTraceContextPropagator();
+    const id = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const span = '00f067aa0ba902b7';
+    const cases: Record<string, string>[] = [
+      ...['00', '01', '02', 'ff', '0a'].map((flags) => ({ traceparent: `00-${id}-${span}-${flags}` })),
+      { traceparent: `00-${'0'.repeat(32)}-${span}-01` },
+      { traceparent: `00-${id}-${'0'.repeat(16)}-01` },
+      { traceparent: `00-${id.toUpperCase()}-${span}-01` },
+      { traceparent: `00-${id}-${span}-01-extra` },
+      { traceparent: `01-${id}-${span}-01-extra` },
+      { traceparent: `01-${id}-${span}-01` },
+      { traceparent: `ff-${id}-${span}-01` },
+      { traceparent: ` 00-${id}-${span}-01 ` },
+      { traceparent: `00-${id}-${span}-1` },
+      { traceparent: `00-${id.slice(1)}-${span}-01` },
+      { traceparent: `00-${id}x-${span}-01` },
+      { traceparent: `00_${id}_${span}_01` },
+      { traceparent: 'garbage' },
+      { traceparent: `00-${id}-${span}-01`, tracestate: 'vendor=x,other=y' },
+      { traceparent: `00-${id}-${span}-00`, baggage: 'k=v' },
+    ];
+    for (const values of cases) {
+      const ours = trace.getSpanContext(extractTraceContext(headers(values)));
+      const theirs = trace.getSpanContext(w3c.extract(ROOT_CONTEXT, values, defaultTextMapGetter));
+      const shape = (sc: typeof ours) => sc && { ...sc, traceState: sc.traceState?.serialize() };
+      expect([values, shape(ours)]).toEqual([values, shape(theirs)]);
     }
   });
 });

@@ -109,10 +109,26 @@ const natsGetter: TextMapGetter<HeaderLike | undefined> = {
   keys: () => ['traceparent', 'tracestate'],
 };
 
-/** The trace context a message or request carries (W3C `traceparent`); none without one. */
+/** What every hop of the mesh writes: version 00, lower-case hex (and nothing after the flags). */
+const PLAIN_TRACEPARENT = /^00-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})$/;
+const NO_TRACE_ID = '0'.repeat(32);
+const NO_SPAN_ID = '0'.repeat(16);
+
+/**
+ * The trace context a message or request carries (W3C `traceparent`); none without one. A plain
+ * `traceparent` alone (what our own hops send when nothing is exported) is read here, to the same
+ * span context the W3C propagator makes (tracing.spec compares them); with `tracestate` or
+ * `baggage`, another version, or an exporter set up, the propagators read the headers.
+ */
 export function extractTraceContext(carrier: HeaderLike | undefined): Context {
   const traceparent = carrier?.get('traceparent');
   if (traceparent === undefined || traceparent === '') return ROOT_CONTEXT;
+  const plain = !provider && typeof traceparent === 'string' ? PLAIN_TRACEPARENT.exec(traceparent) : null;
+  if (plain && !carrier?.get('tracestate') && !carrier?.get('baggage')) {
+    const [, traceId, spanId, flags] = plain;
+    if (traceId === NO_TRACE_ID || spanId === NO_SPAN_ID) return ROOT_CONTEXT;
+    return trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext({ traceId, spanId, traceFlags: parseInt(flags, 16), isRemote: true }));
+  }
   return propagation.extract(ROOT_CONTEXT, carrier, natsGetter);
 }
 
