@@ -1,4 +1,4 @@
-import { Context, context, createContextKey, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { Context, context, createContextKey, INVALID_TRACEID, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { endSpan, SpanKind, startSpan } from './tracing';
 
 /** What a unit of work (an HTTP request, a NATS request, an event, a delivery) is logged under. */
@@ -32,7 +32,7 @@ export function logCorrelation(): { trace_id?: string; request_id?: string } {
   const traceId = trace.getSpanContext(active)?.traceId;
   const requestId = active.getValue(REQUEST_ID) as string | undefined;
   const fields: { trace_id?: string; request_id?: string } = {};
-  if (traceId && traceId !== '00000000000000000000000000000000') fields.trace_id = traceId;
+  if (traceId && traceId !== INVALID_TRACEID) fields.trace_id = traceId;
   if (requestId) fields.request_id = requestId;
   return fields;
 }

@@ -1,4 +1,4 @@
-import { Context, context, propagation, ROOT_CONTEXT, Span, SpanKind, SpanOptions, SpanStatusCode, TextMapGetter, trace, TraceFlags, Tracer, TracerProvider } from '@opentelemetry/api';
+import { Context, context, INVALID_SPANID, INVALID_TRACEID, propagation, ROOT_CONTEXT, Span, SpanKind, SpanOptions, SpanStatusCode, TextMapGetter, trace, TraceFlags, Tracer, TracerProvider } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -111,8 +111,6 @@ const natsGetter: TextMapGetter<HeaderLike | undefined> = {
 
 /** What every hop of the mesh writes: version 00, lower-case hex (and nothing after the flags). */
 const PLAIN_TRACEPARENT = /^00-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})$/;
-const NO_TRACE_ID = '0'.repeat(32);
-const NO_SPAN_ID = '0'.repeat(16);
 
 /**
  * The trace context a message or request carries (W3C `traceparent`); none without one. A plain
@@ -126,7 +124,7 @@ export function extractTraceContext(carrier: HeaderLike | undefined): Context {
   const plain = !provider && typeof traceparent === 'string' ? PLAIN_TRACEPARENT.exec(traceparent) : null;
   if (plain && !carrier?.get('tracestate') && !carrier?.get('baggage')) {
     const [, traceId, spanId, flags] = plain;
-    if (traceId === NO_TRACE_ID || spanId === NO_SPAN_ID) return ROOT_CONTEXT;
+    if (traceId === INVALID_TRACEID || spanId === INVALID_SPANID) return ROOT_CONTEXT;
     return trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext({ traceId, spanId, traceFlags: parseInt(flags, 16), isRemote: true }));
   }
   return propagation.extract(ROOT_CONTEXT, carrier, natsGetter);
