@@ -240,10 +240,7 @@ export class CoalescingServerNats extends ServerNats {
           return await this.handleRequest(context, async () => this.failed(err, message.data, context), publish);
         }
         // as Nest's RpcProxy does: a stream's error goes through the exception handler too
-        if (isObservable(result)) {
-          const stream = result.pipe(catchError((err: unknown) => this.failed(err, message.data, context)));
-          return await this.handleRequest(context, async () => stream, publish);
-        }
+        if (isObservable(result)) result = result.pipe(catchError((err: unknown) => this.failed(err, message.data, context)));
       } else {
         const handler = this.getHandlerByPattern(channel);
         // (what is returned is awaited before `finally`: a request is in flight until its reply is out)

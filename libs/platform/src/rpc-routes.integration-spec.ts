@@ -2,7 +2,7 @@ import { CanActivate, Catch, Controller, ExceptionFilter, INestApplication, Modu
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { connect, NatsConnection } from '@nats-io/transport-node';
-import { Observable, of, throwError } from 'rxjs';
+import { map, Observable, of, throwError } from 'rxjs';
 import { RequestContext } from '@app/contracts';
 import { TestMesh } from '../../../test/harness';
 import { DomainError } from './domain-error';
@@ -19,7 +19,7 @@ class Refuse implements CanActivate {
 
 class Double {
   intercept(_context: unknown, next: { handle(): Observable<unknown> }): Observable<unknown> {
-    return new Observable((subscriber) => next.handle().subscribe({ next: (value) => subscriber.next({ doubled: value }), error: (e) => subscriber.error(e), complete: () => subscriber.complete() }));
+    return next.handle().pipe(map((value) => ({ doubled: value })));
   }
 }
 

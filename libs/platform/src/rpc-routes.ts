@@ -8,17 +8,12 @@ export type DirectRoute = (data: unknown, context: unknown) => unknown;
 
 const ENHANCERS = [GUARDS_METADATA, PIPES_METADATA, INTERCEPTORS_METADATA, EXCEPTION_FILTERS_METADATA];
 
-interface GlobalEnhancers {
-  getGlobalFilters(): unknown[];
-  getGlobalPipes(): unknown[];
-  getGlobalInterceptors(): unknown[];
-  getGlobalGuards(): unknown[];
-  getGlobalRequestFilters(): unknown[];
-  getGlobalRequestPipes(): unknown[];
-  getGlobalRequestInterceptors(): unknown[];
-  getGlobalRequestGuards(): unknown[];
-  getGlobalPreRequestHooks?(): unknown[];
-}
+/** The app's global enhancers, each of which would run in Nest's pipeline for every handler. */
+const GLOBAL_ENHANCERS = [
+  'getGlobalFilters', 'getGlobalPipes', 'getGlobalInterceptors', 'getGlobalGuards',
+  'getGlobalRequestFilters', 'getGlobalRequestPipes', 'getGlobalRequestInterceptors', 'getGlobalRequestGuards',
+] as const;
+type AppConfig = Partial<Record<(typeof GLOBAL_ENHANCERS)[number] | 'getGlobalPreRequestHooks', () => unknown[]>>;
 
 /**
  * The @Rpc and @PublicRpc handlers Nest's request pipeline has nothing to add to, by subject:
@@ -33,13 +28,10 @@ interface GlobalEnhancers {
  */
 export function directRpcRoutes(app: INestApplication): Map<string, DirectRoute> {
   const routes = new Map<string, DirectRoute>();
-  const config = (app as unknown as { config?: Partial<GlobalEnhancers> }).config;
-  const globals: (keyof GlobalEnhancers)[] = [
-    'getGlobalFilters', 'getGlobalPipes', 'getGlobalInterceptors', 'getGlobalGuards',
-    'getGlobalRequestFilters', 'getGlobalRequestPipes', 'getGlobalRequestInterceptors', 'getGlobalRequestGuards',
-  ];
-  if (!config || globals.some((name) => typeof config[name] !== 'function' || (config[name] as () => unknown[])().length > 0)) return routes;
-  if ((config.getGlobalPreRequestHooks?.() ?? []).length > 0) return routes;
+  const config = (app as unknown as { config?: AppConfig }).config;
+  // a getter this Nest lacks counts as not empty (no routes); pre-request hooks are newer than the rest
+  if (!config || GLOBAL_ENHANCERS.some((name) => config[name]?.().length !== 0)) return routes;
+  if ((config.getGlobalPreRequestHooks?.().length ?? 0) > 0) return routes;
   const enhanced = (target: object) => ENHANCERS.some((key) => (Reflect.getMetadata(key, target) as unknown[] | undefined)?.length);
   for (const module of app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {
