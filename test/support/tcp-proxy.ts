@@ -2,11 +2,15 @@ import { createConnection, createServer, Server, Socket } from 'node:net';
 
 /**
  * A TCP proxy a test can cut: `cut()` destroys every live connection and refuses new ones (a
- * database host that went away, as its clients see it); `restore()` forwards again.
+ * database host that went away, as its clients see it); `restore()` forwards again. `stall()`
+ * holds what clients send, on live and new connections alike, without closing anything (a
+ * database too slow to answer); `unstall()` forwards what was held.
  */
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
+  private readonly pairs = new Set<[Socket, Socket]>();
   private open = true;
+  private stalled = false;
 
   private constructor(
     private readonly server: Server,
@@ -32,6 +36,16 @@ export class TcpProxy {
     this.open = true;
   }
 
+  stall(): void {
+    this.stalled = true;
+    for (const [client, upstream] of this.pairs) client.unpipe(upstream);
+  }
+
+  unstall(): void {
+    this.stalled = false;
+    for (const [client, upstream] of this.pairs) client.pipe(upstream);
+  }
+
   async close(): Promise<void> {
     this.cut();
     await new Promise((resolve) => this.server.close(resolve));
@@ -43,16 +57,20 @@ export class TcpProxy {
       return;
     }
     const upstream = createConnection(port, host);
-    for (const socket of [client, upstream]) {
+    const pair: [Socket, Socket] = [client, upstream];
+    this.pairs.add(pair);
+    for (const socket of pair) {
       this.sockets.add(socket);
       socket.on('error', () => undefined);
       socket.on('close', () => {
         this.sockets.delete(socket);
+        this.pairs.delete(pair);
         client.destroy();
         upstream.destroy();
       });
     }
-    client.pipe(upstream);
+    if (this.stalled) client.pause();
+    else client.pipe(upstream);
     upstream.pipe(client);
   }
 }

@@ -2,21 +2,29 @@ import { Client, Pool } from 'pg';
 import { Logger } from 'pino';
 import { pgClientConfig } from './pg-tls';
 
-/** How long one probe may take before the database counts as not answering. */
+/** How long one probe may take before it counts as a slow one. */
 const PROBE_DEADLINE_MS = 2000;
+/**
+ * Slow probes in a row before the database counts as not answering. A database that is slow
+ * under load is slow for every replica at once: leaving on the first slow probe would take every
+ * replica out of its queue groups together and leave the subject with no responder at all.
+ */
+export const SLOW_PROBES_TO_LEAVE = 3;
 
 /**
  * Watches whether the service's database answers, on a connection of its own (a pool saturated
  * by slow requests is busy, not lost): `SELECT 1` every interval, and at once when that
  * connection or one of the pool's idle connections breaks (a database that went away is noticed
- * in milliseconds, not at the next tick). Reports each change, up or down, to `onChange`, one at
- * a time. Nothing runs per request.
+ * in milliseconds, not at the next tick). A refused or broken connection counts at once; a probe
+ * that only outlives its deadline counts after `SLOW_PROBES_TO_LEAVE` such probes in a row.
+ * Reports each change, up or down, to `onChange`, one at a time. Nothing runs per request.
  */
 export class DatabaseWatch {
   private client?: Client;
   private timer?: NodeJS.Timeout;
   private probing?: Promise<void>;
   private up = true;
+  private slowProbes = 0;
   private stopped = false;
   private readonly poke = () => void this.probe();
 
@@ -53,12 +61,18 @@ export class DatabaseWatch {
     let up = true;
     let reason: string | undefined;
     try {
-      const client = await this.connected();
-      await withDeadline(client.query('SELECT 1'), PROBE_DEADLINE_MS);
+      await withDeadline(
+        this.connected().then((client) => client.query('SELECT 1')),
+        PROBE_DEADLINE_MS,
+      );
+      this.slowProbes = 0;
     } catch (err) {
-      up = false;
       reason = (err as Error).message;
       this.drop();
+      const slow = err instanceof ProbeDeadlineError;
+      this.slowProbes = slow ? this.slowProbes + 1 : 0;
+      up = slow && this.slowProbes < SLOW_PROBES_TO_LEAVE && this.up;
+      if (up) this.log.warn({ reason, slowProbes: this.slowProbes }, 'database answers slowly: staying in the queue groups');
     }
     if (up === this.up || this.stopped) return;
     this.up = up;
@@ -69,7 +83,8 @@ export class DatabaseWatch {
 
   private async connected(): Promise<Client> {
     if (this.client) return this.client;
-    const client = new Client({ ...pgClientConfig(this.databaseUrl), connectionTimeoutMillis: PROBE_DEADLINE_MS });
+    // the probe's own deadline fires first; this one only ends a connect nobody waits for any more
+    const client = new Client({ ...pgClientConfig(this.databaseUrl), connectionTimeoutMillis: 2 * PROBE_DEADLINE_MS });
     const broken = () => {
       if (this.client !== client) return;
       this.drop();
@@ -89,10 +104,17 @@ export class DatabaseWatch {
   }
 }
 
-/** `work`, or a rejection when it has not settled within `ms`. */
+/** The rejection of `withDeadline` when the work outlived its deadline. */
+export class ProbeDeadlineError extends Error {
+  constructor(ms: number) {
+    super(`no answer within ${ms} ms`);
+  }
+}
+
+/** `work`, or a rejection (`ProbeDeadlineError`) when it has not settled within `ms`. */
 export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    const timer = setTimeout(() => reject(new ProbeDeadlineError(ms)), ms);
     work.then(
       (value) => {
         clearTimeout(timer);
