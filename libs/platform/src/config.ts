@@ -1,6 +1,6 @@
 import { ServiceName } from '@app/contracts';
 import { ConfigError } from './config-error';
-import { NatsConnectSettings, readNatsSettings } from './nats-auth';
+import { NatsConnectSettings, natsServers, readNatsSettings } from './nats-auth';
 import { readPgTls } from './pg-tls';
 
 export interface ServiceConfig {
@@ -129,6 +129,7 @@ export function eventsStreamSettings(env: NodeJS.ProcessEnv = process.env): Even
 
 /** The URL with user and password removed: safe to print. */
 export function withoutCredentials(value: string): string {
+  if (value.includes(',')) return natsServers(value).map(withoutCredentials).join(',');
   try {
     const parsed = new URL(value);
     parsed.username = '';
@@ -166,9 +167,17 @@ export function databaseUrlFor(service: ServiceName, env: NodeJS.ProcessEnv = pr
   return server.toString();
 }
 
+/**
+ * NATS_URL: one server, or a NATS cluster's servers separated by commas (`nats://a:4222,nats://b:4222`),
+ * each checked as a URL. A client connects to the first that answers, in the order given
+ * (natsServers), and learns the rest of the cluster from it.
+ */
 export function natsUrl(env: NodeJS.ProcessEnv = process.env): string {
-  return url(env, 'NATS_URL', 'nats://127.0.0.1:4222', ['nats', 'tls']);
+  const value = env.NATS_URL || 'nats://127.0.0.1:4222';
+  for (const server of natsServers(value)) url({ NATS_URL: server }, 'NATS_URL', server, ['nats', 'tls']);
+  return value;
 }
+
 
 /** Read once at start-up; a bad value stops the process with a clear message. */
 export function loadServiceConfig(service: ServiceName, env: NodeJS.ProcessEnv = process.env): ServiceConfig {

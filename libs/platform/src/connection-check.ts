@@ -3,6 +3,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, ConnectionOptions } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { withoutCredentials } from './config';
+import { natsServers } from './nats-auth';
 import { pgClientConfig } from './pg-tls';
 
 /**
@@ -117,7 +118,7 @@ export type NatsProblem =
 export async function probeNats(url: string, timeoutMs = 3000, options: Partial<ConnectionOptions> = {}): Promise<NatsProblem | null> {
   let nc;
   try {
-    nc = await connect({ ...options, servers: url, name: 'mesh-check', timeout: timeoutMs, reconnect: false, noAsyncTraces: true });
+    nc = await connect({ ...options, servers: natsServers(url), name: 'mesh-check', timeout: timeoutMs, reconnect: false, noAsyncTraces: true });
   } catch (err) {
     const message = String((err as Error)?.message ?? err);
     if (/authorization|authentication|permissions/i.test(message)) return { kind: 'refused', message };

@@ -7,6 +7,11 @@ import {
 } from '@app/contracts';
 import { ConfigError } from './config-error';
 
+/** The servers of a NATS_URL value (one, or several separated by commas). */
+export function natsServers(value: string): string[] {
+  return value.split(',').map((server) => server.trim()).filter(Boolean);
+}
+
 /** What a connection of one identity needs to reach the bus: where, as whom, over what. */
 export interface NatsConnectSettings {
   url: string;
@@ -62,7 +67,9 @@ function readTls(env: NodeJS.ProcessEnv): NatsConnectSettings['tls'] | undefined
 /** Options for `connect()` (nats.js or Nest's NATS transport) of an identity. */
 export function natsConnectOptions(settings: NatsConnectSettings, name: string): ConnectionOptions {
   return {
-    servers: settings.url,
+    servers: natsServers(settings.url),
+    // a cluster's servers are tried in the order NATS_URL gives (each replica its own first node)
+    noRandomize: true,
     name,
     inboxPrefix: natsInboxPrefix(settings.identity),
     ...(settings.seed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(settings.seed)) } : {}),
