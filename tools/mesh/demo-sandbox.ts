@@ -69,8 +69,8 @@ export interface DemoSandbox {
  * `npm start`'s demo mail sandbox: a DNS server answering MX and A records for the demo corpus's
  * domains (names under DEMO_TLD only; every other name is REFUSED) and an SMTP server that knows
  * which of their mailboxes exist. Search's own verifier holds the whole DNS and SMTP conversation
- * with it, so a newcomer's reveals come back `revealed` (`valid`, `catch_all`) or
- * `no_contact_found` as they would against real domains. Off (null) with DEMO_MAIL_SANDBOX=off or
+ * with it, so a newcomer's reveals come back `revealed` (`valid`, `catch_all`, or a phone only
+ * when no address survives) or `no_contact_found` as they would against real domains. Off (null) with DEMO_MAIL_SANDBOX=off or
  * when EMAIL_VERIFY_DNS_SERVERS names resolvers already.
  */
 export async function startDemoSandbox(env: NodeJS.ProcessEnv, say: (line: string) => void): Promise<DemoSandbox | null> {
@@ -96,7 +96,7 @@ export async function startDemoSandbox(env: NodeJS.ProcessEnv, say: (line: strin
     `demo sandbox: mail for the demo corpus (${DEMO_CORPUS_SIZE.toLocaleString('en-US')} entities, domains under ${DEMO_TLD} only) ` +
       `answered by DNS ${dns.server} and SMTP 127.0.0.1:${smtp.port}: ${directory.mailboxes.size} mailboxes, ` +
       `${directory.catchAll.size} catch-all domains, ${directory.noMail.size} domains without mail; ` +
-      `reveals come back revealed (valid, catch_all) or no_contact_found. Off: DEMO_MAIL_SANDBOX=off or EMAIL_VERIFY_DNS_SERVERS`,
+      `reveals come back revealed (valid, catch_all, or a phone only) or no_contact_found. Off: DEMO_MAIL_SANDBOX=off or EMAIL_VERIFY_DNS_SERVERS`,
   );
   return {
     env: { EMAIL_VERIFY_DNS_SERVERS: dns.server, EMAIL_VERIFY_SMTP_PORT: String(smtp.port) },

@@ -39,16 +39,17 @@ export type ActingContext = RequestContext | UnresolvedContext;
  * operator.nk, .data/nats/url), so the CLI works beside it as is.
  */
 function operatorNatsSettings() {
-  const env = { ...process.env };
   const seed = join(process.cwd(), LOCAL_NATS_IDENTITY_DIR, 'operator.nk');
-  if (!env.NATS_NKEY_SEED && !env.NATS_NKEY_SEED_FILE && existsSync(seed)) env.NATS_NKEY_SEED_FILE = seed;
+  const local = !process.env.NATS_NKEY_SEED && !process.env.NATS_NKEY_SEED_FILE && existsSync(seed);
+  // over the environment, not a copy of it: every other setting is still read from the environment itself
+  const env: NodeJS.ProcessEnv = local ? Object.assign(Object.create(process.env) as NodeJS.ProcessEnv, { NATS_NKEY_SEED_FILE: seed }) : process.env;
   return readNatsSettings('operator', operatorNatsUrl(), env);
 }
 
 /** The bus the operator asks (for messages: a bad seed file is reported where NATS is opened). */
 function operatorNatsUrl(): string {
   const url = join(process.cwd(), LOCAL_NATS_URL_FILE);
-  return natsUrl({ ...process.env, NATS_URL: process.env.NATS_URL || (existsSync(url) ? readFileSync(url, 'utf8').trim() : undefined) });
+  return natsUrl({ NATS_URL: process.env.NATS_URL || (existsSync(url) ? readFileSync(url, 'utf8').trim() : undefined) });
 }
 
 /**

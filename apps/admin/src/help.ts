@@ -7,6 +7,27 @@ import { AdminCommand } from './commands/command';
 
 export const INVOCATION = 'npm run -s admin --';
 
+/**
+ * The environment the CLI reads, and nothing else (help.spec.ts runs the CLI and checks both
+ * ways): the operator's NATS identity and bus (libs/platform/src/nats-auth.ts, where unset the
+ * ones `npm start` made for this checkout: admin-context.ts), and search:seed's batching.
+ */
+export const SETTINGS: { name: string; text: string }[] = [
+  { name: 'NATS_URL', text: 'the NATS server; unset: the one `npm start` runs for this checkout (.data/nats/url), else nats://127.0.0.1:4222' },
+  { name: 'NATS_NKEY_SEED_FILE', text: "a file holding the operator identity's NKEY seed (SU…); with neither set: .data/nats/identities/operator.nk, made by `npm start`" },
+  { name: 'NATS_NKEY_SEED', text: 'the seed itself, instead of a file' },
+  { name: 'NODE_ENV', text: 'production: a seed is required (the bus is never open in production)' },
+  { name: 'NATS_TLS_CA_FILE', text: "TLS to NATS: the CA of the server's certificate" },
+  { name: 'NATS_TLS_CERT_FILE', text: 'a client certificate, when the server asks for one (with NATS_TLS_KEY_FILE)' },
+  { name: 'NATS_TLS_KEY_FILE', text: "the client certificate's key" },
+  { name: 'NATS_TLS_SERVER_NAME', text: "the name the server's certificate must carry" },
+  { name: 'NATS_COALESCE_WRITES', text: 'off: each NATS flush written to the socket at once (docs/configuration.md)' },
+  { name: 'SEED_CHUNK', text: 'search:seed: entities per request (default 2000)' },
+  { name: 'SEED_PARALLEL', text: 'search:seed: requests in flight (default 4)' },
+];
+
+const SETTING_WIDTH = Math.max(...SETTINGS.map((s) => s.name.length)) + 2;
+
 export function overview(commands: AdminCommand[]): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
   return [
@@ -20,9 +41,11 @@ export function overview(commands: AdminCommand[]): string {
     'commands:',
     ...commands.flatMap((c) => wrap(c.summary ?? c.usage, 100 - width - 2).map((line, i) => `  ${(i === 0 ? c.name : '').padEnd(width)}${line}`)),
     '',
-    'settings: DATABASE_URL (the PostgreSQL server) and DB_PREFIX name the gateway database',
-    '(GATEWAY_DATABASE_URL instead, if set); NATS_URL the NATS server, for the commands that',
-    'ask a service. The gateway creates and migrates its database at start-up; the CLI does not.',
+    'Every command asks the service that owns the data over NATS, as the operator identity (the',
+    'gateway for workspaces, members and keys); the CLI opens no database and migrates nothing.',
+    '',
+    'settings (environment):',
+    ...SETTINGS.flatMap((s) => wrap(s.text, 100 - SETTING_WIDTH - 2).map((line, i) => `  ${(i === 0 ? s.name : '').padEnd(SETTING_WIDTH)}${line}`)),
     '',
     `${INVOCATION} <command> --help    a command's flags and an example`,
   ].join('\n');
