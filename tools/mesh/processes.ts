@@ -184,16 +184,24 @@ export interface SecuredNats {
 export async function startNatsServer(
   port: number,
   dir: string,
-  options: { extraUsers?: NatsUser[]; host?: string; binary?: string | null; tls?: NatsServerConfigOptions['tls'] } = {},
+  options: {
+    extraUsers?: NatsUser[];
+    host?: string;
+    binary?: string | null;
+    tls?: NatsServerConfigOptions['tls'];
+    cluster?: NatsServerConfigOptions['cluster'];
+    /** Where the identities are (default `<dir>/identities`): a cluster's nodes share one set. */
+    identityDir?: string;
+  } = {},
 ): Promise<SecuredNats> {
   const binary = options.binary === undefined ? findNatsServer() : options.binary;
   if (!binary) throw new Error('nats-server not found: install it (Debian: apt-get install nats-server) or set NATS_SERVER_BIN');
-  const identities = ensureNatsIdentities(join(dir, 'identities'));
+  const identities = ensureNatsIdentities(options.identityDir ?? join(dir, 'identities'));
   const configFile = join(dir, 'nats.conf');
   const host = options.host ?? '127.0.0.1';
   writeFileSync(
     configFile,
-    natsServerConfig({ host, port, storeDir: dir, users: [...identities.users, ...(options.extraUsers ?? [])], tls: options.tls }),
+    natsServerConfig({ host, port, storeDir: dir, users: [...identities.users, ...(options.extraUsers ?? [])], tls: options.tls, cluster: options.cluster }),
     { mode: 0o600 },
   );
   const child = spawn(binary, ['-c', configFile], { stdio: 'ignore' });

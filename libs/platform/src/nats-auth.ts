@@ -150,6 +150,11 @@ export interface NatsServerConfigOptions {
   storeDir: string;
   users: NatsUser[];
   tls?: { certFile: string; keyFile: string; caFile?: string; verify?: boolean };
+  /**
+   * One node of a NATS cluster: its name (unique in the cluster, JetStream's peer name), the port
+   * its routes listen on (on `host`), and the other nodes' route URLs (`nats-route://host:port`).
+   */
+  cluster?: { name: string; serverName: string; port: number; routes: string[] };
 }
 
 /**
@@ -175,9 +180,20 @@ export function natsServerConfig(options: NatsServerConfigOptions): string {
         '}',
       ]
     : [];
+  const cluster = options.cluster
+    ? [
+        `server_name: ${JSON.stringify(options.cluster.serverName)}`,
+        'cluster {',
+        `  name: ${JSON.stringify(options.cluster.name)}`,
+        `  listen: ${JSON.stringify(`${options.host}:${options.cluster.port}`)}`,
+        `  routes: ${list(options.cluster.routes)}`,
+        '}',
+      ]
+    : [];
   return [
     `host: ${JSON.stringify(options.host)}`,
     `port: ${options.port}`,
+    ...cluster,
     `jetstream { store_dir: ${JSON.stringify(options.storeDir)} }`,
     ...tls,
     'authorization {',

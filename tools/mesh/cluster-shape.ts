@@ -1,0 +1,239 @@
+import { ChildProcess } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { connect, NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { ServiceName } from '@app/contracts';
+import { DEFAULT_HTTP_PORTS, ensureEventsStream, ensureNatsIdentities, eventsStreamSettings, NatsIdentityFiles } from '@app/platform';
+import { PgPair } from './pg-pair';
+import {
+  APPS, freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers, waitFor,
+} from './processes';
+
+/**
+ * The shape production runs (docs/deployment.md), on one machine: three nats-servers clustered
+ * through routes with JetStream (the EVENTS stream at 3 replicas), `replicas` processes of every
+ * service and `gateways` gateways, each process given the full server list starting at a
+ * different node in turn, and PostgreSQL as a primary with a synchronous streaming standby behind
+ * the `rw`/`ro` endpoints CloudNativePG gives (PgPair). `npm run cluster` and
+ * `npm run chaos -- --cluster` run it.
+ */
+export interface ClusterOptions {
+  /** State: the NATS nodes' stores, the PostgreSQL clusters (made anew). */
+  dir: string;
+  /** The environment every process gets on top of the cluster's own (settings, LOG_LEVEL, PATH). */
+  env: NodeJS.ProcessEnv;
+  dbPrefix: string;
+  /** The mesh's NATS identities (default `<dir>/identities`); `npm run cluster` keeps `npm start`'s. */
+  identityDir?: string;
+  /** Processes of every service but the gateway (2). */
+  replicas?: number;
+  gateways?: number;
+  /**
+   * `fixed`: ports near the single mesh's defaults (gateways 3000, 3001, …; replica r of a service
+   * its default + 100·(r-1); NATS 4231-4233, routes 6231-6233; PostgreSQL 5441-5444), for a person
+   * to use. `free`: any free ports, for tests and runs beside another mesh.
+   */
+  ports?: 'fixed' | 'free';
+  /** Each line a process writes, with its id (`crm-2`). Default: dropped. */
+  output?: (id: string, line: string) => void;
+  say?: (line: string) => void;
+}
+
+export interface NatsNode {
+  id: string;
+  port: number;
+  clusterPort: number;
+  dir: string;
+  child?: ChildProcess;
+}
+
+export interface ClusterApp {
+  /** `<service>-<n>`, n from 1. */
+  id: string;
+  name: ServiceName;
+  port: number;
+  /** The NATS_URL it runs with: every node, its own first. */
+  natsUrl: string;
+  running?: RunningApp;
+}
+
+export class MeshCluster {
+  /** The probe identity's connection options on a node (tests' and tools' own, may do anything). */
+  readonly probe = probeIdentity();
+  private stopping = false;
+
+  private constructor(
+    readonly options: Required<Omit<ClusterOptions, 'output' | 'say' | 'identityDir'>> & Pick<ClusterOptions, 'output' | 'say'>,
+    readonly identities: NatsIdentityFiles,
+    readonly nats: NatsNode[],
+    readonly pg: PgPair,
+    readonly apps: ClusterApp[],
+  ) {}
+
+  static async start(options: ClusterOptions): Promise<MeshCluster> {
+    const opts = { replicas: 2, gateways: 2, ports: 'free' as const, ...options };
+    const say = opts.say ?? (() => undefined);
+    rmSync(opts.dir, { recursive: true, force: true });
+    mkdirSync(opts.dir, { recursive: true });
+    const fixed = opts.ports === 'fixed';
+    const port = async (wanted: number) => (fixed ? wanted : freePort());
+    const identities = ensureNatsIdentities(opts.identityDir ?? join(opts.dir, 'identities'));
+
+    const pg = await PgPair.start(join(opts.dir, 'postgres'), {
+      primary: await port(5441), standby: await port(5442), rw: await port(5443), ro: await port(5444),
+    });
+    say(`PostgreSQL: primary on ${pg.primary.port}, synchronous streaming standby on ${pg.standby?.port}; rw ${pg.rwUrl}, ro ${pg.roUrl}`);
+
+    const nats: NatsNode[] = [];
+    for (let i = 1; i <= 3; i++) {
+      nats.push({ id: `nats-${i}`, port: await port(4230 + i), clusterPort: await port(6230 + i), dir: join(opts.dir, `nats-${i}`) });
+    }
+    const apps: ClusterApp[] = [];
+    const order = (first: number) => nats.map((_, i) => nats[(first + i) % nats.length]).map((n) => `nats://127.0.0.1:${n.port}`).join(',');
+    let turn = 0;
+    for (const name of APPS) {
+      const count = name === 'gateway' ? opts.gateways : opts.replicas;
+      for (let r = 1; r <= count; r++) {
+        const wanted = name === 'gateway' ? DEFAULT_HTTP_PORTS.gateway + (r - 1) : DEFAULT_HTTP_PORTS[name] + 100 * (r - 1);
+        apps.push({ id: `${name}-${r}`, name, port: await port(wanted), natsUrl: order(turn++ % nats.length) });
+      }
+    }
+    const cluster = new MeshCluster(opts, identities, nats, pg, apps);
+    try {
+      await Promise.all(nats.map((node) => cluster.startNats(node)));
+      await cluster.awaitJetStream();
+      say(`NATS: ${nats.map((n) => `${n.id} 127.0.0.1:${n.port}`).join(', ')} (one cluster, JetStream, EVENTS at 3 replicas)`);
+      await Promise.all(apps.map((app) => cluster.startApp(app.id)));
+    } catch (err) {
+      await cluster.stop();
+      throw err;
+    }
+    return cluster;
+  }
+
+  /** Every node's URL, the first node first (the admin CLI's and the tests' NATS_URL). */
+  get natsUrl(): string {
+    return this.nats.map((n) => `nats://127.0.0.1:${n.port}`).join(',');
+  }
+
+  /** The environment of the operator's tools (admin CLI): the cluster's bus and databases, the operator identity. */
+  get env(): NodeJS.ProcessEnv {
+    return {
+      ...this.options.env,
+      DATABASE_URL: this.pg.rwUrl,
+      DB_PREFIX: this.options.dbPrefix,
+      NATS_URL: this.natsUrl,
+      NATS_NKEY_SEED_FILE: this.identities.seedFile('operator'),
+    };
+  }
+
+  get gatewayUrls(): string[] {
+    return this.apps.filter((a) => a.name === 'gateway').map((a) => `http://127.0.0.1:${a.port}/api/v1`);
+  }
+
+  app(id: string): ClusterApp {
+    const app = this.apps.find((a) => a.id === id);
+    if (!app) throw new Error(`no process ${id} in the cluster`);
+    return app;
+  }
+
+  node(id: string): NatsNode {
+    const node = this.nats.find((n) => n.id === id);
+    if (!node) throw new Error(`no NATS node ${id} in the cluster`);
+    return node;
+  }
+
+  async startApp(id: string): Promise<RunningApp> {
+    const app = this.app(id);
+    const env: NodeJS.ProcessEnv = {
+      ...this.env,
+      NATS_URL: app.natsUrl,
+      [MESH_NATS_IDENTITY_DIR]: this.identities.dir,
+      EVENTS_STREAM_REPLICAS: '3',
+    };
+    const output = this.options.output;
+    const running = spawnApp(app.name, env, app.port, output ? (line) => output(app.id, line) : 'ignore');
+    app.running = running;
+    const exited = running.exited.then((code) => {
+      throw new Error(`${app.id} exited with ${code} during start-up`);
+    });
+    await Promise.race([waitFor(`${app.id} readiness`, () => httpReady(app.port), 180_000, 200), exited]);
+    exited.catch(() => undefined);
+    return running;
+  }
+
+  /** SIGKILL: the process dies mid-work. */
+  async killApp(id: string): Promise<void> {
+    const running = this.app(id).running;
+    if (!running || running.child.exitCode !== null || running.child.signalCode !== null) return;
+    running.child.kill('SIGKILL');
+    await running.exited;
+  }
+
+  /** SIGTERM and its drain (a rolling restart's step). */
+  async stopApp(id: string): Promise<number | null> {
+    const running = this.app(id).running;
+    return running ? stopApp(running, 30_000) : null;
+  }
+
+  async startNats(node: NatsNode): Promise<void> {
+    mkdirSync(node.dir, { recursive: true });
+    const routes = this.nats.filter((n) => n !== node).map((n) => `nats-route://127.0.0.1:${n.clusterPort}`);
+    const server = await startNatsServer(node.port, node.dir, {
+      extraUsers: [this.probe.user],
+      identityDir: this.identities.dir,
+      cluster: { name: 'lim', serverName: node.id, port: node.clusterPort, routes },
+    });
+    node.child = server.child;
+  }
+
+  /** SIGKILL of one nats-server. */
+  async killNats(id: string): Promise<void> {
+    const node = this.node(id);
+    if (!node.child || node.child.exitCode !== null || node.child.signalCode !== null) return;
+    const gone = new Promise((resolve) => node.child!.once('exit', resolve));
+    node.child.kill('SIGKILL');
+    await gone;
+    await waitFor(`${id} closed`, async () => !(await tcpAnswers('127.0.0.1', node.port, 200)), 5000, 50);
+  }
+
+  /** The node that leads the EVENTS stream's replicas now. */
+  async eventsLeader(): Promise<string | undefined> {
+    return this.withProbe(async (nc) => (await (await jetstreamManager(nc)).streams.info('EVENTS')).cluster?.leader);
+  }
+
+  /** The probe, connected to any node that answers. */
+  async withProbe<T>(work: (nc: NatsConnection) => Promise<T>): Promise<T> {
+    const nc = await connect({ ...this.probe.options(this.natsUrl), servers: this.natsUrl.split(','), timeout: 3000 });
+    try {
+      return await work(nc);
+    } finally {
+      await nc.close();
+    }
+  }
+
+  /**
+   * Until the cluster has elected its JetStream meta leader, creating a stream fails: wait for it,
+   * and create EVENTS at 3 replicas as the services would (ensureEventsStream).
+   */
+  private async awaitJetStream(): Promise<void> {
+    await waitFor('JetStream across the NATS cluster', async () => {
+      await this.withProbe((nc) => ensureEventsStream(nc, { ...eventsStreamSettings(this.options.env), replicas: 3 }));
+      return true;
+    }, 60_000, 500);
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    await Promise.all(this.apps.map((app) => (app.running ? stopApp(app.running, 10_000) : null)));
+    for (const node of this.nats) node.child?.kill('SIGTERM');
+    await this.pg.stop();
+  }
+
+  /** Writes where the admin CLI finds the bus (as `npm start` does). */
+  writeUrlFile(file: string): void {
+    writeFileSync(file, `${this.natsUrl}\n`);
+  }
+}

@@ -1,0 +1,217 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer, Server, Socket } from 'node:net';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { tcpAnswers, waitFor } from './processes';
+
+/**
+ * PostgreSQL as production runs it, on one machine: a primary and a streaming standby made from
+ * it with `pg_basebackup -R` (synchronous: a commit the primary acknowledged is on the standby
+ * too, so a failover loses no acknowledged write), each its own cluster in a directory of ours,
+ * and in front of them the two endpoints CloudNativePG gives a cluster: `rw`, which always leads
+ * to the primary, and `ro`, which leads to the standby while there is one. A failover (`failover`)
+ * does what the operator does: the old primary is stopped, the standby promoted, and `rw`
+ * follows it, cutting the connections it held to the old one.
+ */
+export class PgPair {
+  private readonly rwProxy: FollowProxy;
+  private readonly roProxy: FollowProxy;
+  private primaryDir: string;
+  private standbyDir: string | undefined;
+  private primaryPort: number;
+  private standbyPort: number | undefined;
+
+  private constructor(
+    private readonly bin: string,
+    readonly dir: string,
+    ports: { primary: number; standby: number },
+    proxies: { rw: FollowProxy; ro: FollowProxy },
+  ) {
+    this.primaryDir = join(dir, 'primary');
+    this.standbyDir = join(dir, 'standby');
+    this.primaryPort = ports.primary;
+    this.standbyPort = ports.standby;
+    this.rwProxy = proxies.rw;
+    this.roProxy = proxies.ro;
+  }
+
+  /** Starts both clusters in `dir` (made anew) and the two endpoints. */
+  static async start(dir: string, ports: { primary: number; standby: number; rw: number; ro: number }): Promise<PgPair> {
+    const bin = postgresBinDir();
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    ownedByPostgres(dir);
+    const primaryDir = join(dir, 'primary');
+    asPostgres(join(bin, 'initdb'), ['-D', primaryDir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale', 'C']);
+    appendFileSync(join(primaryDir, 'postgresql.conf'), [
+      `port = ${ports.primary}`,
+      "listen_addresses = '127.0.0.1'",
+      `unix_socket_directories = '${dir}'`,
+      'wal_level = replica',
+      'max_wal_senders = 10',
+      'max_replication_slots = 10',
+      'hot_standby = on',
+      'max_connections = 400',
+      'wal_keep_size = 256MB',
+      '',
+    ].join('\n'));
+    writeFileSync(join(primaryDir, 'pg_hba.conf'), [
+      'local all all trust',
+      'local replication all trust',
+      'host all all 127.0.0.1/32 trust',
+      'host replication all 127.0.0.1/32 trust',
+      '',
+    ].join('\n'));
+    ownedByPostgres(join(primaryDir, 'pg_hba.conf'));
+    pgCtl(bin, primaryDir, 'start');
+    const standbyDir = join(dir, 'standby');
+    asPostgres(join(bin, 'pg_basebackup'), ['-h', '127.0.0.1', '-p', String(ports.primary), '-U', 'postgres', '-D', standbyDir, '-R', '-X', 'stream', '-c', 'fast']);
+    appendFileSync(join(standbyDir, 'postgresql.auto.conf'), `port = ${ports.standby}\n`);
+    pgCtl(bin, standbyDir, 'start');
+    // synchronous from here on: set after the base backup, so the standby's copy does not wait for a standby of its own
+    await sql(ports.primary, "ALTER SYSTEM SET synchronous_standby_names = '*'");
+    await sql(ports.primary, 'SELECT pg_reload_conf()');
+    await waitFor('the standby streaming', async () => {
+      const rows = await sql(ports.primary, "SELECT sync_state FROM pg_stat_replication WHERE state = 'streaming'");
+      return rows.some((row) => row.sync_state === 'sync');
+    }, 30_000, 200);
+    const rw = await FollowProxy.start(ports.rw, ports.primary);
+    const ro = await FollowProxy.start(ports.ro, ports.standby);
+    return new PgPair(bin, dir, ports, { rw, ro });
+  }
+
+  /** The endpoint that leads to the primary (CloudNativePG's `-rw` service). */
+  get rwUrl(): string {
+    return `postgres://postgres@127.0.0.1:${this.rwProxy.port}/postgres`;
+  }
+
+  /** The endpoint that leads to the standby while there is one (CloudNativePG's `-ro` service). */
+  get roUrl(): string {
+    return `postgres://postgres@127.0.0.1:${this.roProxy.port}/postgres`;
+  }
+
+  get primary(): { port: number; dir: string } {
+    return { port: this.primaryPort, dir: this.primaryDir };
+  }
+
+  get standby(): { port: number; dir: string } | undefined {
+    return this.standbyDir && this.standbyPort ? { port: this.standbyPort, dir: this.standbyDir } : undefined;
+  }
+
+  /**
+   * What the operator does when the primary is lost: stop it (fast: its sessions end), promote
+   * the standby, point `rw` (and `ro`) at the new primary. Resolves with how long it took.
+   */
+  async failover(): Promise<number> {
+    const started = Date.now();
+    if (!this.standbyDir || !this.standbyPort) throw new Error('no standby to promote');
+    pgCtl(this.bin, this.primaryDir, 'stop', ['-m', 'fast']);
+    pgCtl(this.bin, this.standbyDir, 'promote');
+    const port = this.standbyPort;
+    await waitFor('the promoted standby writable', async () => (await sql(port, 'SELECT pg_is_in_recovery() AS r'))[0]?.r === false, 30_000, 100);
+    this.primaryDir = this.standbyDir;
+    this.primaryPort = port;
+    this.standbyDir = undefined;
+    this.standbyPort = undefined;
+    this.rwProxy.follow(port);
+    this.roProxy.follow(port);
+    return Date.now() - started;
+  }
+
+  async stop(): Promise<void> {
+    await this.rwProxy.close();
+    await this.roProxy.close();
+    for (const dir of [this.primaryDir, this.standbyDir, join(this.dir, 'primary'), join(this.dir, 'standby')]) {
+      if (dir && existsSync(join(dir, 'postmaster.pid'))) pgCtl(this.bin, dir, 'stop', ['-m', 'immediate']);
+    }
+  }
+}
+
+/** Debian's PostgreSQL server binaries (PG_BIN_DIR, else the newest /usr/lib/postgresql/<v>/bin). */
+export function postgresBinDir(): string {
+  if (process.env.PG_BIN_DIR) return process.env.PG_BIN_DIR;
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))) : [];
+  if (!versions.length) throw new Error('PostgreSQL server binaries not found: install PostgreSQL (Debian: apt-get install postgresql) or set PG_BIN_DIR');
+  return join(root, versions.sort((a, b) => Number(b) - Number(a))[0], 'bin');
+}
+
+/** PostgreSQL refuses to run as root: as root, its commands run as the `postgres` user. */
+function asPostgres(command: string, args: string[]): void {
+  const root = process.getuid?.() === 0;
+  const result = root
+    ? spawnSync('runuser', ['-u', 'postgres', '--', command, ...args], { encoding: 'utf8' })
+    : spawnSync(command, args, { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr || result.stdout}`);
+}
+
+function ownedByPostgres(path: string): void {
+  if (process.getuid?.() !== 0) return;
+  const ids = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  chownSync(path, ids('-u'), ids('-g'));
+}
+
+function pgCtl(bin: string, dir: string, action: string, extra: string[] = []): void {
+  asPostgres(join(bin, 'pg_ctl'), ['-D', dir, '-w', '-t', '60', ...(action === 'start' ? ['-l', join(dir, 'server.log')] : []), ...extra, action]);
+}
+
+async function sql(port: number, text: string): Promise<any[]> {
+  const client = new Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 3000 });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A TCP endpoint that leads to one PostgreSQL port, which `follow` changes (cutting what it held). */
+class FollowProxy {
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+    private target: number,
+  ) {}
+
+  static async start(port: number, target: number): Promise<FollowProxy> {
+    let proxy: FollowProxy | undefined;
+    const server = createServer((client) => proxy?.forward(client));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', resolve);
+    });
+    const address = server.address();
+    proxy = new FollowProxy(server, typeof address === 'object' && address ? address.port : port, target);
+    await waitFor(`endpoint on ${proxy.port}`, () => tcpAnswers('127.0.0.1', proxy!.port), 5000, 50);
+    return proxy;
+  }
+
+  follow(target: number): void {
+    this.target = target;
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  private forward(client: Socket): void {
+    const upstream = createConnection(this.target, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      this.sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        this.sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  }
+}
