@@ -1,5 +1,5 @@
 import { ChildProcess, execFile } from 'node:child_process';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -234,6 +234,8 @@ function p99(values: number[]): number {
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const { say } = options;
   const dir = mkdtempSync(join(tmpdir(), 'chaos-'));
+  // the cluster's PostgreSQL runs as the postgres user (tools/mesh/pg-pair.ts): it must reach its directory in here
+  if (options.cluster) chmodSync(dir, 0o755);
   const prefix = `chaos_${randomToken(6).toLowerCase()}_`;
   const cert = await testCertificate();
   const receiver = await HttpsReceiver.start(cert);
