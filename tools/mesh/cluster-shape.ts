@@ -18,6 +18,9 @@ import {
  * the `rw`/`ro` endpoints CloudNativePG gives (PgPair). `npm run cluster` and
  * `npm run chaos -- --cluster` run it.
  */
+/** What `npm run cluster` and `chaos --cluster` run, and so what their figures show (k8s/ must give at least as much). */
+export const CLUSTER_SHAPE = { natsNodes: 3, eventsReplicas: 3, replicas: 2, gateways: 2, postgres: { instances: 2, synchronous: true } } as const;
+
 export interface ClusterOptions {
   /** State: the NATS nodes' stores, the PostgreSQL clusters (made anew). */
   dir: string;
@@ -72,7 +75,7 @@ export class MeshCluster {
   ) {}
 
   static async start(options: ClusterOptions): Promise<MeshCluster> {
-    const opts = { replicas: 2, gateways: 2, ports: 'free' as const, ...options };
+    const opts = { replicas: CLUSTER_SHAPE.replicas, gateways: CLUSTER_SHAPE.gateways, ports: 'free' as const, ...options };
     const say = opts.say ?? (() => undefined);
     rmSync(opts.dir, { recursive: true, force: true });
     mkdirSync(opts.dir, { recursive: true });
@@ -86,7 +89,7 @@ export class MeshCluster {
     say(`PostgreSQL: primary on ${pg.primary.port}, synchronous streaming standby on ${pg.standby?.port}; rw ${pg.rwUrl}, ro ${pg.roUrl}`);
 
     const nats: NatsNode[] = [];
-    for (let i = 1; i <= 3; i++) {
+    for (let i = 1; i <= CLUSTER_SHAPE.natsNodes; i++) {
       nats.push({ id: `nats-${i}`, port: await port(4230 + i), clusterPort: await port(6230 + i), dir: join(opts.dir, `nats-${i}`) });
     }
     const apps: ClusterApp[] = [];
@@ -150,7 +153,7 @@ export class MeshCluster {
       ...this.env,
       NATS_URL: app.natsUrl,
       [MESH_NATS_IDENTITY_DIR]: this.identities.dir,
-      EVENTS_STREAM_REPLICAS: '3',
+      EVENTS_STREAM_REPLICAS: String(CLUSTER_SHAPE.eventsReplicas),
     };
     const output = this.options.output;
     const running = spawnApp(app.name, env, app.port, output ? (line) => output(app.id, line) : 'ignore');
@@ -219,7 +222,7 @@ export class MeshCluster {
    */
   private async awaitJetStream(): Promise<void> {
     await waitFor('JetStream across the NATS cluster', async () => {
-      await this.withProbe((nc) => ensureEventsStream(nc, { ...eventsStreamSettings(this.options.env), replicas: 3 }));
+      await this.withProbe((nc) => ensureEventsStream(nc, { ...eventsStreamSettings(this.options.env), replicas: CLUSTER_SHAPE.eventsReplicas }));
       return true;
     }, 60_000, 500);
   }
