@@ -5,6 +5,8 @@
 # layers; the `image` stage picks what APP's entry points require (tools/image/deps.ts).
 # The same image runs the service (default command) and its one-shot migration:
 #   docker run lim/billing node dist/tools/migrate.js billing
+# The gateway's also holds the admin CLI (dist/apps/admin/src/main.js) and the bus's set-up step
+# (dist/tools/nats-setup.js, docker-compose.yml's `nats-config`).
 
 # Node 24, the current LTS, pinned by digest: a rebuild gets the same base until the pin moves.
 # The digest is the multi-platform index of node:24-bookworm-slim (24.18.0 when pinned). To move
@@ -55,14 +57,17 @@ LABEL org.opencontainers.image.title="lim-${APP}" \
 ENV NODE_ENV=production APP=${APP} HTTP_HOST=0.0.0.0 EXPORT_STORAGE_DIR=/var/lib/lim/exports
 WORKDIR /app
 # npm and corepack are not needed to run: dropping them saves ~20 MB and their CVEs. The export
-# directory is the only place the app writes (a volume in compose and Kubernetes).
+# directory is the only place the app writes (a volume in compose and Kubernetes); compose's
+# `nats-config` step writes the bus's configuration and identities to /var/lib/lim/nats (a
+# volume, which takes the directory's owner when first mounted, so uid 1000 may write it).
 RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack \
       /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack \
- && mkdir -p /var/lib/lim/exports && chown node:node /var/lib/lim/exports
+ && mkdir -p /var/lib/lim/exports /var/lib/lim/nats && chown node:node /var/lib/lim/exports /var/lib/lim/nats
 # Files stay owned by root and read-only to the app user: the root filesystem can be read-only.
 COPY --from=image /image/ ./
 COPY docker/healthcheck.js docker/healthcheck.js
-RUN test -f "dist/apps/$APP/src/main.js" && test -f dist/tools/migrate.js
+RUN test -f "dist/apps/$APP/src/main.js" && test -f dist/tools/migrate.js \
+ && { [ "$APP" != gateway ] || { test -f dist/apps/admin/src/main.js && test -f dist/tools/nats-setup.js; }; }
 # V8 flags of every service (APP_NODE_FLAGS in tools/mesh/processes.ts: a 32 MB young generation
 # semi-space, see there); a deployment may set NODE_OPTIONS to its own.
 ENV NODE_OPTIONS="--max-semi-space-size=32"

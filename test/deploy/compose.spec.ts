@@ -1,10 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse } from 'yaml';
-import { SERVICE_NAMES } from '@app/contracts';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
+import { nkeys } from '@nats-io/transport-node';
+import { NATS_IDENTITIES, SERVICE_NAMES } from '@app/contracts';
 import { DEFAULT_HTTP_PORTS } from '@app/platform/config';
+import { NATS_SEED_FILE_NAME, permissionsFor } from '@app/platform/nats-auth';
+import { cliFlag, NATS_SETUP_CONFIG, NATS_SETUP_IDENTITIES, writeNatsSetup } from '../../tools/nats-setup';
 import { APP_NODE_FLAGS, APP_V8_FLAGS } from '../../tools/mesh/processes';
+import { compose, DOCKERFILE, environmentOf, imageRuntime, Mount, mounts, services } from './compose-file';
 
 /**
  * docker-compose.yml: `docker compose config` where the compose plugin exists; everywhere, the
@@ -12,10 +16,6 @@ import { APP_NODE_FLAGS, APP_V8_FLAGS } from '../../tools/mesh/processes';
  */
 
 const ROOT = join(__dirname, '..', '..');
-const text = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8');
-// Compose files use YAML 1.1 merge keys (<<: *anchor).
-const compose = parse(text, { merge: true, maxAliasCount: 1000 }) as Record<string, any>;
-const services: Record<string, any> = compose.services;
 const CONDITIONS = new Set(['service_started', 'service_healthy', 'service_completed_successfully']);
 
 describe('docker-compose.yml', () => {
@@ -36,8 +36,7 @@ describe('docker-compose.yml', () => {
         expect(CONDITIONS.has(spec.condition)).toBe(true);
         if (spec.condition === 'service_healthy') expect(services[dep].healthcheck).toBeDefined();
       }
-      for (const volume of svc.volumes ?? []) {
-        const source = String(volume).split(':')[0];
+      for (const { source } of mounts(svc)) {
         if (!source.startsWith('.') && !source.startsWith('/')) expect(Object.keys(compose.volumes)).toContain(source);
       }
     }
@@ -53,6 +52,11 @@ describe('docker-compose.yml', () => {
       expect({ name, unknown: Object.keys(svc).filter((k) => !known.has(k)) }).toEqual({ name, unknown: [] });
       for (const key of Object.keys(svc.healthcheck ?? {})) expect(['test', 'interval', 'timeout', 'retries', 'start_period', 'start_interval', 'disable']).toContain(key);
       if (svc.build) expect(Object.keys(svc.build).every((k) => ['context', 'dockerfile', 'args', 'target'].includes(k))).toBe(true);
+      // a volume's long syntax: only the specification's keys (an unknown one is an error there)
+      for (const volume of (svc.volumes ?? []).filter((v: unknown) => typeof v === 'object')) {
+        expect({ name, unknown: Object.keys(volume).filter((k) => !['type', 'source', 'target', 'read_only', 'volume', 'bind', 'tmpfs'].includes(k)) }).toEqual({ name, unknown: [] });
+        expect(Object.keys(volume.volume ?? {}).every((k) => ['nocopy', 'subpath', 'labels'].includes(k))).toBe(true);
+      }
     }
   });
 
@@ -90,7 +94,112 @@ describe('docker-compose.yml', () => {
     const published = Object.entries(services).filter(([, s]) => s.ports?.length).map(([n]) => n);
     expect(published).toEqual(['gateway']);
     expect(services.gateway.ports).toEqual([`${DEFAULT_HTTP_PORTS.gateway}:${DEFAULT_HTTP_PORTS.gateway}`]);
-    expect(services.crm.volumes).toEqual(services.gateway.volumes);
+    const exports = (service: string) => mounts(services[service]).filter((m) => m.source === 'exports');
+    expect(exports('crm')).toEqual([{ source: 'exports', target: '/var/lib/lim/exports', readOnly: false }]);
+    expect(exports('crm')).toEqual(exports('gateway'));
+    expect(runtimeOf('gateway').env.EXPORT_STORAGE_DIR).toBe('/var/lib/lim/exports');
+  });
+});
+
+/** Where each container mounts the volume nats-config writes (server/ and identities/<identity>/). */
+const natsVolume = (service: string): Mount[] => mounts(services[service]).filter((m) => m.source === 'natsconfig');
+const runtimeOf = (service: string) => imageRuntime(services[service].build?.args ?? {});
+const composeNatsPort = () => new URL(services.gateway.environment.NATS_URL).port;
+const DOCKERFILE_RUNTIME = DOCKERFILE.slice(DOCKERFILE.lastIndexOf('\nFROM '));
+
+describe('docker-compose.yml: the bus is the mesh\'s own, as `npm start` runs it', () => {
+  const setup = services['nats-config'];
+
+  it('a one-shot nats-config step (the gateway\'s image) writes the configuration and the identities to a volume, before NATS starts', () => {
+    expect(setup.image).toBe(services.gateway.image);
+    expect(setup.build).toEqual(services.gateway.build);
+    expect(setup.restart).toBe('no');
+    expect(setup).toMatchObject({ read_only: true, user: '1000:1000', cap_drop: ['ALL'] });
+    // the volume's root: the one place it writes (owned by uid 1000 in the image, see the Dockerfile)
+    expect(natsVolume('nats-config')).toEqual([{ source: 'natsconfig', target: '/var/lib/lim/nats', readOnly: false }]);
+    expect(runtimeOf('nats-config').user).toMatch(/^(1000|node)/);
+    expect(DOCKERFILE_RUNTIME).toMatch(/chown node:node [^\n]*\/var\/lib\/lim\/nats/);
+    const [node, entry, dir, ...flags] = setup.command;
+    expect([node, entry, dir]).toEqual(['node', 'dist/tools/nats-setup.js', '/var/lib/lim/nats']);
+    // the server listens where the services look for it, and keeps JetStream in nats' data volume
+    expect(cliFlag(flags, 'host', '')).toBe('0.0.0.0');
+    expect(cliFlag(flags, 'port', '')).toBe(composeNatsPort());
+    expect(cliFlag(flags, 'store-dir', '')).toBe(mounts(services.nats).find((m) => m.source === 'natsdata')?.target);
+    expect(services.nats.depends_on['nats-config'].condition).toBe('service_completed_successfully');
+  });
+
+  it('nats-server runs with that configuration, and sees no seed', () => {
+    const command: string[] = services.nats.command;
+    const config = command[command.indexOf('--config') + 1];
+    const [mount] = natsVolume('nats');
+    expect(natsVolume('nats')).toEqual([{ source: 'natsconfig', target: mount.target, readOnly: true, subpath: posix.dirname(NATS_SETUP_CONFIG) }]);
+    expect(config).toBe(posix.join(mount.target, posix.basename(NATS_SETUP_CONFIG)));
+    expect(command).not.toContain('--store_dir'); // the configuration has it (nats-server refuses it twice)
+    expect(command.filter((arg) => /^--?(user|pass|auth|no_auth_user)/.test(arg))).toEqual([]);
+  });
+
+  it.each([...SERVICE_NAMES, 'admin'])('%s: its own NATS identity, read-only, and no other', (service) => {
+    const identity = service === 'admin' ? 'operator' : service;
+    const env = environmentOf(services[service]);
+    expect(env.NATS_NKEY_SEED).toBeUndefined();
+    const [mount] = natsVolume(service);
+    expect(natsVolume(service)).toEqual([{ source: 'natsconfig', target: mount.target, readOnly: true, subpath: `${NATS_SETUP_IDENTITIES}/${identity}` }]);
+    expect(env.NATS_NKEY_SEED_FILE).toBe(posix.join(mount.target, NATS_SEED_FILE_NAME));
+    // where Kubernetes mounts it too (lim-config's NATS_NKEY_SEED_FILE)
+    expect(readFileSync(join(ROOT, 'k8s/base/configmap.yaml'), 'utf8')).toContain(`NATS_NKEY_SEED_FILE: ${env.NATS_NKEY_SEED_FILE}\n`);
+    expect(env.NATS_URL).toBe('nats://nats:4222');
+    if (service !== 'admin') expect(services[service].depends_on.nats.condition).toBe('service_healthy');
+  });
+
+  it('no container but the one-shot step sees more than its own identity; the migration steps and PostgreSQL see none', () => {
+    const seen = Object.fromEntries(Object.keys(services).map((name) => [name, natsVolume(name).map((m) => m.subpath ?? '/')]));
+    expect(seen).toEqual({
+      postgres: [],
+      'nats-config': ['/'],
+      nats: ['server'],
+      ...Object.fromEntries(SERVICE_NAMES.map((s) => [`migrate-${s}`, []])),
+      ...Object.fromEntries(SERVICE_NAMES.map((s) => [s, [`identities/${s}`]])),
+      admin: ['identities/operator'],
+    });
+    for (const name of Object.keys(services)) expect({ name, seed: environmentOf(services[name]).NATS_NKEY_SEED }).toEqual({ name, seed: undefined });
+  });
+
+  it('the admin CLI: only with `run` (a profile), as the operator, NATS and nothing else', () => {
+    const admin = services.admin;
+    expect(admin.profiles).toEqual(['admin']);
+    expect(admin.image).toBe(services.gateway.image);
+    expect(admin.entrypoint).toEqual(['node', 'dist/apps/admin/src/main.js']);
+    expect(Object.keys(environmentOf(admin)).sort()).toEqual(['NATS_NKEY_SEED_FILE', 'NATS_URL']);
+    expect(admin).toMatchObject({ read_only: true, user: '1000:1000', cap_drop: ['ALL'], restart: 'no' });
+  });
+
+  it('what the step writes: the configuration of every identity with its permissions, anonymous refused; one private seed per identity', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lim-nats-setup-'));
+    try {
+      const flags = setup.command.slice(3);
+      const written = writeNatsSetup(dir, { host: cliFlag(flags, 'host', ''), port: Number(cliFlag(flags, 'port', '')), storeDir: cliFlag(flags, 'store-dir', '') });
+      expect(written.configFile).toBe(join(dir, NATS_SETUP_CONFIG));
+      const config = readFileSync(written.configFile, 'utf8');
+      expect(config).toContain(`port: ${composeNatsPort()}\n`);
+      expect(config).toContain('host: "0.0.0.0"\n');
+      expect(config).toContain('jetstream { store_dir: "/data" }');
+      expect(config).not.toMatch(/no_auth_user|password|SU[A-Z2-7]{20}/);
+      expect(readdirSync(join(dir, NATS_SETUP_IDENTITIES)).sort()).toEqual([...NATS_IDENTITIES].sort());
+      for (const identity of NATS_IDENTITIES) {
+        const seedDir = join(dir, NATS_SETUP_IDENTITIES, identity);
+        expect(readdirSync(seedDir)).toEqual([NATS_SEED_FILE_NAME]);
+        expect({ identity, dir: statSync(seedDir).mode & 0o777, seed: statSync(written.seedFiles[identity]).mode & 0o777 }).toEqual({ identity, dir: 0o700, seed: 0o600 });
+        const publicKey = nkeys.fromSeed(new TextEncoder().encode(readFileSync(written.seedFiles[identity], 'utf8').trim())).getPublicKey();
+        const user = config.split('\n').find((line) => line.includes(publicKey));
+        expect(user).toContain(`publish: { allow: [${permissionsFor(identity).publish.map((s) => JSON.stringify(s)).join(', ')}] }`);
+      }
+      // a second run keeps the identities
+      const before = readFileSync(written.seedFiles.gateway, 'utf8');
+      writeNatsSetup(dir, { host: '0.0.0.0', port: 4222, storeDir: '/data' });
+      expect(readFileSync(written.seedFiles.gateway, 'utf8')).toBe(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

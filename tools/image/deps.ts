@@ -4,8 +4,9 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { SERVICE_NAMES, ServiceName } from '@app/contracts';
 
 /**
- * What one service's image holds: the compiled files its two entry points reach (the service's
- * main and the migration entry `dist/tools/migrate.js <service>`) and the production packages
+ * What one service's image holds: the compiled files its entry points reach (the service's main
+ * and the migration entry `dist/tools/migrate.js <service>`; in the gateway's also the admin CLI
+ * and `dist/tools/nats-setup.js`) and the production packages
  * those files require, with the packages those need as the lockfile resolves them. Read from the
  * compiled import graph, so a package the code starts to use is in the image without a list to
  * keep; a require this cannot follow (not a string literal) fails the build instead.
@@ -31,6 +32,8 @@ const BUILTIN = new Set(builtinModules);
 
 /** The admin CLI's entry point. */
 export const ADMIN_ENTRY = 'dist/apps/admin/src/main.js';
+/** The bus's configuration and identities of a container deployment (tools/nats-setup.ts; compose's `nats-config` step). */
+export const NATS_SETUP_ENTRY = 'dist/tools/nats-setup.js';
 
 /** The migration modules of every service: tools/migrate.js loads only the one it migrates. */
 const MIGRATIONS = /^dist\/apps\/([a-z]+)\/src\/migrations\/index\.js$/;
@@ -52,8 +55,9 @@ export function imageContents(root: string, service: ServiceName): ImageContents
   if (!SERVICE_NAMES.includes(service)) throw new Error(`unknown service "${service}" (one of ${SERVICE_NAMES.join(', ')})`);
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const production = new Set(Object.keys(pkg.dependencies ?? {}));
-  // the admin CLI rides in the gateway's image, where docs/operations.md runs it in the cluster
-  const entries = [`dist/apps/${service}/src/main.js`, 'dist/tools/migrate.js', ...(service === 'gateway' ? [ADMIN_ENTRY] : [])];
+  // the admin CLI rides in the gateway's image, where docs/operations.md runs it in the cluster, and
+  // so does the NATS set-up step docker-compose.yml runs before the bus starts
+  const entries = [`dist/apps/${service}/src/main.js`, 'dist/tools/migrate.js', ...(service === 'gateway' ? [ADMIN_ENTRY, NATS_SETUP_ENTRY] : [])];
   const files = new Set<string>();
   const packages = new Set<string>();
   const problems: string[] = [];

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NATS_IDENTITIES } from '@app/contracts';
 import { ensureNatsIdentities, LOCAL_NATS_IDENTITY_DIR, natsServerConfig } from '@app/platform';
+import { cliFlag } from '../nats-setup';
 import { MESH_NATS_IDENTITY_DIR, ROOT } from './processes';
 
 /**
@@ -10,13 +11,11 @@ import { MESH_NATS_IDENTITY_DIR, ROOT } from './processes';
  * when missing): JetStream, one NKEY user per service and the operator with the permissions of
  * libs/contracts/src/nats-flows.ts, anonymous connections refused. `npm start` and the tests run
  * nats-server with this same configuration; give it to a bus of your own (NATS_URL) and each
- * service its seed file (NATS_NKEY_SEED_FILE). `-- --secrets`: the seeds as Kubernetes Secrets
+ * service its seed file (NATS_NKEY_SEED_FILE); docker-compose.yml writes the same with
+ * tools/nats-setup.ts, one directory per identity. `-- --secrets`: the seeds as Kubernetes Secrets
  * (lim-nats-<identity>, key `seed`), as the Deployments mount them (docs/operations.md).
  */
-function flag(name: string, fallback: string): string {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 && process.argv[at + 1] ? process.argv[at + 1] : fallback;
-}
+const flag = (name: string, fallback: string) => cliFlag(process.argv, name, fallback);
 
 const identities = ensureNatsIdentities(process.env[MESH_NATS_IDENTITY_DIR] || join(ROOT, LOCAL_NATS_IDENTITY_DIR));
 if (process.argv.includes('--secrets')) {

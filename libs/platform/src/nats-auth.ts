@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ConnectionOptions, nkeyAuthenticator, nkeys, TlsOptions } from '@nats-io/transport-node';
 import {
   EVENTS_STREAM, eventSubject, NATS_BROADCASTS, NATS_CALLS, NATS_DURABLES, NATS_EVENT_OWNERS, NATS_IDENTITIES, natsInboxPrefix,
@@ -215,21 +215,28 @@ export const LOCAL_NATS_URL_FILE = '.data/nats/url';
 
 export interface NatsIdentityFiles {
   dir: string;
-  /** Seed file of each identity (`<dir>/<identity>.nk`, mode 0600). */
+  /** Seed file of each identity (mode 0600): `<dir>/<identity>.nk`, or `<dir>/<identity>/seed` (perIdentityDir). */
   seedFile(identity: NatsIdentity): string;
   users: NatsUser[];
 }
 
+/** The seed's file name in an identity's own directory (`perIdentityDir`; lim-config's NATS_NKEY_SEED_FILE names it too). */
+export const NATS_SEED_FILE_NAME = 'seed';
+
 /**
  * The mesh's identities in a directory: one NKEY seed per identity, made once and kept (a restart
  * of `npm start` keeps its identities), and the nats-server users they stand for.
+ * `perIdentityDir`: each seed in a directory of its own (`<dir>/<identity>/seed`, mode 0700), so
+ * that a container can be given its own directory and sees no other identity's seed
+ * (docker-compose.yml mounts each service's as a volume's subpath); otherwise `<dir>/<identity>.nk`.
  */
-export function ensureNatsIdentities(dir: string): NatsIdentityFiles {
+export function ensureNatsIdentities(dir: string, options: { perIdentityDir?: boolean } = {}): NatsIdentityFiles {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const seedFile = (identity: NatsIdentity) => join(dir, `${identity}.nk`);
+  const seedFile = (identity: NatsIdentity) => (options.perIdentityDir ? join(dir, identity, NATS_SEED_FILE_NAME) : join(dir, `${identity}.nk`));
   const users = NATS_IDENTITIES.map((identity) => {
     const file = seedFile(identity);
     if (!existsSync(file)) {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
       writeFileSync(file, `${new TextDecoder().decode(nkeys.createUser().getSeed())}\n`, { mode: 0o600 });
     }
     chmodSync(file, 0o600);
