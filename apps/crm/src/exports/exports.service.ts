@@ -51,7 +51,7 @@ export class ExportsService {
   }
 
   async get(ctx: RequestContext, id: string): Promise<Export> {
-    const row = await this.exports.findById(this.exports.pool, ctx.workspace_id, id);
+    const row = await this.exports.findById(ctx.workspace_id, id);
     if (!row) throw DomainError.notFound('export', id, 'id');
     return renderExport(row, this.config.link);
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import { LeadList } from '@app/contracts';
 import { ListMemberEntity } from './list-member.entity';
 import { ListEntity } from './list.entity';
@@ -17,7 +17,6 @@ export function renderList(row: ListEntity, memberCount: number): LeadList {
 @Injectable()
 export class ListsRepository {
   constructor(
-    @InjectDataSource() readonly dataSource: DataSource,
     @InjectRepository(ListEntity) private readonly lists: Repository<ListEntity>,
   ) {}
 

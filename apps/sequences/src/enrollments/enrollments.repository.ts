@@ -13,7 +13,7 @@ export interface NewEnrollment {
 /** Enrollments of leads in sequences; every query but the token's is scoped by workspace. */
 @Injectable()
 export class EnrollmentsRepository {
-  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   /** Those of `leadIds` already enrolled in the sequence (whatever their status). */
   async enrolledLeadIds(sequenceId: string, leadIds: string[]): Promise<Set<string>> {

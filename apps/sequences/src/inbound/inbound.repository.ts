@@ -18,7 +18,7 @@ export interface NewReply {
 /** Matching replies and bounces to our outbound emails, and what a reply or a hard bounce changes. */
 @Injectable()
 export class InboundRepository {
-  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   /** The newest outbound message with one of these Message-IDs. */
   async outboundByMessageIds(ids: string[]): Promise<MessageRow | undefined> {

@@ -35,7 +35,7 @@ export class EndpointsRepository {
   readonly createKeys = new IdempotentCreate({ table: 'webhook_create_keys', column: 'endpoint_id' });
 
   constructor(
-    @Inject(PG_POOL) readonly pool: Pool,
+    @Inject(PG_POOL) private readonly pool: Pool,
     @InjectRepository(WebhookEndpointEntity) private readonly rows: Repository<WebhookEndpointEntity>,
   ) {}
 
@@ -48,7 +48,7 @@ export class EndpointsRepository {
     return rows[0];
   }
 
-  async findById(db: Queryable, workspaceId: string | null, id: string): Promise<EndpointRow | undefined> {
+  async findById(workspaceId: string | null, id: string, db: Queryable = this.pool): Promise<EndpointRow | undefined> {
     const { rows } = await db.query<EndpointRow>(
       `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND ($2::text IS NULL OR workspace_id = $2)`,
       [id, workspaceId],
