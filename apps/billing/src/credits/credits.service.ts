@@ -1,12 +1,13 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import {
-  ConsumeCreditsRequest, ConsumeCreditsResult, CreditBalance, CREDIT_POOLS, EVENT, GrantCreditsRequest, ID_PREFIX, LedgerEntry,
+  ConsumeCreditsRequest, ConsumeCreditsResult, CreditBalance, CREDIT_POOLS, EVENT, GrantCreditsRequest, ID_PREFIX,
   RefundCreditsRequest, RefundCreditsResult, RequestContext,
 } from '@app/contracts';
 import { DomainError, newId, Queryable, recordEvent, runPeriodically, UnitOfWork } from '@app/platform';
 import { BILLING_CONFIG, BillingConfig } from '../billing.config';
 import { GroupCommitQueue } from './group-commit-queue';
-import { AccountRow, ConsumeEntry, LedgerRepository, LedgerRow, NewLedgerEntry } from './ledger.repository';
+import { renderEntry } from './ledger.mapper';
+import { AccountRow, ConsumeEntry, LedgerRepository, NewLedgerEntry } from './ledger.repository';
 
 const MAX_AMOUNT = 1_000_000_000;
 
@@ -26,10 +27,6 @@ interface ConsumeItem {
 }
 
 type ConsumeOutcome = ConsumeCreditsResult | DomainError;
-
-function renderEntry(row: LedgerRow): LedgerEntry {
-  return { id: row.id, type: row.type, amount: row.amount, reason: row.reason, ref: row.ref, pool: row.pool, created_at: row.created_at.toISOString() };
-}
 
 /**
  * Credit accounts: every change takes the account's row lock (SELECT … FOR UPDATE) and writes

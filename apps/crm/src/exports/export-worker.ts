@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { hostname } from 'node:os';
 import { FILE_STORAGE, FileStorage, histogram, randomToken, rootLogger, runPeriodically } from '@app/platform';
-import { ExportRow } from './export.row';
+import { ExportRow } from './export.mapper';
 import { writeExportFile } from './export-writer';
 import { EXPORTS_CONFIG, ExportsConfig } from './exports.config';
 import { ExportsRepository } from './exports.repository';

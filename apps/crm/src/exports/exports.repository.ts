@@ -7,7 +7,7 @@ import { EXPORT_COLUMNS, ExportFilter, ExportFormat } from '@app/contracts';
 import { backlogGauge, PG_POOL } from '@app/platform';
 import { LeadFilter } from '../leads/lead-filter';
 import { ExportEntity } from './export.entity';
-import { EXPORT_COLUMNS_SQL, ExportRow } from './export.row';
+import { EXPORT_COLUMNS_SQL, ExportRow } from './export.mapper';
 
 const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 

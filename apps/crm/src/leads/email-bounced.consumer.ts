@@ -1,6 +1,6 @@
 import { EmailMessage, EVENT, EventEnvelope } from '@app/contracts';
 import { DurableConsumer, EventHandler, recordEvent, Tx } from '@app/platform';
-import { renderLead } from './lead.row';
+import { renderLead } from './lead.mapper';
 import { LeadsRepository } from './leads.repository';
 
 /**

@@ -3,7 +3,7 @@ import { Pool } from 'pg';
 import { LeadContact, ListLeadsRequest, parseDateTime } from '@app/contracts';
 import { DomainError, IdempotentCreate, PG_POOL, Queryable } from '@app/platform';
 import { LeadFilter } from './lead-filter';
-import { LEAD_COLUMNS, LEAD_LIST_COLUMNS, LeadRow } from './lead.row';
+import { LEAD_COLUMNS, LEAD_LIST_COLUMNS, LeadRow } from './lead.mapper';
 
 export type NewLeadRow = Omit<LeadRow, 'created_at' | 'updated_at' | 'sources'> & { sources: LeadRow['sources'] };
 

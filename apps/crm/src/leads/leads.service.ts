@@ -8,7 +8,7 @@ import { CompaniesRepository } from '../companies/companies.repository';
 import { OrganizationsClient } from '../companies/organizations.client';
 import { PipelinesRepository } from '../pipelines/pipelines.repository';
 import { normalizeDomain } from '../companies/company-domain';
-import { LeadRow, renderLead } from './lead.row';
+import { LeadRow, renderLead } from './lead.mapper';
 import { LeadsRepository } from './leads.repository';
 import { toE164 } from './phone';
 

@@ -4,7 +4,7 @@ import { DomainError, newId, recordEvent, UnitOfWork } from '@app/platform';
 import { CompaniesRepository } from '../companies/companies.repository';
 import { normalizeDomain } from '../companies/company-domain';
 import { PipelinesRepository } from '../pipelines/pipelines.repository';
-import { renderLead } from './lead.row';
+import { renderLead } from './lead.mapper';
 import { LeadsRepository } from './leads.repository';
 
 /**

@@ -1,13 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, Repository } from 'typeorm';
-import { LeadList } from '@app/contracts';
 import { ListMemberEntity } from './list-member.entity';
 import { ListEntity } from './list.entity';
-
-export function renderList(row: ListEntity, memberCount: number): LeadList {
-  return { id: row.id, object: 'list', name: row.name, member_count: memberCount, created_at: row.created_at.toISOString() };
-}
 
 /**
  * Lists and their members. Every query is scoped by workspace; a member is always a lead of

@@ -4,7 +4,8 @@ import {
 } from '@app/contracts';
 import { DomainError, newId, Tx, UnitOfWork } from '@app/platform';
 import { LeadsRepository } from '../leads/leads.repository';
-import { ListsRepository, renderList } from './lists.repository';
+import { renderList } from './list.mapper';
+import { ListsRepository } from './lists.repository';
 
 const UNIQUE_VIOLATION = '23505';
 /** How many unknown lead IDs an error names; the rest are counted. */

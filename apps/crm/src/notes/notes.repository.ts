@@ -1,19 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Note } from '@app/contracts';
 import { UnitOfWork } from '@app/platform';
 import { LeadsRepository } from '../leads/leads.repository';
 import { NoteEntity } from './note.entity';
-
-export function renderNote(row: NoteEntity): Note {
-  return {
-    id: row.id,
-    object: 'note',
-    lead_id: row.lead_id,
-    body: row.body,
-    author_id: row.author_id,
-    created_at: row.created_at.toISOString(),
-  };
-}
 
 /** Notes of leads; they go with their lead (ON DELETE CASCADE). */
 @Injectable()

@@ -1,21 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ListEnvelope, ListPipelinesRequest, Pipeline, RequestContext } from '@app/contracts';
 import { toListPage } from '@app/platform';
-import { PipelineEntity } from './pipeline.entity';
+import { renderPipeline } from './pipeline.mapper';
 import { PipelinesRepository } from './pipelines.repository';
-import { StageEntity } from './stage.entity';
-
-function renderPipeline({ pipeline, stages }: { pipeline: PipelineEntity; stages: StageEntity[] }): Pipeline {
-  return {
-    id: pipeline.id,
-    object: 'pipeline',
-    name: pipeline.name,
-    lens: pipeline.lens,
-    is_default: pipeline.is_default,
-    stages: stages.map((s) => ({ id: s.id, name: s.name, position: s.position, kind: s.kind })),
-    created_at: pipeline.created_at.toISOString(),
-  };
-}
 
 @Injectable()
 export class PipelinesService {

@@ -3,7 +3,7 @@ import {
   CreateTaskDto, ID_PREFIX, ListEnvelope, ListTasksRequest, parseDateTime, RequestContext, Task, UpdateTaskDto,
 } from '@app/contracts';
 import { DomainError, newId, toListPage, UnitOfWork } from '@app/platform';
-import { renderTask } from './task.row';
+import { renderTask } from './task.mapper';
 import { LeadsRepository } from '../leads/leads.repository';
 import { TaskChanges, TasksRepository } from './tasks.repository';
 

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
 import { backlogGauge, PG_POOL, Queryable, TraceCarrier } from '@app/platform';
-import { EnrollmentRow, MessageRow } from '../rows';
+import { MessageRow } from './message.mapper';
+import { EnrollmentRow } from '../enrollments/enrollment.mapper';
 import { ClaimedEnrollment } from './step-decision';
 
 /** A claimed enrollment, with the trace its emails continue. */

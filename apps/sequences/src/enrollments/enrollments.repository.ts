@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
 import { LeadContact } from '@app/contracts';
 import { PG_POOL, Queryable } from '@app/platform';
-import { ENROLLMENT_COLUMNS, EnrollmentRow } from '../rows';
+import { ENROLLMENT_COLUMNS, EnrollmentRow } from './enrollment.mapper';
 
 /** One lead to enroll: its id, its contact snapshot and the new enrollment's id. */
 export interface NewEnrollment {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { CreateEnrollmentsRequest, DeleteEnrollmentRequest, Enrollment, EnrollmentResult, ID_PREFIX, RequestContext, SkipReason } from '@app/contracts';
 import { currentCarrier, DomainError, newId, UnitOfWork } from '@app/platform';
-import { CrmClient } from '../crm-client';
-import { EnrollmentRow, renderEnrollment } from '../rows';
+import { CrmClient } from '../crm.client';
+import { EnrollmentRow, renderEnrollment } from './enrollment.mapper';
 import { countryAllows } from '../sequences/country-rules';
 import { SequencesRepository } from '../sequences/sequences.repository';
 import { SequencesService } from '../sequences/sequences.service';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
 import { PG_POOL, Queryable } from '@app/platform';
-import { MessageRow } from '../rows';
+import { MessageRow } from '../engine/message.mapper';
 
 /** A reply to record: the outbound message it answers gives the lead, sequence and mailbox. */
 export interface NewReply {

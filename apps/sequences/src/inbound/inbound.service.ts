@@ -3,7 +3,7 @@ import { simpleParser } from 'mailparser';
 import { CURRENT_API_VERSION, EVENT, ID_PREFIX, RequestContext } from '@app/contracts';
 import { newId, recordEvent, UnitOfWork } from '@app/platform';
 import { EnrollmentsRepository } from '../enrollments/enrollments.repository';
-import { MessageRow, renderMessage, snippetOf } from '../rows';
+import { MessageRow, renderMessage, snippetOf } from '../engine/message.mapper';
 import { SuppressionsService } from '../suppressions/suppressions.service';
 import { isAutoReply, parseDeliveryStatus, referencedIds } from './classify';
 import { InboundRepository } from './inbound.repository';

@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import { EntityManager, Repository } from 'typeorm';
 import { CountryRule, ListSequencesRequest, SequenceStats } from '@app/contracts';
 import { keysetPage, PG_POOL, Queryable } from '@app/platform';
-import { SequenceRow, StepRow } from '../rows';
+import { SequenceRow, StepRow } from './sequence.mapper';
 import { CountryRuleEntity } from './country-rule.entity';
 import { SequenceStepEntity } from './sequence-step.entity';
 import { SequenceEntity } from './sequence.entity';

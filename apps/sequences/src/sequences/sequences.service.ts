@@ -7,7 +7,7 @@ import { DomainError, newId, Queryable, toListPage, UnitOfWork } from '@app/plat
 import { unknownTags } from '../engine/merge-tags';
 import { MailboxesRepository } from '../mailboxes/mailboxes.repository';
 import { MailboxesService } from '../mailboxes/mailboxes.service';
-import { renderSequence, SequenceRow } from '../rows';
+import { renderSequence, SequenceRow } from './sequence.mapper';
 import { SequencesRepository } from './sequences.repository';
 
 const EMPTY_STATS: SequenceStats = { enrolled: 0, active: 0, sent: 0, replied: 0, bounced: 0, unsubscribed: 0 };

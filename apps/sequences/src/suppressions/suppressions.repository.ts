@@ -4,7 +4,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, FindOptionsWhere, ILike, IsNull, Repository } from 'typeorm';
 import { ListSuppressionsRequest, StopReason } from '@app/contracts';
 import { containsPattern, keysetPage, PG_POOL, Queryable } from '@app/platform';
-import { SuppressionRow } from '../rows';
+import { SuppressionRow } from './suppression.mapper';
 import { SuppressionEntity } from './suppression.entity';
 
 /** SQL: whether `email_sql` (an address) is covered by suppression row `s`. */

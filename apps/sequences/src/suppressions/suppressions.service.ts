@@ -3,7 +3,7 @@ import {
   CreateSuppressionRequest, EVENT, ID_PREFIX, ListEnvelope, ListSuppressionsRequest, RequestContext, Suppression, SUPPRESSION_REASONS,
 } from '@app/contracts';
 import { DomainError, newId, Queryable, recordEvent, toListPage, Tx, UnitOfWork } from '@app/platform';
-import { renderSuppression } from '../rows';
+import { renderSuppression } from './suppression.mapper';
 import { domainCandidates, normalizeDomain, normalizeEmail } from './matching';
 import { SuppressionsRepository } from './suppressions.repository';
 

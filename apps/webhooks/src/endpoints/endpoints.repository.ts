@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
 import { Repository } from 'typeorm';
-import { WebhookAttempt, WebhookEndpoint } from '@app/contracts';
+import { WebhookAttempt } from '@app/contracts';
 import { IdempotentCreate, keysetPage, PG_POOL, Queryable } from '@app/platform';
 import { DELIVERIES_CHANNEL } from '../dispatch/deliveries.repository';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
@@ -16,18 +16,6 @@ export interface AttemptRow extends Omit<WebhookAttempt, 'attempted_at' | 'next_
 }
 
 export const ENDPOINT_COLUMNS = 'id, workspace_id, livemode, url, description, events, api_version, secret_enc, status, consecutive_failures, created_at';
-
-export function renderEndpoint(row: EndpointRow): WebhookEndpoint {
-  return {
-    id: row.id,
-    object: 'webhook_endpoint',
-    url: row.url,
-    description: row.description,
-    events: row.events as WebhookEndpoint['events'],
-    status: row.status,
-    created_at: row.created_at.toISOString(),
-  };
-}
 
 @Injectable()
 export class EndpointsRepository {

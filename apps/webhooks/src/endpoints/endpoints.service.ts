@@ -9,7 +9,8 @@ import { literalAllowed } from '../dispatch/address-guard';
 import { ENDPOINT_DELETED_SUBJECT } from '../dispatch/dispatcher';
 import { decryptSecret, encryptSecret, newSigningSecret } from '../secrets';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
-import { EndpointsRepository, renderEndpoint } from './endpoints.repository';
+import { renderEndpoint } from './endpoint.mapper';
+import { EndpointsRepository } from './endpoints.repository';
 
 @Injectable()
 export class EndpointsService {
