@@ -49,7 +49,7 @@ describe('LeadsService (fake repositories)', () => {
   it('an update that changes nothing writes nothing and records no event', async () => {
     const { service, leads, events } = setup();
     leads.findById.mockResolvedValue(leadRow());
-    const lead = await service.update(ctx, 'lead_1', { first_name: 'Ada', title: null });
+    const lead = await service.update(ctx, 'lead_1', { first_name: 'Ada', last_name: 'Lovelace' });
     expect(lead).toMatchObject({ id: 'lead_1', first_name: 'Ada' });
     expect(leads.update).not.toHaveBeenCalled();
     expect(events()).toEqual([]);
