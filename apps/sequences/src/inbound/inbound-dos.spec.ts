@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { simpleParser } from 'mailparser';
-import type { DataSource } from 'typeorm';
+import type { UnitOfWork } from '@app/platform';
 import { EnrollmentsRepository } from '../enrollments/enrollments.repository';
-import { MessageRow } from '../rows';
+import { MessageRow } from '../engine/message.mapper';
 import { SuppressionsService } from '../suppressions/suppressions.service';
 import { InboundRepository } from './inbound.repository';
 import { InboundService } from './inbound.service';
@@ -56,8 +56,8 @@ function service(): InboundService {
     outboundByMessageIds: async (ids: string[]) => (ids.includes(outbound.message_id) ? outbound : undefined),
     lastSentTo: async () => undefined,
   } as unknown as InboundRepository;
-  const dataSource = { createQueryRunner: refuse('transaction') } as unknown as DataSource;
-  return new InboundService(inbound, {} as SuppressionsService, {} as EnrollmentsRepository, dataSource);
+  const uow = { run: refuse('transaction') } as unknown as UnitOfWork;
+  return new InboundService(inbound, {} as SuppressionsService, {} as EnrollmentsRepository, uow);
 }
 
 describe('inbound mail: crafted inputs of the parser advisories answer within a second', () => {
