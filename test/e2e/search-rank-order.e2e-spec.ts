@@ -58,18 +58,23 @@ describe('search pages against a brute-force ranking', () => {
   }
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'billing', 'search']);
-    expect(await mesh.admin('search:seed', '--count', '6000')).toMatchObject({ inserted: 6000 });
-    // on, just above and just below every band boundary, outside the scale, and tied ranks
-    const ranks = [-5, 0, 1_000_000, 2_000_000, ...RANK_BANDS.flatMap((t) => [t - 1, t, t, t + 1])];
-    const entities = ranks.flatMap((rank, n) => [0, 1].map((copy) => ({
-      ext_key: `test:band-${n}-${copy}`, lens: 'leads', name: `Bandedge Person ${n}`, organization: 'Band Edge Example', domain: 'bandedge.example.com',
-      details: { industry: copy === 0 ? 'fintech' : 'robotics' }, facets: [facet('country', copy === 0 ? 'US' : 'DE')], rank_score: rank,
-      sources: [{ field: 'name', value: `Bandedge Person ${n}`, provider: 'api', source_url: 'https://bandedge.example.com', fetched_at: '2026-11-01T00:00:00.000Z' }],
-    })));
-    expect((await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities })).err).toBeUndefined();
-    rows = (await mesh.query<Row>('search', 'SELECT id, lens, rank_score, facets, search_text, num_min::text, num_max::text FROM entities'));
-    expect(rows).toHaveLength(6000 + entities.length);
+    // the gateway starts while the index is filled: three services starting at once on a busy
+    // two-core machine kept the gateway from being ready within the harness's 30 s
+    mesh = await TestMesh.start(['billing', 'search']);
+    const fill = async () => {
+      expect(await mesh.admin('search:seed', '--count', '4000')).toMatchObject({ inserted: 4000 });
+      // on, just above and just below every band boundary, outside the scale, and tied ranks
+      const ranks = [-5, 0, 1_000_000, 2_000_000, ...RANK_BANDS.flatMap((t) => [t - 1, t, t, t + 1])];
+      const entities = ranks.flatMap((rank, n) => [0, 1].map((copy) => ({
+        ext_key: `test:band-${n}-${copy}`, lens: 'leads', name: `Bandedge Person ${n}`, organization: 'Band Edge Example', domain: 'bandedge.example.com',
+        details: { industry: copy === 0 ? 'fintech' : 'robotics' }, facets: [facet('country', copy === 0 ? 'US' : 'DE')], rank_score: rank,
+        sources: [{ field: 'name', value: `Bandedge Person ${n}`, provider: 'api', source_url: 'https://bandedge.example.com', fetched_at: '2026-11-01T00:00:00.000Z' }],
+      })));
+      expect((await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities })).err).toBeUndefined();
+      rows = (await mesh.query<Row>('search', 'SELECT id, lens, rank_score, facets, search_text, num_min::text, num_max::text FROM entities'));
+      expect(rows).toHaveLength(4000 + entities.length);
+    };
+    await Promise.all([mesh.startApp('gateway'), fill()]);
     const workspace = await mesh.admin('workspace:create', '--name', 'rank-order', '--plan-credits', '5000');
     key = (await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live')).key;
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
