@@ -16,7 +16,7 @@ export interface GrowthPoint {
 }
 
 /** The goals of issue 25 (ms, p95) the plot draws as dashed lines. */
-const GOALS = [{ label: 'repeated < 25', ms: 25 }, { label: 'first page 1 < 30', ms: 30 }, { label: 'first page 40 < 50', ms: 50 }];
+const GOALS = [{ label: 'repeated &lt; 25', ms: 25 }, { label: 'first page 1 &lt; 30', ms: 30 }, { label: 'first page 40 &lt; 50', ms: 50 }];
 
 /**
  * Adds a run to the JSON record at `file` (the latest run per size replaces the one before) and
