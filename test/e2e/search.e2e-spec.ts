@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LENSES, SUBJECTS } from '@app/contracts';
-import { TOP_GROUP_MIN_RANK } from '../../apps/search/src/entities/entity';
+import { RANK_BANDS, rankBandSql } from '../../apps/search/src/entities/entity';
 import { TestMesh } from '../harness';
 import { waitFor } from '../../tools/mesh/processes';
 import { expectApiError } from './gateway-assertions';
@@ -87,7 +87,7 @@ describe('search', () => {
     for (const hit of works.body.data) expect(hit.details.works_count).toBeGreaterThanOrEqual(300);
   });
 
-  it('hits read from the top rank group first come in the order of one ORDER BY over every match, whatever page is asked first', async () => {
+  it('hits read band by band from the top come in the order of one ORDER BY over every match, whatever page is asked first', async () => {
     const walk = async (qs: string, order: number[]) => {
       const pages = new Map<number, string[]>();
       for (const page of order) {
@@ -135,15 +135,20 @@ describe('search', () => {
     const afterWrite = await walk(both, [2, 1, 3]);
     expect(afterWrite).toEqual(await ordered(`lens = 'leads' AND to_tsvector('simple', search_text) @@ plainto_tsquery('simple', 'zephyrtop person')`, 100));
     expect(afterWrite).toHaveLength(71);
-    // the top group's read can use a lens's partial index only when its predicate is TOP_GROUP_MIN_RANK's
-    const indexes = await mesh.query('search', `SELECT indexname, indexdef FROM pg_indexes WHERE indexname LIKE 'entities_terms_top_%' ORDER BY indexname`);
-    expect(indexes.map((i) => i.indexname).sort()).toEqual(LENSES.map((l) => `entities_terms_top_${l}`).sort());
-    for (const i of indexes) expect(i.indexdef).toContain(`WHERE ((lens = '${i.indexname.slice('entities_terms_top_'.length)}'::text) AND (rank_score >= ${TOP_GROUP_MIN_RANK}))`);
-    // and the planner takes it for the top group's read of a frequent word (statistics as after a load)
+    // a band's read can use its partial index only when the index's predicate is RANK_BANDS's
+    const indexes = await mesh.query('search', `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'entities' AND indexname LIKE 'entities\\_terms\\_%' ORDER BY indexname`);
+    const bandNames = LENSES.flatMap((l) => Array.from({ length: RANK_BANDS.length + 1 }, (_, i) => `entities_terms_${l}_b${i}`));
+    expect(indexes.map((i) => i.indexname).sort()).toEqual(bandNames.sort());
+    for (const i of indexes) {
+      const [, lens, band] = /^entities_terms_(\w+)_b(\d+)$/.exec(i.indexname) as RegExpExecArray;
+      const bounds = rankBandSql(Number(band), 'rank_score').split(' AND ').map((c) => `(${c})`).join(' AND ');
+      expect(i.indexdef).toContain(`WHERE ((lens = '${lens}'::text) AND ${bounds})`);
+    }
+    // and the planner takes it for a band's read (the lower half of the scale, statistics as after a load)
     await mesh.query('search', 'ANALYZE entities');
-    const plan = await mesh.query('search', `EXPLAIN SELECT e.id FROM entities e WHERE e.lens = 'leads' AND e.rank_score >= ${TOP_GROUP_MIN_RANK}
-      AND strip(e.terms) @@ plainto_tsquery('simple', 'zephyrtop') ORDER BY e.rank_score DESC, e.id LIMIT 1001`);
-    expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toContain('entities_terms_top_leads');
+    const plan = await mesh.query('search', `EXPLAIN SELECT e.id FROM entities e WHERE e.lens = 'leads' AND ${rankBandSql(RANK_BANDS.length, 'e.rank_score')}
+      AND e.terms @@ plainto_tsquery('simple', 'zephyrtop') ORDER BY e.rank_score DESC, e.id LIMIT 1001`);
+    expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toContain(`entities_terms_leads_b${RANK_BANDS.length}`);
   });
 
   it('pages 1..40 without overlap; page 41 and other bad input are 400 naming the parameter', async () => {

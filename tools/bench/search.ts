@@ -1,7 +1,10 @@
 import { appendFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { cpuByPid, cpuSeconds as cpuOf, cpuSince, percentile, postgresBackends, startBenchMesh } from './bench-mesh';
+import { growthTable, recordGrowth } from './search-growth';
 
 /** CPU seconds (user + system) one process has used so far. */
 const cpuSeconds = (pid: number | undefined): number => (pid === undefined ? NaN : cpuOf([pid]));
@@ -116,6 +119,10 @@ export async function runSearchBench(): Promise<void> {
     const checkpointStarted = Date.now();
     await db.query('CHECKPOINT');
     say(`  CHECKPOINT after the seed: ${((Date.now() - checkpointStarted) / 1000).toFixed(1)} s (not in the seed rate)`);
+    const [sizes] = (await db.query<{ table_mb: string; indexes_mb: string; n: string }>(
+      `SELECT pg_table_size('entities') / 1048576 AS table_mb, pg_indexes_size('entities') / 1048576 AS indexes_mb, (SELECT n FROM entities_count) AS n`)).rows;
+    say(`  entities: ${Number(sizes.n).toLocaleString('en-US')}, table ${sizes.table_mb} MB, indexes ${sizes.indexes_mb} MB on disk`);
+    const growth = { repeated: [] as number[], first: [] as number[] };
 
     const ws = mesh.admin('workspace:create', '--name', 'bench-search', '--plan-credits', '10000000');
     const key = mesh.admin('key:create', '--workspace', ws.id, '--mode', 'live').key as string;
@@ -144,6 +151,7 @@ export async function runSearchBench(): Promise<void> {
       const cpu = await cpuMeter();
       const { samples, errors } = await load(url, headers, CONNECTIONS, SECONDS);
       say(`| page ${page} | ${CONNECTIONS} | ${samples.length} | ${errors} | ${percentile(samples, 50).toFixed(1)} | ${percentile(samples, 95).toFixed(1)} | ${percentile(samples, 99).toFixed(1)} |`);
+      growth.repeated.push(Number(percentile(samples, 95).toFixed(1)));
       if (process.env.BENCH_SEARCH_CPU === '1') say(await cpu(samples.length));
     }
 
@@ -161,7 +169,19 @@ export async function runSearchBench(): Promise<void> {
       const cpu = await cpuMeter();
       const { samples, errors } = await loadOnce(queries.map((q) => `${mesh.apiBase}/search?${q}&page=${page}`), headers, CONNECTIONS);
       say(`| page ${page}, ${queries.length} distinct queries, each asked once | ${CONNECTIONS} | ${samples.length} | ${errors} | ${percentile(samples, 50).toFixed(1)} | ${percentile(samples, 95).toFixed(1)} | ${percentile(samples, 99).toFixed(1)} |`);
+      growth.first.push(Number(percentile(samples, 95).toFixed(1)));
       if (process.env.BENCH_SEARCH_CPU === '1') say(await cpu(samples.length));
+    }
+    // BENCH_SEARCH_RECORD=1: the run joins the growth curve (docs/bench/search-growth.json, its table
+    // and the plot docs/bench/search-growth.svg, one point per index size, the latest run replacing
+    // the one before)
+    if (process.env.BENCH_SEARCH_RECORD === '1') {
+      const points = recordGrowth(join(process.cwd(), 'docs/bench/search-growth.json'), {
+        entities: Number(sizes.n), at: new Date().toISOString().slice(0, 16), node: process.version, load: Number(loadavg()[0].toFixed(1)),
+        seed_per_second: seeded ? seeded.per_second : null, table_mb: Number(sizes.table_mb), indexes_mb: Number(sizes.indexes_mb),
+        repeated_p95: { page1: growth.repeated[0], page40: growth.repeated[1] }, first_p95: { page1: growth.first[0], page40: growth.first[1] },
+      });
+      say(`growth curve (docs/bench/search-growth.json, .svg):\n${growthTable(points)}`);
     }
 
     const poor = mesh.admin('workspace:create', '--name', 'bench-reveals', '--plan-credits', '100');

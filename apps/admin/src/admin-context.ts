@@ -9,7 +9,7 @@ import { noAnswerReason } from '@app/platform/connection-check';
 import { newId } from '@app/platform/ids';
 import { connectNats } from '@app/platform/nats';
 import { LOCAL_NATS_IDENTITY_DIR, LOCAL_NATS_URL_FILE, readNatsSettings } from '@app/platform/nats-auth';
-import { askService, ReplyPacket } from '@app/platform/reply-mux';
+import { askService, NoRespondersError, ReplyPacket, ReplyTimeoutError } from '@app/platform/reply-mux';
 import { AdminError } from './admin-error';
 
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -102,6 +102,23 @@ export class AdminContext {
     return this.request<T>(subject, context, body, ({ code, message, param }) => `${code}${param ? ` (${param})` : ''}: ${message}`);
   }
 
+  /**
+   * `ask` for an idempotent request (the same body asked twice does what asking once does): a request
+   * that got no answer in time, or found no service listening, is asked again, up to `attempts`
+   * times with a growing pause (1 s, 2 s, 4 s, ... at most 10 s), each retry told to `onRetry`.
+   */
+  async askIdempotent<T>(subject: string, ctx: ActingContext, body: unknown, attempts: number, onRetry: (err: AdminError, attempt: number) => void): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.ask<T>(subject, ctx, body);
+      } catch (err) {
+        if (!(err instanceof AdminError) || !err.retryable || attempt >= attempts) throw err;
+        onRetry(err, attempt);
+        await new Promise((r) => setTimeout(r, Math.min(10_000, 1000 * 2 ** (attempt - 1))));
+      }
+    }
+  }
+
   private async resolve(request: MemberContextRequest): Promise<RequestContext> {
     const member = await this.askGateway<MemberContext>(SUBJECTS.gateway.membersContext, request);
     return {
@@ -137,7 +154,7 @@ export class AdminContext {
       const reason = /no responders/i.test(String((err as Error)?.message))
         ? `no ${subject.split('.')[0]} service is running on NATS at ${withoutCredentials(operatorNatsUrl())} (NATS_URL)`
         : (err as Error).message;
-      throw new AdminError(`could not reach ${subject}: ${reason}`);
+      throw new AdminError(`could not reach ${subject}: ${reason}`, err instanceof ReplyTimeoutError || err instanceof NoRespondersError);
     }
     if (packet.err !== undefined && packet.err !== null) {
       if (isDomainErrorPayload(packet.err)) throw new AdminError(describe(packet.err));

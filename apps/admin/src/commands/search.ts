@@ -8,10 +8,23 @@ import { progress } from '../progress';
 import { INGEST_PROVIDERS, parseProviderFile } from '../ingest/connectors';
 import { AdminCommand } from './command';
 
-/** Entities per seed request (SEED_CHUNK; search takes at most 100,000) and requests in flight (SEED_PARALLEL). */
-function loadSeedSettings(env: NodeJS.ProcessEnv = process.env): { chunk: number; parallel: number } {
-  return { chunk: envInt(env, 'SEED_CHUNK', 2000, 1, 100_000), parallel: envInt(env, 'SEED_PARALLEL', 4, 1, 256) };
+/**
+ * Entities per seed request (SEED_CHUNK; search takes at most 100,000), requests in flight
+ * (SEED_PARALLEL), and how many times one request is asked when it gets no answer in time
+ * (ADMIN_RETRIES, also for ingest batches).
+ */
+function loadSeedSettings(env: NodeJS.ProcessEnv = process.env): { chunk: number; parallel: number; attempts: number } {
+  return { chunk: envInt(env, 'SEED_CHUNK', 2000, 1, 100_000), parallel: envInt(env, 'SEED_PARALLEL', 4, 1, 256), attempts: envInt(env, 'ADMIN_RETRIES', 5, 1, 100) };
 }
+
+/**
+ * Every request of search:seed and ingest is idempotent: entities are upserted by their ext_key
+ * (`seed:<n>` for generated ones, the provider's record id for ingested ones), so a chunk asked
+ * again after its first answer was lost (or came too late) updates the rows it wrote, never adds
+ * them twice. A retry is said on stderr, whatever stderr is.
+ */
+const retryNotice = (what: string) => (err: Error, attempt: number) =>
+  process.stderr.write(`${what}: ${err.message}; asking again (attempt ${attempt + 1})\n`);
 
 const baseSearchCommands: AdminCommand[] = [
   {
@@ -21,18 +34,19 @@ const baseSearchCommands: AdminCommand[] = [
     example: 'search:seed --count 100000',
     flags: ['count', 'start', 'if-empty'],
     async run(admin, flags) {
+      const { chunk, parallel, attempts } = loadSeedSettings();
       if (flags['if-empty'] === 'true') {
-        const probe = await admin.ask<{ total: number; skipped?: boolean }>(SUBJECTS.search.seed, operatorContext(), { count: 1, if_empty: true });
+        const probe = await admin.askIdempotent<{ total: number; skipped?: boolean }>(SUBJECTS.search.seed, operatorContext(), { count: 1, if_empty: true }, attempts, retryNotice('search:seed --if-empty'));
         if (probe.skipped) return { inserted: 0, updated: 0, total: probe.total, skipped: true };
       }
       const count = Number(required(flags, 'count'));
       const start = Number(flags.start ?? 0);
       if (!Number.isInteger(count) || count < 1) throw new AdminError('--count must be a positive integer');
       if (!Number.isInteger(start) || start < 0) throw new AdminError('--start must be a non-negative integer');
-      const { chunk, parallel } = loadSeedSettings();
       const startedAt = Date.now();
       let inserted = 0;
       let updated = 0;
+      let retries = 0;
       const chunks: number[] = [];
       for (let at = start; at < start + count; at += chunk) chunks.push(at);
       let done = 0;
@@ -40,7 +54,11 @@ const baseSearchCommands: AdminCommand[] = [
       const worker = async () => {
         for (let at = chunks.shift(); at !== undefined; at = chunks.shift()) {
           const n = Math.min(chunk, start + count - at);
-          const r = await admin.ask<{ inserted: number; updated: number }>(SUBJECTS.search.seed, operatorContext(), { start: at, count: n, total: false });
+          const notice = retryNotice(`search:seed entities ${at}..${at + n - 1}`);
+          const r = await admin.askIdempotent<{ inserted: number; updated: number }>(SUBJECTS.search.seed, operatorContext(), { start: at, count: n, total: false }, attempts, (err, attempt) => {
+            retries++;
+            notice(err, attempt);
+          });
           inserted += r.inserted;
           updated += r.updated;
           done += n;
@@ -48,9 +66,12 @@ const baseSearchCommands: AdminCommand[] = [
         }
       };
       await Promise.all(Array.from({ length: parallel }, worker));
-      const { total } = await admin.ask<{ total: number }>(SUBJECTS.search.seed, operatorContext(), { count_only: true });
+      // the index's size is one row search keeps (not a count of the table, whose cost grows with it)
+      const { total } = await admin.askIdempotent<{ total: number }>(SUBJECTS.search.seed, operatorContext(), { count_only: true }, attempts, retryNotice('search:seed total'));
       const seconds = (Date.now() - startedAt) / 1000;
-      return { inserted, updated, total, seconds, per_second: Math.round(count / seconds) };
+      // `inserted`/`updated` as search answered them: a chunk asked again after its first answer was
+      // lost counts its rows as updated (`retries` says how many requests were asked again)
+      return { inserted, updated, total, seconds, per_second: Math.round(count / seconds), retries };
     },
   },
   {
@@ -93,7 +114,9 @@ export const ingestCommands: AdminCommand[] = [
       let inserted = 0;
       let updated = 0;
       for (let at = 0; at < entities.length; at += INGEST_BATCH) {
-        const r = await admin.ask<{ inserted: number; updated: number }>(SUBJECTS.search.ingest, operatorContext(), { entities: entities.slice(at, at + INGEST_BATCH) });
+        const batch = { entities: entities.slice(at, at + INGEST_BATCH) };
+        const r = await admin.askIdempotent<{ inserted: number; updated: number }>(SUBJECTS.search.ingest, operatorContext(), batch, loadSeedSettings().attempts,
+          retryNotice(`ingest ${provider} records ${at}..${at + batch.entities.length - 1}`));
         inserted += r.inserted;
         updated += r.updated;
         progress(`ingest ${provider}`, Math.min(at + INGEST_BATCH, entities.length), entities.length, startedAt);

@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { EmailStatus, ID_PREFIX, Lens, LENSES, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL } from '@app/platform';
 import { SEARCH_CONFIG, SearchConfig } from '../search.config';
-import { EntityInput, facetTerms, searchTextOf, TOP_GROUP_MIN_RANK } from './entity';
+import { EntityInput, facetTerms, RANK_BANDS, rankBandSql, searchTextOf } from './entity';
 
 export interface EntityRow {
   id: string;
@@ -34,7 +35,7 @@ export interface Page {
 
 /**
  * A filter condition: SQL for the next `$n` placeholder and its value. `terms` is the expression the
- * condition matches `terms` through: `e.terms`, or `strip(e.terms)` for the top group's indexes.
+ * condition matches `terms` through (`e.terms`).
  */
 export interface Condition {
   sql: (next: () => string, terms: string) => string;
@@ -42,18 +43,19 @@ export interface Condition {
 
 /** Ids a query can page through: 40 pages of 25, and one more to tell `has_more`. */
 const RANKED_MAX = SEARCH_MAX_PAGE * SEARCH_PER_PAGE + 1;
+/** Query shapes whose band read is kept as a named statement on one connection (see readBanded). */
+const BAND_STATEMENTS_PER_CONNECTION = 64;
 const GENERATION_SQL = `SELECT last_value::text || ':' || is_called::text AS generation FROM entities_generation`;
 
 /**
- * The ordered ids of a query read so far, in (rank_score DESC, id) order: either every match of
- * the lens's top group (rank_score >= TOP_GROUP_MIN_RANK), which is exactly the start of the full
- * order, or every match (up to RANKED_MAX). A first page usually needs only the top group; a
- * deeper page reads the rest at once.
+ * The ordered ids of a query read so far, in (rank_score DESC, id) order: the first `ids.length`
+ * hits of the full order, or every match (up to RANKED_MAX) when `complete`. A first page reads
+ * the rank bands from the top down until its page is filled; a deeper page reads up to RANKED_MAX.
  */
 interface RankedIds {
   generation: string;
   ids: string[];
-  /** Every match (up to RANKED_MAX) is in; when not, `ids` are the top group's matches. */
+  /** Every match (up to RANKED_MAX) is in; when not, `ids` are the first hits, too few for a deeper page. */
   complete: boolean;
 }
 
@@ -194,7 +196,8 @@ export class EntitiesRepository {
       await client.query(`BEGIN; SET LOCAL client_min_messages = warning; ${LOAD_TABLE_SQL}`);
       await copyIn(client, `COPY entities_load (${LOAD_COLUMN_NAMES}) FROM STDIN`, text);
       ({ rows: counted } = await client.query<{ inserted: string; total: string }>(UPSERT_FROM_LOAD_SQL));
-      await client.query('COMMIT');
+      // the index's size (migration 0010) moves in the batch's transaction, sent with its COMMIT
+      await client.query(`UPDATE entities_count SET n = n + ${Number(counted[0].inserted)}; COMMIT`);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release(err as Error);
@@ -214,7 +217,7 @@ export class EntitiesRepository {
    */
   async mergePendingIndexEntries(): Promise<void> {
     // hand-written: a PostgreSQL function call, nothing an entity manager has
-    await this.pool.query(`SELECT gin_clean_pending_list('entities_terms'::regclass)`);
+    await this.pool.query(`SELECT gin_clean_pending_list(indexrelid) FROM pg_index WHERE indrelid = 'entities'::regclass AND indexrelid::regclass::text LIKE 'entities\\_terms\\_%'`);
   }
 
   /** Marks every ranked list kept by any replica as stale; call after a write to entities commits. */
@@ -223,9 +226,13 @@ export class EntitiesRepository {
     await this.pool.query(`SELECT nextval('entities_generation')`);
   }
 
+  /**
+   * The number of entities: one row kept by upsertMany (migration 0010), never count(*) over the
+   * table, whose cost grows with the index (at 10M it outlived the admin CLI's deadline).
+   */
   async count(): Promise<number> {
-    // hand-written: count(*) as PostgreSQL returns it (a bigint string), no row mapping
-    const { rows } = await this.pool.query<{ n: string }>('SELECT count(*) AS n FROM entities');
+    // hand-written: one row of a one-row table (a bigint string), no row mapping
+    const { rows } = await this.pool.query<{ n: string }>('SELECT n FROM entities_count');
     return Number(rows[0].n);
   }
 
@@ -245,11 +252,10 @@ export class EntitiesRepository {
    * same statement: one PostgreSQL round trip per served page instead of two.
    */
   async search(workspaceId: string, lens: Lens, q: string, conditions: Condition[], params: unknown[], offset: number, limit: number): Promise<Page> {
-    const { filter, topFilter, values } = this.whereOf(q, conditions, params);
-    if (this.rankedCacheEntries <= 0) return this.searchDirect(workspaceId, lens, filter, values, offset, limit);
+    const { filter, values } = this.whereOf(q, conditions, params);
     const key = JSON.stringify([lens, filter, values]);
     const need = Math.min(offset + limit, RANKED_MAX);
-    const cached = this.ranked.get(key);
+    const cached = this.rankedCacheEntries > 0 ? this.ranked.get(key) : undefined;
     if (cached && (cached.ids.length >= need || cached.complete)) {
       this.ranked.delete(key); // most recently used last
       this.ranked.set(key, cached);
@@ -257,60 +263,89 @@ export class EntitiesRepository {
       if (page.generation === cached.generation) return page;
       this.ranked.delete(key);
     }
-    // a top-group list too short for this page is continued (from scratch when the generation moved
-    // meanwhile); a list that was long enough but is stale starts nothing: the query is read afresh
-    const from = cached && !cached.complete && cached.ids.length < need ? cached : undefined;
-    const fresh = await this.rank(key, lens, filter, topFilter, values, need, from);
+    const fresh = await this.rank(key, lens, filter, values, need);
     return this.pageOf(workspaceId, fresh.ids.slice(offset, offset + limit));
   }
 
   private readonly ranked = new Map<string, RankedIds>();
+  /** The band reads prepared on each connection of the pool (readBanded). */
+  private readonly bandStatements = new WeakMap<PoolClient, Set<string>>();
   private readonly ranking = new Map<string, Promise<RankedIds>>();
 
   /**
    * The ordered ids of a query, at least `need` of them (or all there are, up to RANKED_MAX), read
-   * once for concurrent callers; a top-group list of the same generation that has too few goes on
-   * from where it stopped. Each read returns the index generation from its own snapshot.
+   * once for concurrent callers. A first page reads `need` hits (26); any deeper page reads up to
+   * RANKED_MAX at once, so pages 2..40 are then served from the list.
    *
-   * Words and facets are all in `terms`, so a read is one GIN scan whose keys skip through each
-   * other's posting lists. A first page of a query with words or facets reads the top group first:
-   * `rank_score >= TOP_GROUP_MIN_RANK` makes PostgreSQL scan the lens's partial index
-   * entities_terms_top_<lens>, whose posting lists hold only the top group's ~2.5% of the lens, so a cold first page
-   * costs a scan of short lists and the heap rows of the top group's matches, instead of decoding
-   * the words' and facets' posting lists of the whole index. The group is a range of rank_score,
-   * so its matches in (rank DESC, id) order are exactly the first hits. A deeper page, or a first
-   * page the top group cannot fill, reads every match below what was read at once (the whole
-   * index's GIN scan, or for a broad query the walk of entities_lens_rank, as the planner estimates).
+   * Rank-ordered access (migration 0009): `terms` has a GIN index per lens and rank band
+   * (RANK_BANDS), so one statement reads the bands from the top down, each band's matches sorted
+   * by (rank_score DESC, id), and its LIMIT stops the reading in the band that fills the page: the
+   * bands below are never started. Each band is as wide as all above it, so a read fetches at most
+   * about twice the rows it returns, whatever the size of the index (before, a first page 40 read
+   * and sorted every match of the lens). Bands are disjoint ranges of rank_score, so their
+   * concatenation in band order is exactly the order of one ORDER BY over every match.
    */
-  private async rank(key: string, lens: Lens, filter: string[], topFilter: string[], values: unknown[], need: number, from?: RankedIds): Promise<RankedIds> {
+  private async rank(key: string, lens: Lens, filter: string[], values: unknown[], need: number): Promise<RankedIds> {
     for (let running = this.ranking.get(key); running; running = this.ranking.get(key)) {
       const done = await running.catch(() => undefined);
       if (done && (done.ids.length >= need || done.complete)) return done;
-      if (done) from = done;
       if (this.ranking.get(key) === running) this.ranking.delete(key);
     }
+    const limit = need <= SEARCH_PER_PAGE + 1 ? need : RANKED_MAX;
     const work = (async () => {
-      const rest = filter.length > 0 ? ` AND ${filter.join(' AND ')}` : '';
-      if (!from && need <= SEARCH_PER_PAGE + 1 && filter.length > 0 && (LENSES as readonly string[]).includes(lens)) {
-        // the lens and the rank are constants in the text (the lens one of LENSES), so that the
-        // planner can prove a top-group index's predicate, and `terms` is read as strip(terms),
-        // its expression, so that no other index can answer (see migration 0006); a query without
-        // words or facets walks entities_lens_rank instead
-        const top = await this.readRanked(`e.lens = '${lens}' AND e.rank_score >= ${TOP_GROUP_MIN_RANK}${topFilter.map((c) => ` AND ${c}`).join('')}`, values, RANKED_MAX);
-        if (top.ids.length >= need) return this.keep(key, { generation: top.generation, ids: top.ids, complete: top.ids.length >= RANKED_MAX });
-        from = { ...top, complete: false };
-      }
-      if (from && !from.complete) {
-        // below the top group, stamped with the generation of its own snapshot: when a write came
-        // in between, the top group's ids are read again with it (one statement, one snapshot)
-        const below = await this.readRanked(`e.lens = $1 AND e.rank_score < ${TOP_GROUP_MIN_RANK}${rest}`, [lens, ...values], RANKED_MAX - from.ids.length);
-        if (below.generation === from.generation) return this.keep(key, { generation: below.generation, ids: [...from.ids, ...below.ids], complete: true });
-      }
-      const all = await this.readRanked(`e.lens = $1${rest}`, [lens, ...values], RANKED_MAX);
-      return this.keep(key, { generation: all.generation, ids: all.ids, complete: true });
+      const read = (LENSES as readonly string[]).includes(lens) ? await this.readBanded(lens, filter, values, limit) : undefined;
+      const { generation, ids } = read ?? await this.readRanked(`e.lens = $${values.length + 1}${filter.map((c) => ` AND ${c}`).join('')}`, [...values, lens], limit);
+      return this.keep(key, { generation, ids, complete: ids.length < limit || ids.length >= RANKED_MAX });
     })();
     this.ranking.set(key, work);
     return work.finally(() => this.ranking.delete(key));
+  }
+
+  /**
+   * The first `limit` ids of `filter` in one lens of LENSES, band by band from the top (see rank),
+   * and the generation of the same snapshot; undefined if PostgreSQL did not hand the bands on in
+   * their order (a plan that does not run an Append's children one after the other, which a
+   * non-parallel plan always does): the caller then reads with one ORDER BY over every match.
+   */
+  private async readBanded(lens: Lens, filter: string[], values: unknown[], limit: number): Promise<{ generation: string; ids: string[] } | undefined> {
+    const rest = filter.map((c) => ` AND ${c}`).join('');
+    // the lens and the band's bounds are constants in the text (the lens one of LENSES), so that the
+    // planner can prove the band index's predicate; no ORDER BY over the Append, which would read every band
+    const bands = Array.from({ length: RANK_BANDS.length + 1 }, (_, i) =>
+      `(SELECT ${i} AS band, e.id FROM entities e WHERE e.lens = '${lens}' AND ${rankBandSql(i, 'e.rank_score')}${rest} ORDER BY e.rank_score DESC, e.id LIMIT ${limit})`);
+    const text = `SELECT g.generation, m.band, m.id FROM (${GENERATION_SQL}) g
+         LEFT JOIN LATERAL (${bands.join('\n UNION ALL ')} LIMIT ${limit}) m ON true`;
+    // Planning twelve band reads costs PostgreSQL more than running them (1.7-1.9 ms against
+    // 0.5-1 ms for a first page at 1M entities, the planner weighs every band index for every band),
+    // and the plan does not depend on the values: one named statement per query shape (lens, which
+    // filters, limit) and connection, planned once as a generic plan (in auto mode PostgreSQL kept
+    // planning a first page afresh). At most BAND_STATEMENTS_PER_CONNECTION shapes are kept per
+    // connection; others are planned per read.
+    const name = `search-bands-${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    const client = await this.pool.connect();
+    let rows: { generation: string; band: number | null; id: string | null }[];
+    try {
+      let kept = this.bandStatements.get(client);
+      if (!kept) this.bandStatements.set(client, (kept = new Set()));
+      const named = kept.has(name) || kept.size < BAND_STATEMENTS_PER_CONNECTION;
+      if (named) {
+        kept.add(name);
+        // hand-written: the ids and the generation from one snapshot, with the band predicates spelled out for the planner
+        await client.query('BEGIN READ ONLY; SET LOCAL plan_cache_mode = force_generic_plan');
+        ({ rows } = await client.query<{ generation: string; band: number | null; id: string | null }>({ name, text, values }));
+        await client.query('COMMIT');
+      } else {
+        ({ rows } = await client.query<{ generation: string; band: number | null; id: string | null }>(text, values));
+      }
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release(err as Error);
+      throw err;
+    }
+    client.release();
+    if (rows[0].id === null) return { generation: rows[0].generation, ids: [] };
+    for (let r = 1; r < rows.length; r++) if ((rows[r].band as number) < (rows[r - 1].band as number)) return undefined;
+    return { generation: rows[0].generation, ids: rows.map((r) => r.id as string) };
   }
 
   /**
@@ -318,7 +353,7 @@ export class EntitiesRepository {
    * generation of the same snapshot.
    */
   private async readRanked(where: string, values: unknown[], limit: number): Promise<{ generation: string; ids: string[] }> {
-    // hand-written: the ids and the generation from one snapshot, with the index predicates above spelled out for the planner
+    // hand-written: the ids and the generation from one snapshot
     const { rows } = await this.pool.query<{ generation: string; id: string | null }>(
       `SELECT g.generation, m.id FROM (${GENERATION_SQL}) g
          LEFT JOIN LATERAL (SELECT e.id, e.rank_score FROM entities e WHERE ${where} ORDER BY e.rank_score DESC, e.id LIMIT ${limit}) m ON true
@@ -361,41 +396,18 @@ export class EntitiesRepository {
   }
 
   /**
-   * The conditions of a query over `entities e` but its lens: `filter` with its parameters numbered
-   * from $2 (each read puts the lens first, as $1), and `topFilter`, the same over strip(e.terms)
-   * numbered from $1, for the top group's read (whose lens is a constant). Words and facets are
-   * matched in `terms`, so they make one GIN scan.
+   * The conditions of a query over `entities e` but its lens, with their parameters numbered from
+   * $1 (every read names the lens as a constant, or after these). Words and facets are matched in
+   * `terms`, so they make one GIN scan of each band's index.
    */
-  private whereOf(q: string, conditions: Condition[], params: unknown[]): { filter: string[]; topFilter: string[]; values: unknown[] } {
+  private whereOf(q: string, conditions: Condition[], params: unknown[]): { filter: string[]; values: unknown[] } {
     const values: unknown[] = [...params];
     if (q.trim() !== '') values.push(q);
-    const build = (first: number, terms: string) => {
-      let n = first - 1;
-      const next = () => `$${++n}`;
-      const filter = conditions.map((c) => c.sql(next, terms));
-      if (q.trim() !== '') filter.push(`${terms} @@ plainto_tsquery('simple', ${next()})`);
-      return filter;
-    };
-    return { filter: build(2, 'e.terms'), topFilter: build(1, 'strip(e.terms)'), values };
-  }
-
-  private async searchDirect(workspaceId: string, lens: Lens, filter: string[], values: unknown[], offset: number, limit: number): Promise<Page> {
-    const ordered = [lens, ...values, workspaceId, limit, offset];
-    const [ws, lim, off] = [values.length + 2, values.length + 3, values.length + 4];
-    // hand-written: with the cache off, a page straight from the index (top-N by rank) with its reveal state
-    const profile = this.pool.query<{ profile: OpportunityProfile }>('SELECT profile FROM opportunity_profiles WHERE workspace_id = $1', [workspaceId]);
-    profile.catch(() => undefined); // awaited below
-    const { rows } = await this.pool.query<EntityRow>(
-      `SELECT e.*, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status
-         FROM (SELECT ${COLUMNS}, rank_score FROM entities e
-                WHERE ${['e.lens = $1', ...filter].join(' AND ')}
-                ORDER BY e.rank_score DESC, e.id
-                LIMIT $${lim} OFFSET $${off}) e
-         LEFT JOIN reveals r ON r.workspace_id = $${ws} AND r.entity_id = e.id
-        ORDER BY e.rank_score DESC, e.id`,
-      ordered,
-    );
-    return { rows, profile: (await profile).rows[0]?.profile };
+    let n = 0;
+    const next = () => `$${++n}`;
+    const filter = conditions.map((c) => c.sql(next, 'e.terms'));
+    if (q.trim() !== '') filter.push(`e.terms @@ plainto_tsquery('simple', ${next()})`);
+    return { filter, values };
   }
 
   /**

@@ -28,13 +28,23 @@ export function facetTerms(facets: readonly unknown[] | undefined): string[] {
 }
 
 /**
- * The top group of the rank scale (0..999,999 from every connector and the seed): the entities
- * ranked at least this have a GIN index of their own, `entities_terms_top` (migration 0006, whose
- * predicate names this number: keep the two equal), about 2.5% of every lens. A first page is read
- * from it: its posting lists are ~1/40 of the whole index's, so a query's words and facets are
- * intersected over the top group only (EntitiesRepository.rank).
+ * The rank bands of every lens (migration 0009): band 0 is `rank_score >= RANK_BANDS[0]`, band i
+ * is `RANK_BANDS[i] <= rank_score < RANK_BANDS[i - 1]`, the last `rank_score < RANK_BANDS[10]`.
+ * On the 0..999,999 scale every connector and the seed use, band i (i < 11) holds 1/2^(12-i) of
+ * it, the last band half: each band is as wide as every band above it together, so a read that
+ * stops after the band where its page is filled reads at most about twice the matches it needs,
+ * whatever the size of the index. Each band of each lens has a partial GIN index of `terms`
+ * (`entities_terms_<lens>_b<i>`, whose predicates name these numbers: keep them equal; a different
+ * number here makes the planner ignore those indexes, never changes a result).
  */
-export const TOP_GROUP_MIN_RANK = 975_000;
+export const RANK_BANDS: readonly number[] = [999_511, 999_023, 998_046, 996_093, 992_187, 984_375, 968_750, 937_500, 875_000, 750_000, 500_000];
+
+/** The rank condition of band `i` over `column` (constants, so the planner can prove a band index's predicate). */
+export function rankBandSql(i: number, column: string): string {
+  if (i === 0) return `${column} >= ${RANK_BANDS[0]}`;
+  if (i === RANK_BANDS.length) return `${column} < ${RANK_BANDS[i - 1]}`;
+  return `${column} >= ${RANK_BANDS[i]} AND ${column} < ${RANK_BANDS[i - 1]}`;
+}
 
 /** `jane@acme.com` -> `j***@acme.com` */
 export function maskEmail(email: string | null): string | null {

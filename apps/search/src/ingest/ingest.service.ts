@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DomainError } from '@app/platform';
 import { EntitiesRepository } from '../entities/entities.repository';
 import { EntityInput } from '../entities/entity';
@@ -18,14 +18,19 @@ export interface SeedRequest {
 
 @Injectable()
 export class IngestService {
+  private readonly logger = new Logger(IngestService.name);
+
   constructor(private readonly entities: EntitiesRepository) {}
 
   async seed(body: SeedRequest) {
-    // `count_only`: the index size alone; the admin CLI asks once, after its last chunk, and the
-    // GIN pending list its chunks left is merged then (see below)
+    // `count_only`: the index size alone (one row, EntitiesRepository.count); the admin CLI asks
+    // once, after its last chunk, and the GIN pending lists its chunks left are merged then, after
+    // the answer: up to gin_pending_list_limit per band index, which can take longer than the
+    // caller's deadline on a busy server (searches scan what is not merged yet, and VACUUM merges too)
     if (body?.count_only) {
-      await this.entities.mergePendingIndexEntries();
-      return { inserted: 0, updated: 0, total: await this.entities.count() };
+      const total = await this.entities.count();
+      this.mergeInBackground();
+      return { inserted: 0, updated: 0, total };
     }
     if (body?.if_empty) {
       const total = await this.entities.count();
@@ -51,6 +56,15 @@ export class IngestService {
     // reads the whole table, so such a chunk skips that too.
     if (body.total !== false) await this.entities.mergePendingIndexEntries();
     return { inserted, updated, total: body.total === false ? null : await this.entities.count() };
+  }
+
+  private merging?: Promise<void>;
+
+  /** Merges the pending lists once at a time, not within any request's deadline. */
+  private mergeInBackground(): void {
+    this.merging ??= this.entities.mergePendingIndexEntries()
+      .catch((err) => this.logger.warn(`merging the GIN pending lists failed: ${(err as Error).message}`))
+      .finally(() => { this.merging = undefined; });
   }
 
   async ingest(body: { entities: EntityInput[] }) {

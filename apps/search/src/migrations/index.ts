@@ -6,6 +6,8 @@ import { EntitiesTerms1764000004000 } from './1764000004000-entities-terms';
 import { EntitiesTermsWritten1764000005000 } from './1764000005000-entities-terms-written';
 import { EntitiesTermsTop1764000006000 } from './1764000006000-entities-terms-top';
 import { EntitiesOrganizations1764000007000 } from './1764000007000-entities-organizations';
+import { EntitiesTermsBands1764000009000 } from './1764000009000-entities-terms-bands';
+import { EntitiesCount1764000010000 } from './1764000010000-entities-count';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -26,4 +28,6 @@ export const MIGRATIONS = [
   EntitiesTermsTop1764000006000,
   EntitiesOrganizations1764000007000,
   OutboxTraceContext1764000008000,
+  EntitiesTermsBands1764000009000,
+  EntitiesCount1764000010000,
 ];
