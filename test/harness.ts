@@ -2,10 +2,10 @@ import { ChildProcess, execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, ConnectionOptions, NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
+import { ConnectionOptions, NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { natsInboxPrefix, NatsIdentity, RequestContext, ServiceName } from '@app/contracts';
-import { askService, randomToken } from '@app/platform';
+import { askService, connectMesh, randomToken } from '@app/platform';
 import {
   freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
 } from '../tools/mesh/processes';
@@ -217,7 +217,7 @@ export class TestMesh {
 
   /** A NATS client on this mesh's server as the probe identity, closed with the mesh. */
   async natsClient(): Promise<NatsConnection> {
-    const nc = await connect(this.probeOptions());
+    const nc = await connectMesh(this.probeOptions());
     this.clients.push(nc);
     return nc;
   }

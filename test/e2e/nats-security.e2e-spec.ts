@@ -1,6 +1,6 @@
 import { connect, NatsConnection, PermissionViolationError } from '@nats-io/transport-node';
 import { natsInboxPrefix, NatsIdentity, SUBJECTS } from '@app/contracts';
-import { askService } from '@app/platform';
+import { askService, connectMesh } from '@app/platform';
 import { testContext, TestMesh } from '../harness';
 
 /**
@@ -22,7 +22,8 @@ describe('NATS identities and subject permissions', () => {
   });
 
   async function as(identity: NatsIdentity): Promise<{ nc: NatsConnection; errors: string[] }> {
-    const nc = await connect(mesh.identityOptions(identity));
+    // connectMesh: the reply multiplexer reads replies under the identity's own inbox prefix
+    const nc = await connectMesh(mesh.identityOptions(identity));
     connections.push(nc);
     const errors: string[] = [];
     void (async () => {

@@ -12,9 +12,8 @@ import { initTracing } from './tracing';
 import { Logger } from 'pino';
 import { Pool } from 'pg';
 import { DatabaseWatch } from './database-watch';
-import { CoalescingServerNats, NATS_CONNECTION_DEFAULTS } from './nats';
 import { natsConnectOptions } from './nats-auth';
-import { directRpcRoutes } from './rpc-routes';
+import { NatsRpcServer } from './nats-rpc.server';
 import { PG_POOL } from './tokens';
 
 export interface ServiceBootOptions {
@@ -49,13 +48,12 @@ export async function startService(options: ServiceBootOptions): Promise<INestAp
     options.adapter ?? new FastifyAdapter(),
     { logger: new PinoNestLogger(log), bodyParser: options.bodyParser ?? true },
   );
-  let server: CoalescingServerNats | undefined;
+  let server: NatsRpcServer | undefined;
   if (options.microservice !== false) {
-    server = new CoalescingServerNats({ ...NATS_CONNECTION_DEFAULTS, ...natsConnectOptions(config.nats, `${config.service}-rpc`), queue: config.service });
+    server = new NatsRpcServer({ connection: natsConnectOptions(config.nats, `${config.service}-rpc`), queue: config.service });
     app.connectMicroservice<MicroserviceOptions>({ strategy: server }, { inheritAppConfig: true });
   }
   await options.configure?.(app);
-  server?.useDirectRoutes(directRpcRoutes(app));
   await app.startAllMicroservices();
   await app.listen(config.httpPort, config.httpHost);
   let watch: DatabaseWatch | undefined;
@@ -80,7 +78,7 @@ export async function startService(options: ServiceBootOptions): Promise<INestAp
  */
 function stopGracefully(
   app: INestApplication,
-  parts: { server?: CoalescingServerNats; watch?: DatabaseWatch; graceMs: number; log: Logger },
+  parts: { server?: NatsRpcServer; watch?: DatabaseWatch; graceMs: number; log: Logger },
 ): void {
   const { server, watch, graceMs, log } = parts;
   let stopping = false;

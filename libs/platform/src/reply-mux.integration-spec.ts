@@ -1,6 +1,6 @@
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { TestMesh } from '../../../test/harness';
-import { CoalescingServerNats } from './nats';
+import { NatsRpcServer } from './nats-rpc.server';
 import { askService, NoRespondersError, ReplyMux, ReplyTimeoutError } from './reply-mux';
 
 /** The reply multiplexer against a real nats-server (the test mesh's own, no services). */
@@ -66,11 +66,11 @@ describe('ReplyMux', () => {
   });
 
   it("a service's request-reply server reports started only once nats-server routes its subjects to it", async () => {
-    // its writes are coalesced until the event loop's next turn: without waiting for nats-server,
-    // a request sent the moment it reports started found no subscriber ("no responders")
+    // without waiting for nats-server (a flush after the SUBs), a request sent the moment it
+    // reports started could find no subscriber ("no responders")
     for (let round = 0; round < 5; round++) {
       const subject = `started.check.${round}`;
-      const service = new CoalescingServerNats({ ...mesh.probeOptions(), queue: 'started-check' });
+      const service = new NatsRpcServer({ connection: mesh.probeOptions(), queue: 'started-check' });
       service.addHandler(subject, async (data: unknown) => ({ echoed: data }), false);
       try {
         const answer = await new Promise<unknown>((resolve, reject) => {

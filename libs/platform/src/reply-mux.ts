@@ -1,7 +1,9 @@
-import { context } from '@opentelemetry/api';
+import { Context, context, Span } from '@opentelemetry/api';
 import { createInbox, headers as natsHeaders, Msg, MsgHdrs, NatsConnection, PermissionViolationError, Subscription } from '@nats-io/transport-node';
-import { RpcRequest } from '@app/contracts';
+import { isDomainErrorPayload, RpcRequest } from '@app/contracts';
 import { randomToken } from './ids';
+import { inboxPrefixOf } from './nats';
+import { PublishBatch } from './publish-batch';
 import { endSpan, injectTraceContext, SpanKind, startSpan } from './tracing';
 
 /** The request had no answer before its deadline: whether the service acted is unknown. */
@@ -32,11 +34,12 @@ interface Pending {
 const SWEEP_MS = 25;
 
 /**
- * Request-reply over one connection with one reply subscription (`_INBOX.<nuid>.*`) for every
- * request, like nats.js's own multiplexer, but lighter per request: no Error and no timer per
- * request (nats.js builds a "cancelled" RequestError on every successful request), a counter
+ * Request-reply over one connection with one reply subscription (`<inbox prefix>.<nuid>.*`) for
+ * every request, like nats.js's own multiplexer, but lighter per request: no Error and no timer
+ * per request (nats.js builds a "cancelled" RequestError on every successful request), a counter
  * as the reply token, and one sweep for every deadline. NATS's "no responders" status (503, when
- * no process serves the subject) fails a request at once.
+ * no process serves the subject) fails a request at once. Only nats.js's public API: subscribe,
+ * publish (through the connection's PublishBatch), status.
  */
 export class ReplyMux {
   private static readonly byConnection = new WeakMap<NatsConnection, ReplyMux>();
@@ -51,15 +54,17 @@ export class ReplyMux {
     return mux;
   }
 
-  /** Under the connection's own inbox prefix: with NATS permissions, only this identity reads it. */
+  /** Under the connection's own inbox prefix (connectMesh): with NATS permissions, only this identity reads it. */
   private readonly prefix: string;
+  private readonly batch: PublishBatch;
   private readonly pending = new Map<string, Pending>();
   private readonly sub: Subscription;
   private readonly sweeper: NodeJS.Timeout;
   private seq = 0;
 
   constructor(private readonly nc: NatsConnection) {
-    this.prefix = `${createInbox((nc as unknown as { options?: { inboxPrefix?: string } }).options?.inboxPrefix)}.`;
+    this.prefix = `${createInbox(inboxPrefixOf(nc))}.`;
+    this.batch = PublishBatch.of(nc);
     this.sub = nc.subscribe(`${this.prefix}*`, { callback: (err, msg) => (err ? undefined : this.settle(msg)) });
     this.sweeper = setInterval(() => this.expire(), SWEEP_MS);
     this.sweeper.unref();
@@ -90,12 +95,10 @@ export class ReplyMux {
     return new Promise<Msg>((resolve, reject) => {
       const token = (this.seq++).toString(36);
       this.pending.set(token, { subject, timeoutMs, deadline: performance.now() + timeoutMs, resolve, reject });
-      try {
-        this.nc.publish(subject, data, { reply: this.prefix + token, headers });
-      } catch (err) {
+      this.batch.publish(subject, data, { reply: this.prefix + token, headers }, (err) => {
         this.pending.delete(token);
-        reject(err as Error);
-      }
+        reject(err);
+      });
     });
   }
 
@@ -135,24 +138,48 @@ export interface ReplyPacket<T> {
   err?: unknown;
 }
 
+export interface AskOptions {
+  /**
+   * Ask for the service's answer as its JSON bytes (RawJson, see below): a handler's value comes
+   * back unparsed in `response`; an error comes in Nest's packet as always.
+   */
+  raw?: boolean;
+  /** The trace the request continues (default: the active context). */
+  parent?: Context | Span;
+}
+
+/** How a request ended, for its span and metrics: a reply, a domain error, or no usable answer. */
+export type AskOutcome = 'ok' | 'domain_error' | 'failed';
+
+export function askOutcomeOf(packet: ReplyPacket<unknown> | undefined): AskOutcome {
+  if (!packet || packet.err === undefined || packet.err === null) return packet ? 'ok' : 'failed';
+  return isDomainErrorPayload(packet.err) ? 'domain_error' : 'failed';
+}
+
 /**
- * Asks the service that serves `subject` as the gateway does (Nest's request packet) through the
- * connection's ReplyMux and returns its reply packet; a transport failure (no answer by the
- * deadline, no responders, closed connection) rejects. The request continues the caller's trace
- * (a client span, `traceparent`) and names its request id (`Request-Id`), as the gateway's do.
+ * The mesh's one request-reply client: asks the service that serves `subject` in Nest's request
+ * packet (`{pattern, data, id}`) through the connection's ReplyMux and returns its reply packet;
+ * a transport failure (no answer by the deadline, no responders, closed connection, a subject
+ * this identity may not publish) rejects. The request continues the caller's trace (a client
+ * span, `traceparent`) and names its request id (`Request-Id`). ServiceClient (services, and the
+ * gateway's RpcClient) and the admin CLI ask through it.
  */
-export async function askService<T>(nc: NatsConnection, subject: string, data: RpcRequest, timeoutMs: number): Promise<ReplyPacket<T>> {
-  const span = startSpan(`nats ${subject}`, SpanKind.CLIENT, context.active(), { 'messaging.destination.name': subject });
+export async function askService<T>(nc: NatsConnection, subject: string, data: RpcRequest, timeoutMs: number, options: AskOptions = {}): Promise<ReplyPacket<T>> {
+  const span = startSpan(`nats ${subject}`, SpanKind.CLIENT, options.parent ?? context.active(), { 'messaging.destination.name': subject });
   const headers = natsHeaders();
   if (data.ctx?.request_id) headers.set('Request-Id', data.ctx.request_id);
+  if (options.raw) headers.set(RAW_JSON_HEADER, 'json');
   injectTraceContext(span, (key, value) => headers.set(key, value));
+  let packet: ReplyPacket<T> | undefined;
   try {
     const reply = await ReplyMux.of(nc).request(subject, JSON.stringify({ pattern: subject, data, id: randomToken(12) }), timeoutMs, headers);
-    endSpan(span, false);
-    return reply.json<ReplyPacket<T>>();
-  } catch (err) {
-    endSpan(span, true);
-    throw err;
+    if (reply.data[0] === RAW_JSON_MARK) packet = { response: new RawJson(reply.data.subarray(1)) as T };
+    else if (reply.data.length === 0) throw new Error('empty reply');
+    else packet = reply.json<ReplyPacket<T>>();
+    return packet;
+  } finally {
+    const outcome = askOutcomeOf(packet);
+    endSpan(span, outcome === 'failed', { outcome });
   }
 }
 

@@ -1,3 +1,4 @@
+import { applyDecorators, createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { RequestContext, RpcRequest } from '@app/contracts';
 import { DomainError } from './domain-error';
@@ -10,16 +11,35 @@ export function unpack<T>(message: RpcRequest<T>): { ctx: RequestContext; body: 
   return { ctx: message.ctx, body: message.body };
 }
 
+const envelopeOf = (host: ExecutionContext) => host.switchToRpc().getData<RpcRequest<unknown>>();
+
+/** The request's context, once the envelope is checked (unpack): a message without one is refused. */
+const RequestCtx = createParamDecorator((_: unknown, host: ExecutionContext) => unpack(envelopeOf(host)).ctx);
+/** The request's body, once the envelope is checked (unpack). */
+const RequestBody = createParamDecorator((_: unknown, host: ExecutionContext) => unpack(envelopeOf(host)).body);
+/** Whatever context came (possibly none: `{}`). */
+const AnyCtx = createParamDecorator((_: unknown, host: ExecutionContext) => (envelopeOf(host) as Partial<RpcRequest<unknown>> | undefined)?.ctx ?? {});
+/** Whatever body came (possibly none). */
+const AnyBody = createParamDecorator((_: unknown, host: ExecutionContext) => (envelopeOf(host) as Partial<RpcRequest<unknown>> | undefined)?.body);
+
+/** Declares the handler's first parameter as the request's context and the second as its body. */
+function envelopeParams(ctx: ParameterDecorator, body: ParameterDecorator): MethodDecorator {
+  return (target, key) => {
+    ctx(target, key, 0);
+    body(target, key, 1);
+  };
+}
+
 /**
  * A NATS request-reply handler of `subject` that receives the request's context and body:
- * `@Rpc(SUBJECTS.crm.tasksList) list(ctx: RequestContext, body: ListTasksRequest)`. The envelope
- * is checked once here (`unpack`), so a handler only decodes, calls its service and returns.
+ * `@Rpc(SUBJECTS.crm.tasksList) list(ctx: RequestContext, body: ListTasksRequest)`. Nest's
+ * @MessagePattern with two parameter decorators: the method stays as written, so guards,
+ * interceptors, pipes and filters declared on it (above or below @Rpc) run in Nest's pipeline,
+ * and the envelope is checked there (`unpack`: a message without a workspace context is refused
+ * with `internal_error`), so a handler only decodes, calls its service and returns.
  */
 export function Rpc(subject: string): MethodDecorator {
-  return handlerOf(subject, (message: RpcRequest<unknown>) => {
-    const { ctx, body } = unpack(message);
-    return [ctx, body];
-  });
+  return applyDecorators(MessagePattern(subject), envelopeParams(RequestCtx(), RequestBody()));
 }
 
 /**
@@ -29,31 +49,5 @@ export function Rpc(subject: string): MethodDecorator {
  * `@PublicRpc(SUBJECTS.sequences.optoutRequest) request(ctx: Partial<RequestContext>, body: { email?: unknown } | undefined)`.
  */
 export function PublicRpc(subject: string): MethodDecorator {
-  return handlerOf(subject, (message: Partial<RpcRequest<unknown>> | undefined) => [message?.ctx ?? {}, message?.body]);
-}
-
-/** The subject of each method wrapped by @Rpc or @PublicRpc (see rpcSubjectOf). */
-const rpcSubjects = new WeakMap<object, string>();
-
-/** The subject a controller method serves when @Rpc or @PublicRpc declared it (undefined otherwise). */
-export function rpcSubjectOf(method: unknown): string | undefined {
-  return typeof method === 'function' ? rpcSubjects.get(method) : undefined;
-}
-
-/** The method is wrapped before Nest records the pattern, so Nest's handler is the wrapper. */
-function handlerOf<M>(subject: string, read: (message: M) => [unknown, unknown]): MethodDecorator {
-  return (target, key, descriptor: PropertyDescriptor) => {
-    const handle = descriptor.value as (this: unknown, ctx: unknown, body: unknown) => unknown;
-    const wrapped = {
-      // a named function keeps the handler's name in stack traces and Nest's route map
-      [String(key)](this: unknown, message: M) {
-        const [ctx, body] = read(message);
-        return handle.call(this, ctx, body);
-      },
-    }[String(key)];
-    rpcSubjects.set(wrapped, subject);
-    descriptor.value = wrapped;
-    MessagePattern(subject)(target, key, descriptor);
-    return descriptor;
-  };
+  return applyDecorators(MessagePattern(subject), envelopeParams(AnyCtx(), AnyBody()));
 }

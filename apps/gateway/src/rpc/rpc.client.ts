@@ -1,8 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { NatsRecordBuilder } from '@nestjs/microservices';
-import { headers as natsHeaders } from '@nats-io/transport-node';
-import { isDomainErrorPayload, RequestContext, RpcRequest } from '@app/contracts';
-import { endSpan, histogram, injectTraceContext, MuxClientNats, natsConnectOptions, RawJson, rootLogger, SERVICE_CONFIG, SpanKind, startSpan } from '@app/platform';
+import { NatsConnection } from '@nats-io/transport-node';
+import { RequestContext } from '@app/contracts';
+import { connectNats, DomainError, histogram, NoAnswer, RawJson, rootLogger, SERVICE_CONFIG, ServiceClient, ServiceFailed } from '@app/platform';
 import { GatewayConfig } from '../config';
 import { ApiError } from '../http/api-error';
 import { requestSpans } from '../http/request-span';
@@ -10,28 +9,26 @@ import { requestSpans } from '../http/request-span';
 const requestLatency = histogram('nats_request_duration_seconds', 'NATS request-reply latency from the gateway, by subject and outcome', ['subject', 'outcome']);
 
 /**
- * Request-reply to the services over NATS. Every request has a deadline; a subject nobody
- * serves fails at once (NATS answers "no responders"); domain errors come back as the spec's
- * codes and anything else as 500 `internal_error` without internals.
+ * Request-reply to the services over NATS, through the mesh's one client (ServiceClient) on a
+ * connection of its own. Every request has a deadline; a subject nobody serves fails at once
+ * (NATS answers "no responders"); domain errors come back as the spec's codes and anything else
+ * as 500 `internal_error` without internals.
  */
 @Injectable()
 export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly client: MuxClientNats;
+  private nc?: NatsConnection;
+  private client?: Promise<ServiceClient>;
+  private ready?: ServiceClient;
   private readonly log = rootLogger('gateway');
 
-  constructor(@Inject(SERVICE_CONFIG) config: GatewayConfig) {
-    this.client = new MuxClientNats(
-      natsConnectOptions(config.nats, 'gateway-rpc'),
-      config.rpcTimeoutMs,
-    );
-  }
+  constructor(@Inject(SERVICE_CONFIG) private readonly config: GatewayConfig) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.client.connect();
+    await this.connected();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.client.close();
+    await this.nc?.close();
   }
 
   /** The service's answer to `body`, parsed. */
@@ -47,30 +44,35 @@ export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown 
     return this.exchange(subject, ctx, body, true) as Promise<Forwarded<T>>;
   }
 
+  /** The client on the gateway's own connection for requests (its identity's, named gateway-rpc). */
+  private connected(): Promise<ServiceClient> {
+    this.client ??= connectNats(this.config.nats, 'gateway-rpc').then(
+      (nc) => (this.ready = new ServiceClient((this.nc = nc), this.config)),
+      (err: unknown) => {
+        this.client = undefined;
+        throw err;
+      },
+    );
+    return this.client;
+  }
+
   private async exchange(subject: string, ctx: RequestContext, body: unknown, raw: boolean): Promise<unknown> {
-    const span = startSpan(`nats ${subject}`, SpanKind.CLIENT, requestSpans.get(ctx), { 'messaging.destination.name': subject });
-    // The request id and the trace context travel as NATS headers too, for the service's logs and spans.
-    const headers = natsHeaders();
-    headers.set('Request-Id', ctx.request_id);
-    injectTraceContext(span, (key, value) => headers.set(key, value));
-    const message = new NatsRecordBuilder<RpcRequest>({ ctx, body }).setHeaders(headers).build();
+    const client = this.ready ?? (await this.connected());
+    const parent = requestSpans.get(ctx);
     const started = process.hrtime.bigint();
-    const observe = (outcome: string) => {
-      requestLatency.observe({ subject, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
-      endSpan(span, outcome === 'failed', { outcome });
-    };
+    const observe = (outcome: string) => requestLatency.observe({ subject, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
     try {
-      const reply = raw ? await this.client.requestRaw(subject, message) : await this.client.request(subject, message);
+      const reply = raw ? await client.forward(subject, ctx, body, { parent }) : await client.ask(subject, ctx, body, { parent });
       observe('ok');
       return reply;
     } catch (err) {
-      if (isDomainErrorPayload(err)) {
+      if (err instanceof DomainError && !(err instanceof NoAnswer) && !(err instanceof ServiceFailed)) {
         observe('domain_error');
         throw new ApiError(err.code, err.message, err.param);
       }
       observe('failed');
       const reason = (err as Error)?.message ?? String(err);
-      this.log.error({ trace_id: span.spanContext().traceId, request_id: ctx.request_id, workspace_id: ctx.workspace_id, subject, reason, err }, 'service request failed');
+      this.log.error({ trace_id: parent?.spanContext().traceId, request_id: ctx.request_id, workspace_id: ctx.workspace_id, subject, reason, err }, 'service request failed');
       throw new ApiError('internal_error', 'The service could not complete the request; retry later (with the same Idempotency-Key on POST)');
     }
   }
