@@ -1,8 +1,7 @@
 import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { ID_PREFIX } from '@app/contracts';
-// the ids module alone: the platform's index would load its pg set-up (pg-rows.ts), and the
-// baseline is stock node-postgres, as it has been in every build measured against it
+// the ids module alone: the baseline loads none of the platform but its id format
 import { newId } from '@app/platform/ids';
 
 /**

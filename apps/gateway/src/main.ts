@@ -27,8 +27,6 @@ runMain(() => {
     migrations: GATEWAY_MIGRATIONS,
     bodyParser: false,
     adapter,
-    // every line the gateway logs within a request names the request's span and id itself
-    implicitContext: false,
     configure: (app) => {
       installRouteRecorder(app.getHttpAdapter().getInstance(), config.routeLog);
       app.get(GatewayPipeline).install(app.getHttpAdapter().getInstance());

@@ -27,8 +27,6 @@ export interface ServiceBootOptions {
   bodyParser?: boolean;
   configure?: (app: NestFastifyApplication) => void | Promise<void>;
   adapter?: FastifyAdapter;
-  /** See TracingOptions.implicitContext (the gateway: false). */
-  implicitContext?: boolean;
 }
 
 /**
@@ -41,7 +39,7 @@ export async function startService(options: ServiceBootOptions): Promise<INestAp
   const { config } = options;
   process.env.SERVICE_NAME = config.service;
   const log = rootLogger(config.service);
-  initTracing(config.service, process.env, { implicitContext: options.implicitContext });
+  initTracing(config.service, process.env);
   await runMigrations(config.databaseUrl, options.migrations);
   const app = await NestFactory.create<NestFastifyApplication>(
     options.module as Type<unknown>,

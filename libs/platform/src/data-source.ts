@@ -5,7 +5,7 @@ import { ServiceName } from '@app/contracts';
 
 type PostgresConnectionOptions = Extract<DataSourceOptions, { type: 'postgres' }>;
 import { databaseUrlFor, PoolSettings, poolSettings } from './config';
-import { poolConfig, ServicePool } from './db';
+import { ignorePoolError, poolConfig } from './db';
 
 /** TypeORM's record of applied migrations, in every service's database. */
 export const MIGRATIONS_TABLE = 'typeorm_migrations';
@@ -23,24 +23,18 @@ export interface ServiceDataSourceSettings {
 }
 
 /**
- * node-postgres as TypeORM loads it, but building its pool as a ServicePool, so the one pool of a
- * service process (TypeORM's) has the same error handling and settings as before TypeORM.
- * `Object.create` keeps pg's lazy getters (pg.native) unevaluated.
- */
-const pgForTypeOrm = Object.create(pg, { Pool: { value: ServicePool } }) as typeof pg;
-
-/**
  * The TypeORM options of a service's database: one pool per process, built from the same
  * settings as every pool (TLS, size, startup options); never `synchronize` (the schema is the
  * migrations'), and migrations run by `runMigrations` under the advisory lock, not by TypeORM at
- * initialisation.
+ * initialisation. The pool's connections and errors are those of every pool (db.ts poolConfig,
+ * ignorePoolError).
  */
 export function serviceDataSourceOptions(settings: ServiceDataSourceSettings): PostgresConnectionOptions {
   return {
     type: 'postgres',
     url: settings.databaseUrl,
-    driver: pgForTypeOrm,
     extra: poolConfig(settings.databaseUrl, settings.pool ?? poolSettings()),
+    poolErrorHandler: ignorePoolError,
     entities: settings.entities ?? [],
     migrations: settings.migrations ?? [],
     migrationsTableName: MIGRATIONS_TABLE,

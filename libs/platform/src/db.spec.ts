@@ -1,3 +1,8 @@
+import { Client, Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import { poolOf, serviceDataSourceOptions } from './data-source';
+import { createPool } from './db';
+
 /** createPool's session settings, against the real PostgreSQL of the tests. */
 describe('createPool', () => {
   const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -6,9 +11,9 @@ describe('createPool', () => {
     if (env === undefined) delete process.env.PG_EFFECTIVE_IO_CONCURRENCY;
     else process.env.PG_EFFECTIVE_IO_CONCURRENCY = env;
     try {
-      let createPool!: typeof import('./db').createPool;
-      jest.isolateModules(() => ({ createPool } = require('./db')));
-      const pool = createPool(url, 1);
+      let isolated!: typeof createPool;
+      jest.isolateModules(() => ({ createPool: isolated } = require('./db')));
+      const pool = isolated(url, 1);
       try {
         return (await pool.query<{ effective_io_concurrency: string }>('SHOW effective_io_concurrency')).rows[0].effective_io_concurrency;
       } finally {
@@ -26,12 +31,61 @@ describe('createPool', () => {
   });
 
   it("leaves the server's setting when PG_EFFECTIVE_IO_CONCURRENCY is empty", async () => {
-    const { Client } = await import('pg');
     const plain = new Client({ connectionString: url });
     await plain.connect();
     const server = (await plain.query('SHOW effective_io_concurrency')).rows[0].effective_io_concurrency;
     await plain.end();
     expect(server).not.toBe('200');
     expect(await setting('')).toBe(server);
+  });
+});
+
+/**
+ * A broken connection never ends the process, in the pools built by createPool and by TypeORM
+ * (serviceDataSourceOptions): a checked-out one fails its holder's next query, an idle one is
+ * dropped by the pool, and the pool goes on serving.
+ */
+describe('broken connections', () => {
+  const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+  let dataSource: DataSource;
+  const pools: Record<string, () => Pool> = {};
+  let own: Pool;
+  let admin: Client;
+  beforeAll(async () => {
+    admin = new Client({ connectionString: url });
+    await admin.connect();
+    own = createPool(url, 2);
+    dataSource = await new DataSource(serviceDataSourceOptions({ databaseUrl: url, pool: { max: 2, effectiveIoConcurrency: null } })).initialize();
+    pools.createPool = () => own;
+    pools.TypeORM = () => poolOf(dataSource);
+  });
+  afterAll(async () => {
+    await own?.end();
+    await dataSource?.destroy();
+    await admin?.end();
+  });
+  const terminate = (pid: number) => admin.query('SELECT pg_terminate_backend($1)', [pid]);
+
+  it.each(['createPool', 'TypeORM'])('%s: a checked-out connection that breaks fails its next query', async (name) => {
+    const pool = pools[name]();
+    const held = await pool.connect();
+    const { pid } = (await held.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0];
+    const ended = new Promise((resolve) => held.once('end', resolve));
+    await terminate(pid);
+    await ended;
+    await expect(held.query('SELECT 1')).rejects.toThrow();
+    held.release(true);
+    expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0].one).toBe(1);
+  });
+
+  it.each(['createPool', 'TypeORM'])('%s: an idle connection that breaks is dropped', async (name) => {
+    const pool = pools[name]();
+    const client = await pool.connect();
+    const { pid } = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0];
+    client.release();
+    const dropped = new Promise((resolve) => pool.once('remove', resolve));
+    await terminate(pid);
+    await dropped;
+    expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0].one).toBe(1);
   });
 });

@@ -1,13 +1,27 @@
-import { Client, Pool, PoolClient, PoolConfig } from 'pg';
+import { Client, ClientConfig, Pool, PoolClient, PoolConfig } from 'pg';
 import { PoolSettings, poolSettings } from './config';
 import { pgClientConfig } from './pg-tls';
-import { installFastRowShape } from './pg-rows';
-
-// every pool of the mesh is built here: its rows get fast-property objects (see pg-rows.ts)
-installFastRowShape();
 
 /**
- * node-postgres pool settings of a service's pool: TLS, size, idle timeout, startup options.
+ * A connection of a service's pool. pg-pool listens for errors of its idle connections (and
+ * replaces a broken one on next use: `ignorePoolError`), but not of a checked-out one: a
+ * connection that breaks between two queries of its holder (a database gone away while a
+ * transaction awaits a peer) would emit 'error' with no listener and end the process. Its holder
+ * sees the failure at its next query instead. Given to the pool as pg-pool's `Client` option.
+ */
+export class ServiceConnection extends Client {
+  constructor(config?: string | ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+}
+
+/** The pool's 'error' listener (an idle connection broke; the pool drops it): TypeORM's `poolErrorHandler`. */
+export function ignorePoolError(): void {}
+
+/**
+ * node-postgres pool settings of a service's pool: TLS, size, idle timeout, startup options, and
+ * its connections (ServiceConnection).
  * `effective_io_concurrency` (PoolSettings) is how many heap pages a bitmap heap scan asks the
  * kernel to read ahead: at the server's default (1) a search's matches are read one page at a time
  * when they are not cached (measured in docs/benchmarks.md). A startup option, so no SET round trip
@@ -17,22 +31,7 @@ installFastRowShape();
 export function poolConfig(databaseUrl: string, settings: PoolSettings): PoolConfig {
   const io = settings.effectiveIoConcurrency;
   const options = io === null ? undefined : `-c effective_io_concurrency=${io}`;
-  return { ...pgClientConfig(databaseUrl), max: settings.max, idleTimeoutMillis: 30_000, options };
-}
-
-/**
- * A pool whose broken connections never end the process: an idle client's broken connection is
- * replaced on next use, and a checked-out client whose connection breaks between two queries (a
- * database gone away while a transaction awaits a peer) would otherwise emit 'error' with no
- * listener; its holder sees the failure at its next query instead. TypeORM's driver builds its
- * pool from this class too (see data-source.ts).
- */
-export class ServicePool extends Pool {
-  constructor(config?: PoolConfig) {
-    super(config);
-    this.on('error', () => undefined);
-    this.on('connect', (client) => client.on('error', () => undefined));
-  }
+  return { ...pgClientConfig(databaseUrl), max: settings.max, idleTimeoutMillis: 30_000, options, Client: ServiceConnection };
 }
 
 /**
@@ -63,7 +62,9 @@ export async function listenOn(pool: Pool, channel: string, onNotify: () => void
 /** A pool of its own, for processes that run no service (the admin CLI, tools). */
 export function createPool(databaseUrl: string, max?: number): Pool {
   const settings = poolSettings();
-  return new ServicePool(poolConfig(databaseUrl, { ...settings, max: max ?? settings.max }));
+  const pool = new Pool(poolConfig(databaseUrl, { ...settings, max: max ?? settings.max }));
+  pool.on('error', ignorePoolError);
+  return pool;
 }
 
 /**

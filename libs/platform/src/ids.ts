@@ -61,8 +61,3 @@ export function newIds(prefix: string, count: number, now: number = Date.now()):
   return Array.from({ length: count }, () => head + randomToken(14));
 }
 
-/** `bytes` random bytes from the shared pool as lowercase hex (trace and span ids). */
-export function randomHex(bytes: number): string {
-  const at = takeRandom(bytes);
-  return randomPool.toString('hex', at, at + bytes);
-}

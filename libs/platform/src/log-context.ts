@@ -11,8 +11,8 @@ const REQUEST_ID = createContextKey('lead-intelligence.request_id');
 
 /**
  * Runs `work` with `traceContext` active (spans started and requests sent inside continue its
- * trace) and `scope` as the request its log lines name. In a process without an implicit
- * context (the gateway: initTracing) it simply runs `work`.
+ * trace) and `scope` as the request its log lines name. In a process that did not set up
+ * tracing (initTracing) it simply runs `work`.
  */
 export function runInScope<T>(traceContext: Context, scope: WorkScope, work: () => T): T {
   return context.with(scope.request_id ? traceContext.setValue(REQUEST_ID, scope.request_id) : traceContext, work);

@@ -1,8 +1,9 @@
 import { defaultTextMapGetter, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { currentCarrier, logCorrelation, runInScope } from './log-context';
 import { extractTraceContext, initTracing, injectTraceContext, SpanKind, startSpan } from './tracing';
 
-/** Spans when nothing is exported (no initTracing exporter): ids only, W3C headers on every hop. */
+/** Spans when nothing is exported (no initTracing exporter): the SDK records nothing, ids and W3C headers on every hop. */
 describe('unsampled tracing', () => {
   beforeAll(() => initTracing('tracing-spec', {}));
   const headers = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
@@ -22,6 +23,33 @@ describe('unsampled tracing', () => {
       expect(ids.traceFlags).toBe(TraceFlags.NONE);
     }
     expect(a.traceId).not.toBe(b.traceId);
+  });
+
+  it('records nothing, whatever the caller sampled', () => {
+    const sampled = extractTraceContext(headers({ traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }));
+    for (const span of [startSpan('root', SpanKind.SERVER, undefined), startSpan('continued', SpanKind.SERVER, sampled)]) {
+      expect(span.isRecording()).toBe(false);
+    }
+  });
+
+  it("carries the active span and the request id through awaits, into log lines and the carrier of the work's events", async () => {
+    const span = startSpan('server', SpanKind.SERVER, extractTraceContext(headers({ traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' })));
+    const seen = await runInScope(trace.setSpan(ROOT_CONTEXT, span), { request_id: 'req_1' }, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      await Promise.resolve();
+      return { log: logCorrelation(), carrier: currentCarrier() };
+    });
+    expect(seen.log).toEqual({ trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', request_id: 'req_1' });
+    expect(seen.carrier).toEqual({ traceparent: `00-4bf92f3577b34da6a3ce929d0e0e4736-${span.spanContext().spanId}-00`, 'Request-Id': 'req_1' });
+    // outside the work: neither
+    expect(logCorrelation()).toEqual({});
+    expect(currentCarrier()).toBeUndefined();
+  });
+
+  it('propagates no baggage when nothing is exported', () => {
+    const inbound = extractTraceContext(headers({ traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', baggage: 'k=v' }));
+    const out = injected(startSpan('client', SpanKind.CLIENT, inbound));
+    expect(Object.keys(out).sort()).toEqual(['traceparent']);
   });
 
   it('a child continues its parent, given as a span or a context', () => {
@@ -51,7 +79,7 @@ describe('unsampled tracing', () => {
     }
   });
 
-  it("reads a traceparent to the same span context as OpenTelemetry's W3C propagator, valid or not", () => {
+  it("reads a traceparent, from NATS or HTTP headers, to the same span context as OpenTelemetry's W3C propagator, valid or not", () => {
     const w3c = new W3CTraceContextPropagator();
     const id = '4bf92f3577b34da6a3ce929d0e0e4736';
     const span = '00f067aa0ba902b7';
