@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiQuery } from '@nestjs/swagger';
+import { Body, CanActivate, Controller, Delete, ExecutionContext, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { FastifyRequest } from 'fastify';
 import {
   CreatedWebhookEndpoint, CreateWebhookEndpointDto, DeletedEnvelope, ListEnvelope, ListWebhookEndpointsQueryDto, RequestContext,
   SUBJECTS, WebhookEndpoint,
@@ -7,13 +7,17 @@ import {
 import { ApiError } from '../http/api-error';
 import { Ctx } from '../http/request-context.decorator';
 import { pageOf } from '../http/page-query';
-import { assertIdParam, validateInput } from '../http/validation';
+import { Operation } from '../openapi/operation.decorator';
 import { RpcClient } from '../rpc/rpc.client';
 
 /** Only owners and admins manage webhook endpoints (spec: Authentication 8). */
-function assertManager(ctx: RequestContext): void {
-  if (ctx.member_role !== 'owner' && ctx.member_role !== 'admin') {
-    throw new ApiError('permission_denied', 'Only workspace owners and admins may manage webhook endpoints; this key belongs to a member');
+class ManagersOnly implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const ctx = context.switchToHttp().getRequest<FastifyRequest>().ctx;
+    if (ctx && ctx.member_role !== 'owner' && ctx.member_role !== 'admin') {
+      throw new ApiError('permission_denied', 'Only workspace owners and admins may manage webhook endpoints; this key belongs to a member');
+    }
+    return true;
   }
 }
 
@@ -35,30 +39,43 @@ export function checkEndpointBody(body: CreateWebhookEndpointDto): CreateWebhook
 }
 
 @Controller('api/v1/webhook_endpoints')
+@UseGuards(new ManagersOnly())
 export class WebhookEndpointsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
-  @ApiQuery({ type: ListWebhookEndpointsQueryDto })
-  list(@Ctx() ctx: RequestContext, @Query() query: unknown): Promise<ListEnvelope<WebhookEndpoint>> {
-    assertManager(ctx);
-    const page = validateInput(ListWebhookEndpointsQueryDto, query, 'query');
+  @Operation({
+    summary: 'List webhook endpoints',
+    description: 'Secrets are never returned.',
+    response: 'list:WebhookEndpoint',
+    errors: [401, 403, 429, 500],
+  })
+  list(@Ctx() ctx: RequestContext, @Query() page: ListWebhookEndpointsQueryDto): Promise<ListEnvelope<WebhookEndpoint>> {
     return this.rpc.send(SUBJECTS.webhooks.endpointsList, ctx, pageOf(page));
   }
 
   @Post()
-  @ApiBody({ type: CreateWebhookEndpointDto })
   @HttpCode(201)
-  create(@Ctx() ctx: RequestContext, @Body() body: unknown): Promise<CreatedWebhookEndpoint> {
-    assertManager(ctx);
-    const endpoint = checkEndpointBody(validateInput(CreateWebhookEndpointDto, body, 'body'));
-    return this.rpc.send(SUBJECTS.webhooks.endpointsCreate, ctx, endpoint);
+  @Operation({
+    summary: 'Create a webhook endpoint',
+    description: 'The response carries `secret`, which cannot be retrieved again.',
+    response: 'WebhookEndpointWithSecret',
+    status: 201,
+    errors: [400, 401, 403, 409, 429, 500],
+    idempotent: true,
+  })
+  create(@Ctx() ctx: RequestContext, @Body() endpoint: CreateWebhookEndpointDto): Promise<CreatedWebhookEndpoint> {
+    return this.rpc.send(SUBJECTS.webhooks.endpointsCreate, ctx, checkEndpointBody(endpoint));
   }
 
   @Delete(':id')
+  @Operation({
+    summary: 'Delete a webhook endpoint',
+    description: 'Stops deliveries immediately; deliveries in retry are dropped.',
+    response: 'DeletedObject',
+    errors: [401, 403, 404, 429, 500],
+  })
   delete(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<DeletedEnvelope> {
-    assertManager(ctx);
-    assertIdParam(id, 'webhook endpoint');
     return this.rpc.send(SUBJECTS.webhooks.endpointsDelete, ctx, { id });
   }
 }
