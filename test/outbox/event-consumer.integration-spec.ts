@@ -1,9 +1,9 @@
 import { Pool } from 'pg';
 import pino from 'pino';
-import { QueryRunner } from 'typeorm';
+import { DataSource, QueryRunner } from 'typeorm';
 import {
-  DeadEventsMigration, DeadLetters, EventBusMigration, EventConsumer, eventRetrySettings, OutboxRelay, OutboxTraceContextMigration, recordEvent,
-  runMigrations, withTransaction, createPool,
+  DeadEventsMigration, DeadLetters, EventBusMigration, EventConsumer, eventRetrySettings, OutboxRelay, OutboxTraceContextMigration, poolOf,
+  poolSettings, recordEvent, runMigrations, serviceDataSourceOptions, UnitOfWork,
 } from '@app/platform';
 import { PG_SERVER_URL, TestMesh } from '../harness';
 
@@ -36,7 +36,16 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_000): Pro
 describe('outbox, relay and durable consumer', () => {
   let mesh: TestMesh;
   let pool: Pool;
+  let dataSource: DataSource;
+  let uow: UnitOfWork;
   let databaseUrl: string;
+
+  /** A service's database as the platform module opens it: a DataSource, its pool, a UnitOfWork on it. */
+  async function openDatabase(max: number): Promise<{ dataSource: DataSource; pool: Pool; uow: UnitOfWork }> {
+    const opened = new DataSource(serviceDataSourceOptions({ databaseUrl, pool: { ...poolSettings(), max } }));
+    await opened.initialize();
+    return { dataSource: opened, pool: poolOf(opened), uow: new UnitOfWork(opened) };
+  }
 
   beforeAll(async () => {
     mesh = await TestMesh.start([]);
@@ -44,15 +53,15 @@ describe('outbox, relay and durable consumer', () => {
     url.pathname = `/${mesh.dbPrefix}bus`;
     databaseUrl = url.toString();
     await runMigrations(databaseUrl, [EventBus1000000000000, DeadEvents1000000001000, OutboxTraceContext1000000002000, Things1000000003000]);
-    pool = createPool(databaseUrl, 4);
+    ({ dataSource, pool, uow } = await openDatabase(4));
   });
   afterAll(async () => {
-    await pool?.end();
+    await dataSource?.destroy();
     await mesh?.close();
   });
 
   async function change(id: string, fail = false) {
-    await withTransaction(pool, async (tx) => {
+    await uow.run(async (tx) => {
       await tx.query('INSERT INTO things (id) VALUES ($1)', [id]);
       await recordEvent(tx, { type: 'lead.created', workspace_id: 'ws_1', livemode: true, api_version: '2026-09-28', object: { id } });
       if (fail) throw new Error('rolled back');
@@ -66,10 +75,10 @@ describe('outbox, relay and durable consumer', () => {
     expect((await pool.query('SELECT id FROM things')).rows).toEqual([{ id: 'a' }]);
     expect((await pool.query('SELECT count(*)::int AS n FROM outbox')).rows[0].n).toBe(1);
 
-    const relay = new OutboxRelay(pool, nc, log);
+    const relay = new OutboxRelay(uow, pool, nc, log);
     await relay.start();
     let failOnce = true;
-    const consumer = new EventConsumer(nc, pool, {
+    const consumer = new EventConsumer(nc, uow, {
       durable: 'test-consumer',
       types: ['lead.created'],
       handle: async (event, tx) => {
@@ -96,7 +105,7 @@ describe('outbox, relay and durable consumer', () => {
     // A second publication of an already processed event (e.g. after the dedupe window) is acked, not handled again.
     await consumer.stop();
     await pool.query('UPDATE outbox SET published_at = NULL WHERE seq = (SELECT min(seq) FROM outbox)');
-    const again = new EventConsumer(nc, pool, { durable: 'test-consumer', types: ['lead.created'], handle: async (event, tx) => {
+    const again = new EventConsumer(nc, uow, { durable: 'test-consumer', types: ['lead.created'], handle: async (event, tx) => {
       await tx.query('INSERT INTO handled (event_id, attempt) VALUES ($1, 2)', [event.id]);
     } }, log, new DeadLetters('crm', pool, log, eventRetrySettings({})));
     await again.start();
@@ -112,31 +121,24 @@ describe('outbox, relay and durable consumer', () => {
 
   it('a row committed while a batch is being published goes out at once, not at the next idle poll', async () => {
     const nc = await mesh.natsClient();
-    // the relay's own pool, with a hook run just before a batch marks its rows published
-    const relayPool = createPool(databaseUrl, 2);
-    const connect = relayPool.connect.bind(relayPool) as () => Promise<any>;
+    // the relay's own database, with a hook run just before a batch marks its rows published
+    const relayDb = await openDatabase(2);
+    const relayPool = relayDb.pool;
     let beforeMarking: (() => Promise<void>) | undefined;
-    const hooked = new WeakSet<object>();
-    (relayPool as any).connect = (callback?: unknown) => {
-      if (callback) return (connect as any)(callback);
-      return connect().then((client) => {
-        if (hooked.has(client)) return client;
-        hooked.add(client);
-        const query = client.query.bind(client);
-        client.query = async (...args: any[]) => {
-          if (beforeMarking && typeof args[0] === 'string' && args[0].startsWith('UPDATE outbox SET published_at')) {
-            const hook = beforeMarking;
-            beforeMarking = undefined;
-            await hook();
-          }
-          return query(...args);
-        };
-        return client;
-      });
-    };
+    relayPool.on('connect', (client: any) => {
+      const query = client.query.bind(client);
+      client.query = async (...args: any[]) => {
+        if (beforeMarking && typeof args[0] === 'string' && args[0].startsWith('UPDATE outbox SET published_at')) {
+          const hook = beforeMarking;
+          beforeMarking = undefined;
+          await hook();
+        }
+        return query(...args);
+      };
+    });
     const published = async (id: string) =>
       (await pool.query(`SELECT published_at FROM outbox WHERE envelope->'data'->'object'->>'id' = $1`, [id])).rows[0]?.published_at != null;
-    const relay = new OutboxRelay(relayPool, nc, log, { idlePollMs: 60_000 });
+    const relay = new OutboxRelay(relayDb.uow, relayPool, nc, log, { idlePollMs: 60_000 });
     try {
       await relay.start();
       await new Promise((r) => setTimeout(r, 300)); // idle: the next wake-up is a NOTIFY or 60 s away
@@ -150,7 +152,7 @@ describe('outbox, relay and durable consumer', () => {
       await waitUntil(() => published('during-batch'), 5_000);
     } finally {
       await relay.stop();
-      await relayPool.end();
+      await relayDb.dataSource.destroy();
     }
   });
 });

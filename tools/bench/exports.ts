@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { Client } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { csvSelectList } from '../../apps/crm/src/exports/export-format';
+import { csvSelectList } from '../../apps/crm/src/exports/exports.repository';
 import { startBenchMesh } from './bench-mesh';
 
 const LEADS = Number(process.env.BENCH_EXPORT_LEADS || 1_000_000);

@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { createFileStorage, FILE_STORAGE, loadExportLinkConfig, PlatformModule } from '@app/platform';
-import { AuditLog } from './audit/audit-log.repository';
+import { AuditLogStore } from './audit/audit-log.store';
 import { ApiKeyEntity } from './auth/api-key.entity';
 import { ApiKeysRepository } from './auth/api-keys.repository';
 import { CompaniesController } from './companies/companies.controller';
@@ -12,12 +12,12 @@ import { EXPORT_LINKS, ExportsController } from './exports/exports.controller';
 import { ApiErrorFilter } from './http/error-filter';
 import { InputPipe } from './http/input.pipe';
 import { GatewayPipeline } from './http/pipeline';
-import { IdempotencyStore } from './idempotency/idempotency.repository';
+import { IdempotencyStore } from './idempotency/idempotency.store';
 import { LeadsController } from './leads/leads.controller';
 import { DocsController } from './openapi/docs.controller';
 import { RouteCatalog } from './openapi/route-catalog';
 import { PipelinesController } from './pipelines/pipelines.controller';
-import { PgCounterStore } from './rate-limit/rate-limit.repository';
+import { PgCounterStore } from './rate-limit/pg-counter.store';
 import { COUNTER_STORE, RateLimiter } from './rate-limit/rate-limiter';
 import { RpcClient } from './rpc/rpc.client';
 import { SequencesController, SuppressionsController } from './sequences/sequences.controller';
@@ -49,7 +49,7 @@ export class GatewayModule {
         RpcClient,
         GatewayPipeline,
         RouteCatalog,
-        AuditLog,
+        AuditLogStore,
         { provide: FILE_STORAGE, useFactory: () => createFileStorage() },
         { provide: EXPORT_LINKS, useFactory: () => loadExportLinkConfig() },
         { provide: APP_FILTER, useClass: ApiErrorFilter },

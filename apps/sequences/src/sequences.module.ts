@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { PlatformModule, ServiceClient, ServiceConfig } from '@app/platform';
-import { CrmClient } from './crm-client';
+import { CrmClient } from './crm.client';
 import { EngineRepository } from './engine/engine.repository';
 import { Sender } from './engine/sender';
 import { EnrollmentsController } from './enrollments/enrollments.controller';

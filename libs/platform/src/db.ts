@@ -106,23 +106,5 @@ export function dropDatabase(databaseUrl: string): Promise<void> {
   });
 }
 
-/**
- * Runs `work` in a transaction. `asyncCommit`: the commit does not wait for the WAL flush (set in
- * the same round trip as BEGIN), for writes a database crash may lose because they are made again.
- */
-export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, options: { asyncCommit?: boolean } = {}): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query(options.asyncCommit ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
-}
-
+/** What a repository method runs its statements on: the pool, or a unit of work's Tx (unit-of-work.ts). */
 export type Queryable = Pick<PoolClient, 'query'>;

@@ -2,20 +2,19 @@ import { Injectable } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { nanos, NatsConnection } from '@nats-io/transport-node';
-import { Pool, PoolClient } from 'pg';
 import { Logger } from 'pino';
 import { EVENTS_STREAM, EventEnvelope, eventSubject, EventType } from '@app/contracts';
 import { DeadLetters, serverMaxDeliver } from './dead-letters';
-import { withTransaction } from './db';
 import { ensureEventsStream } from './jetstream';
 import { carrierOfHeaders, continueFrom, TraceCarrier } from './log-context';
 import { SpanKind } from './tracing';
+import { Tx, UnitOfWork } from './unit-of-work';
 
 export interface ConsumerSpec {
   /** Durable name, also the key under which processed event ids are recorded. */
   durable: string;
   types: EventType[];
-  handle: (event: EventEnvelope, tx: PoolClient) => Promise<void>;
+  handle: (event: EventEnvelope, tx: Tx) => Promise<void>;
 }
 
 /** How a batch consumer reads: what it asks of the server and how many events it handles together. */
@@ -57,7 +56,7 @@ export type DurableConsumerOptions =
 
 /** A `@DurableConsumer({ durable, types })` class. */
 export interface EventHandler {
-  handle(event: EventEnvelope, tx: PoolClient): Promise<void>;
+  handle(event: EventEnvelope, tx: Tx): Promise<void>;
 }
 
 /** A `@DurableConsumer({ durable, batch, accepts })` class. */
@@ -89,7 +88,7 @@ export function discoverConsumers(discovery: DiscoveryService): (ConsumerSpec | 
       return [{ ...options, handleBatch: (events: ReceivedEvent[]) => handler.handleBatch(events) }];
     }
     const handler = wrapper.instance as EventHandler;
-    return [{ ...options, handle: (event: EventEnvelope, tx: PoolClient) => handler.handle(event, tx) }];
+    return [{ ...options, handle: (event: EventEnvelope, tx: Tx) => handler.handle(event, tx) }];
   });
 }
 
@@ -140,7 +139,7 @@ export class EventConsumer {
 
   constructor(
     private readonly nc: NatsConnection,
-    private readonly pool: Pool,
+    private readonly uow: UnitOfWork,
     private readonly spec: ConsumerSpec,
     private readonly log: Logger,
     private readonly deadLetters: DeadLetters,
@@ -191,7 +190,7 @@ export class EventConsumer {
   }
 
   private async apply(event: EventEnvelope): Promise<void> {
-    await withTransaction(this.pool, async (tx) => {
+    await this.uow.run(async (tx) => {
       const fresh = await tx.query(
         'INSERT INTO processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
         [this.spec.durable, event.id],

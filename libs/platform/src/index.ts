@@ -31,6 +31,6 @@ export * from './dead-letters';
 export * from './dead-events.controller';
 export * from './data-source';
 export * from './migrations';
-export * from './transaction';
+export * from './unit-of-work';
 export * from './idempotent-create';
 export * from './rpc-routes';

@@ -5,6 +5,7 @@ import { Logger } from 'pino';
 import { eventSubject } from '@app/contracts';
 import { ensureEventsStream } from './jetstream';
 import { listenOn } from './db';
+import { UnitOfWork } from './unit-of-work';
 
 export interface RelayOptions {
   batchSize?: number;
@@ -28,7 +29,9 @@ export class OutboxRelay {
   private readonly batchSize: number;
   private readonly idlePollMs: number;
 
+  /** `uow` for its batches' transactions; `pool` (the DataSource's) for the LISTEN connection and the sweep. */
   constructor(
+    private readonly uow: UnitOfWork,
     private readonly pool: Pool,
     private readonly nc: NatsConnection,
     private readonly log: Logger,
@@ -67,26 +70,18 @@ export class OutboxRelay {
   async publishBatch(): Promise<number> {
     if (!this.js) this.js = jetstream(this.nc);
     const js = this.js;
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const { rows } = await client.query<{ seq: string; id: string; type: string; envelope: string; trace_context: Record<string, string> | null }>(
+    return this.uow.run(async (tx) => {
+      const { rows } = await tx.query<{ seq: string; id: string; type: string; envelope: string; trace_context: Record<string, string> | null }>(
         `SELECT seq, id, type, envelope::text AS envelope, trace_context FROM outbox
           WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.batchSize],
       );
       if (rows.length > 0) {
         await Promise.all(rows.map((row) => js.publish(eventSubject(row.type), row.envelope, { msgID: row.id, headers: headersOf(row.trace_context) })));
-        await client.query('UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])', [rows.map((r) => r.seq)]);
+        await tx.query('UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])', [rows.map((r) => r.seq)]);
       }
-      await client.query('COMMIT');
       return rows.length;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   private async listen(): Promise<void> {

@@ -23,6 +23,7 @@ import { connectNats } from './nats';
 import { OutboxRelay } from './outbox-relay';
 import { shutdownTracing } from './tracing';
 import { DEAD_LETTERS, NATS_CONNECTION, PG_POOL, SERVICE_CONFIG } from './tokens';
+import { UnitOfWork } from './unit-of-work';
 
 export interface PlatformOptions {
   /** Run the outbox relay in this process (default true). */
@@ -46,6 +47,7 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(DEAD_LETTERS) private readonly deadLetters: DeadLetters,
+    private readonly uow: UnitOfWork,
     private readonly discovery: DiscoveryService,
   ) {}
 
@@ -54,6 +56,8 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
       { provide: SERVICE_CONFIG, useValue: { ...config, ...options } },
       // the one pool of the process is TypeORM's: hand-written SQL takes its clients from it
       { provide: PG_POOL, inject: [DataSource], useFactory: (dataSource: DataSource) => poolOf(dataSource) },
+      // the one way a service asks for a transaction (unit-of-work.ts)
+      { provide: UnitOfWork, inject: [DataSource], useFactory: (dataSource: DataSource) => new UnitOfWork(dataSource) },
       { provide: NATS_CONNECTION, useFactory: () => connectNats(config.nats, config.service) },
       {
         provide: DEAD_LETTERS,
@@ -82,7 +86,7 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
         ...(consumes ? [deadEventsControllerFor(config.service)] : []),
       ],
       providers,
-      exports: [PG_POOL, NATS_CONNECTION, SERVICE_CONFIG, DEAD_LETTERS],
+      exports: [PG_POOL, UnitOfWork, NATS_CONNECTION, SERVICE_CONFIG, DEAD_LETTERS],
     };
   }
 
@@ -93,11 +97,11 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
     observePool(this.pool);
     // a service that records no events (webhooks) has nothing to relay: no LISTEN connection taken from its pool
     if (this.config.relay !== false && NATS_EVENT_OWNERS[this.config.service].length > 0) {
-      this.relay = new OutboxRelay(this.pool, this.nc, log);
+      this.relay = new OutboxRelay(this.uow, this.pool, this.nc, log);
       await this.relay.start();
     }
     for (const spec of discoverConsumers(this.discovery)) {
-      const consumer = 'batch' in spec ? new BatchEventConsumer(this.nc, spec, log, this.deadLetters) : new EventConsumer(this.nc, this.pool, spec, log, this.deadLetters);
+      const consumer = 'batch' in spec ? new BatchEventConsumer(this.nc, spec, log, this.deadLetters) : new EventConsumer(this.nc, this.uow, spec, log, this.deadLetters);
       await consumer.start();
       this.consumers.push(consumer);
       observeConsumer(this.nc, spec.durable);

@@ -32,9 +32,14 @@ export class ListFilter {
     return this.add((p) => `(${columns.map((c) => `${c} ILIKE ${p}`).join(' OR ')})`, containsPattern(text));
   }
 
+  /** `WHERE …`: every clause added. */
+  where(): string {
+    return `WHERE ${this.clauses.join(' AND ')}`;
+  }
+
   /** `WHERE … ORDER BY id DESC LIMIT n+1`: one extra row tells whether another page exists. */
   page(limit: number, column = 'id'): string {
     this.params.push(limit + 1);
-    return `WHERE ${this.clauses.join(' AND ')} ORDER BY ${column} DESC LIMIT $${this.params.length}`;
+    return `${this.where()} ORDER BY ${column} DESC LIMIT $${this.params.length}`;
   }
 }

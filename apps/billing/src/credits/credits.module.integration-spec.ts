@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Test, TestingModule } from '@nestjs/testing';
-import { loadServiceConfig, PG_POOL, runMigrations, withTransaction } from '@app/platform';
+import { loadServiceConfig, PG_POOL, runMigrations, UnitOfWork } from '@app/platform';
 import { MESH_NATS_IDENTITY_DIR } from '../../../../tools/mesh/processes';
 import { Pool } from 'pg';
 import { TestMesh, testContext } from '../../../../test/harness';
@@ -37,7 +37,7 @@ describe('BillingModule (Nest testing module, real PostgreSQL and NATS)', () => 
 
   it('a consume is charged once per ref, plan before pack, and the ledger sums to the balance', async () => {
     const ctx = testContext({ workspace_id: 'ws_module' });
-    await withTransaction(pool, (tx) => credits.openAccount(tx, { workspace_id: 'ws_module', plan: 'starter', plan_credits: 2, pack_credits: 3 }));
+    await moduleRef.get(UnitOfWork).run((tx) => credits.openAccount(tx, { workspace_id: 'ws_module', plan: 'starter', plan_credits: 2, pack_credits: 3 }));
     const first = await credits.consume(ctx, { ref: 'reveal_1', reason: 'reveal', amount: 3 });
     expect(first).toEqual({ applied: true, charged: 3, balance: { plan: 0, pack: 2, total: 2 } });
     expect(await credits.consume(ctx, { ref: 'reveal_1', reason: 'reveal', amount: 3 })).toEqual({ applied: false, charged: 3, balance: { plan: 0, pack: 2, total: 2 } });

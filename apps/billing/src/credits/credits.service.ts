@@ -1,12 +1,13 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import {
-  ConsumeCreditsRequest, ConsumeCreditsResult, CreditBalance, CREDIT_POOLS, EVENT, GrantCreditsRequest, ID_PREFIX, LedgerEntry,
+  ConsumeCreditsRequest, ConsumeCreditsResult, CreditBalance, CREDIT_POOLS, EVENT, GrantCreditsRequest, ID_PREFIX,
   RefundCreditsRequest, RefundCreditsResult, RequestContext,
 } from '@app/contracts';
-import { DomainError, newId, Queryable, recordEvent, runPeriodically, withTransaction } from '@app/platform';
+import { DomainError, newId, Queryable, recordEvent, runPeriodically, UnitOfWork } from '@app/platform';
 import { BILLING_CONFIG, BillingConfig } from '../billing.config';
 import { GroupCommitQueue } from './group-commit-queue';
-import { AccountRow, ConsumeEntry, LedgerRepository, LedgerRow, NewLedgerEntry } from './ledger.repository';
+import { renderEntry } from './ledger.mapper';
+import { AccountRow, ConsumeEntry, LedgerRepository, NewLedgerEntry } from './ledger.repository';
 
 const MAX_AMOUNT = 1_000_000_000;
 
@@ -27,10 +28,6 @@ interface ConsumeItem {
 
 type ConsumeOutcome = ConsumeCreditsResult | DomainError;
 
-function renderEntry(row: LedgerRow): LedgerEntry {
-  return { id: row.id, type: row.type, amount: row.amount, reason: row.reason, ref: row.ref, pool: row.pool, created_at: row.created_at.toISOString() };
-}
-
 /**
  * Credit accounts: every change takes the account's row lock (SELECT … FOR UPDATE) and writes
  * the balance and its ledger entries in one transaction, so the balance is always the sum of
@@ -50,6 +47,7 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
 
   constructor(
     private readonly ledger: LedgerRepository,
+    private readonly uow: UnitOfWork,
     @Inject(BILLING_CONFIG) private readonly config: BillingConfig,
   ) {
     this.consumes = new GroupCommitQueue<ConsumeItem, ConsumeCreditsResult>(
@@ -113,7 +111,7 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private consumeInTransaction(workspaceId: string, batch: ConsumeItem[]): Promise<ConsumeOutcome[]> {
-    return withTransaction(this.ledger.pool, (tx) => this.consumeLocked(tx, workspaceId, batch));
+    return this.uow.run((tx) => this.consumeLocked(tx, workspaceId, batch));
   }
 
   /** Applies consumes of one workspace in order under the account's row lock; one outcome per consume. */
@@ -160,7 +158,7 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
     const ref = request?.ref;
     if (typeof ref !== 'string' || ref === '') throw DomainError.invalid('ref', 'ref is required');
     const reason = typeof request.reason === 'string' && request.reason ? request.reason.slice(0, 100) : 'refund';
-    return withTransaction(this.ledger.pool, async (tx) => {
+    return this.uow.run(async (tx) => {
       const account = await this.lock(tx, ctx.workspace_id);
       const rows = await this.ledger.consumesAndRefundsOf(tx, ctx.workspace_id, ref);
       const consumed = rows.filter((r) => r.type === 'consume');
@@ -180,11 +178,11 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
   async balance(ctx: RequestContext): Promise<CreditBalance> {
     const account = (await this.ledger.findAccount(ctx.workspace_id))
       ?? { workspace_id: ctx.workspace_id, plan: ctx.plan, plan_balance: 0, pack_balance: 0, period_ends_at: null, low_notified_for: null };
-    return this.render(this.ledger.pool, account);
+    return this.render(account);
   }
 
-  private async render(db: Queryable, account: AccountRow): Promise<CreditBalance> {
-    const ledger = await this.ledger.recentEntries(db, account.workspace_id);
+  private async render(account: AccountRow, db?: Queryable): Promise<CreditBalance> {
+    const ledger = await this.ledger.recentEntries(account.workspace_id, db);
     return {
       object: 'credit_balance',
       plan: account.plan,
@@ -207,7 +205,7 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
     if (!this.lowDue(account)) return;
     account.low_notified_for = account.period_ends_at ?? new Date(0);
     await this.ledger.setBalances(tx, account);
-    const object = await this.render(tx, account);
+    const object = await this.render(account, tx);
     await recordEvent(tx, { type: EVENT.creditsLow, workspace_id: account.workspace_id, livemode: ctx.livemode ?? true, api_version: ctx.api_version, object });
   }
 
@@ -217,21 +215,21 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
     if (!CREDIT_POOLS.includes(pool)) throw DomainError.invalid('pool', 'pool must be plan or pack');
     if (!Number.isInteger(amount) || amount < 1 || amount > MAX_AMOUNT) throw DomainError.invalid('amount', 'amount must be a positive integer');
     const reason = request.reason || (pool === 'pack' ? `pack_${amount}` : 'manual_grant');
-    return withTransaction(this.ledger.pool, async (tx) => {
+    return this.uow.run(async (tx) => {
       const account = await this.lockExisting(tx, ctx.workspace_id);
       await this.entry(tx, ctx.workspace_id, { type: pool === 'pack' && reason.startsWith('pack_') ? 'purchase' : 'grant', amount, reason, pool });
       if (pool === 'plan') account.plan_balance += amount;
       else account.pack_balance += amount;
       await this.ledger.setBalances(tx, account);
-      return this.render(tx, account);
+      return this.render(account, tx);
     });
   }
 
   async renew(ctx: RequestContext): Promise<CreditBalance> {
-    return withTransaction(this.ledger.pool, async (tx) => {
+    return this.uow.run(async (tx) => {
       const account = await this.lockExisting(tx, ctx.workspace_id);
       await this.renewLocked(tx, account);
-      return this.render(tx, account);
+      return this.render(account, tx);
     });
   }
 
@@ -259,7 +257,7 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
   async renewDue(limit = 100): Promise<number> {
     const due = await this.ledger.dueForRenewal(limit);
     for (const workspaceId of due) {
-      await withTransaction(this.ledger.pool, async (tx) => {
+      await this.uow.run(async (tx) => {
         const account = await this.ledger.lockDueForRenewal(tx, workspaceId);
         if (account) await this.renewLocked(tx, account);
       });

@@ -70,7 +70,7 @@ export const CONSUME_PRIOR_SQL = `SELECT ref, amount FROM (SELECT workspace_id, 
  */
 @Injectable()
 export class LedgerRepository {
-  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   /** The account's row lock (FOR UPDATE): every change to a balance is made under it. */
   async lockAccount(tx: Queryable, workspaceId: string): Promise<AccountRow | undefined> {
@@ -99,7 +99,7 @@ export class LedgerRepository {
   }
 
   /** The latest entries, shown with a balance. */
-  async recentEntries(db: Queryable, workspaceId: string): Promise<LedgerRow[]> {
+  async recentEntries(workspaceId: string, db: Queryable = this.pool): Promise<LedgerRow[]> {
     const { rows } = await db.query<LedgerRow>(
       'SELECT id, type, amount, reason, ref, pool, created_at FROM ledger_entries WHERE workspace_id = $1 ORDER BY id DESC LIMIT 20',
       [workspaceId],

@@ -1,6 +1,5 @@
-import { PoolClient } from 'pg';
 import { EVENT, EventEnvelope, PLANS, Plan, WorkspaceCreatedData } from '@app/contracts';
-import { DurableConsumer, EventHandler, rootLogger } from '@app/platform';
+import { DurableConsumer, EventHandler, rootLogger, Tx } from '@app/platform';
 import { CreditsService, OpeningBalance } from './credits.service';
 
 const MAX_CREDITS = 2_147_483_647; // the int columns' ceiling
@@ -21,7 +20,7 @@ function toOpeningBalance(data: WorkspaceCreatedData | undefined): OpeningBalanc
 export class WorkspaceCreatedConsumer implements EventHandler {
   constructor(private readonly credits: CreditsService) {}
 
-  async handle(event: EventEnvelope, tx: PoolClient): Promise<void> {
+  async handle(event: EventEnvelope, tx: Tx): Promise<void> {
     const opening = toOpeningBalance((event as EventEnvelope<WorkspaceCreatedData>).data?.object);
     if (!opening) {
       // Redelivery cannot repair a malformed event; acknowledge it so it does not block the stream.

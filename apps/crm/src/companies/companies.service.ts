@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Company, ListCompaniesRequest, ListEnvelope, RequestContext } from '@app/contracts';
 import { DomainError, toListPage } from '@app/platform';
 import { CompaniesRepository } from './companies.repository';
-import { renderCompany } from './company.row';
+import { renderCompany } from './company.mapper';
 
 /** Companies are written by lead creates and reveals; the API only reads them. */
 @Injectable()

@@ -1,5 +1,5 @@
 import { EXPORT_COLUMNS } from '@app/contracts';
-import { CSV_HEADER, csvEncoder, csvField, csvRecord, exportWhere, jsonEncoder } from './export-format';
+import { CSV_HEADER, csvEncoder, csvField, csvRecord, jsonEncoder } from './export-format';
 
 describe('CSV encoding (RFC 4180, spreadsheet-safe)', () => {
   it('leaves plain values alone and writes null/empty as an empty field', () => {
@@ -56,21 +56,5 @@ describe('JSON encoding', () => {
   it('an empty export is an empty array', () => {
     const encoder = jsonEncoder();
     expect(JSON.parse(encoder.open() + encoder.close())).toEqual([]);
-  });
-});
-
-describe('export filter', () => {
-  it('scopes to the workspace and adds each filter field as a parameter', () => {
-    const { where, values } = exportWhere('ws_1', { lens: 'investors', tag: 'vip', pipeline_id: 'pl_1', stage_id: 'st_1', updated_since: '2026-01-01T00:00:00Z' });
-    expect(where).toBe('workspace_id = $1 AND lens = $2 AND tags @> ARRAY[$3]::text[] AND pipeline_id = $4 AND stage_id = $5 AND updated_at > $6::timestamptz');
-    expect(values).toEqual(['ws_1', 'investors', 'vip', 'pl_1', 'st_1', '2026-01-01T00:00:00Z']);
-  });
-
-  it('a list_id matches the members of that list of the same workspace', () => {
-    const { where, values } = exportWhere('ws_1', { tag: 'vip', list_id: 'list_1' });
-    expect(where).toBe(
-      'workspace_id = $1 AND tags @> ARRAY[$2]::text[] AND id IN (SELECT m.lead_id FROM list_members m JOIN lists l ON l.id = m.list_id WHERE l.workspace_id = $1 AND m.list_id = $3)',
-    );
-    expect(values).toEqual(['ws_1', 'vip', 'list_1']);
   });
 });

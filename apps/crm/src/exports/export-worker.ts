@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { hostname } from 'node:os';
-import { backlogGauge, FILE_STORAGE, FileStorage, histogram, randomToken, rootLogger, runPeriodically } from '@app/platform';
-import { ExportRow } from './export.row';
+import { FILE_STORAGE, FileStorage, histogram, randomToken, rootLogger, runPeriodically } from '@app/platform';
+import { ExportRow } from './export.mapper';
 import { writeExportFile } from './export-writer';
 import { EXPORTS_CONFIG, ExportsConfig } from './exports.config';
 import { ExportsRepository } from './exports.repository';
@@ -37,9 +37,8 @@ export class ExportWorker implements OnApplicationBootstrap, BeforeApplicationSh
   ) {}
 
   onApplicationBootstrap(): void {
-    // the queue is shared by every replica: each reports it (aggregate with max), workers or not
-    backlogGauge('exports_queued', 'Exports waiting for a worker (status queued)', this.repository.pool,
-      `SELECT count(*) AS n FROM exports WHERE status = 'queued'`);
+    // the queue is shared by every replica: each reports it, workers or not
+    this.repository.observeBacklog();
     if (this.config.concurrency === 0) return;
     this.pollTimer = setInterval(() => this.wake(), this.config.pollMs);
     this.pollTimer.unref();
@@ -104,7 +103,7 @@ export class ExportWorker implements OnApplicationBootstrap, BeforeApplicationSh
     const fileKey = `${job.workspace_id}/${job.id}.${job.attempts}.${job.format}`;
     try {
       const rowCount = await writeExportFile(
-        this.repository.pool, this.storage,
+        this.repository, this.storage,
         { workspaceId: job.workspace_id, filter: job.filter, format: job.format, fileKey },
         { batchRows: this.config.batchRows, batchDelayMs: this.config.batchDelayMs, signal: abort.signal },
       );

@@ -1,11 +1,11 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Pool } from 'pg';
 import Cursor from 'pg-cursor';
 import { ExportFilter, ExportFormat } from '@app/contracts';
 import { FileStorage } from '@app/platform';
-import { CONTENT_TYPES, encoderFor, ExportEncoder, exportQuery } from './export-format';
+import { CONTENT_TYPES, encoderFor, ExportEncoder } from './export-format';
+import { ExportsRepository } from './exports.repository';
 
 /**
  * A readable of the file's bytes, fed from a server-side cursor one batch at a time: a batch
@@ -63,23 +63,11 @@ export interface ExportJob {
  * stored; `signal` aborts (the partial file is discarded).
  */
 export async function writeExportFile(
-  pool: Pool, storage: FileStorage, job: ExportJob, options: { batchRows: number; batchDelayMs: number; signal?: AbortSignal },
+  exports: ExportsRepository, storage: FileStorage, job: ExportJob, options: { batchRows: number; batchDelayMs: number; signal?: AbortSignal },
 ): Promise<number> {
-  const { text, values } = exportQuery(job.workspaceId, job.filter, job.format);
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    const cursor = client.query(new Cursor(text, values, { rowMode: 'array' }));
+  return exports.withLeadCursor(job.workspaceId, job.filter, job.format, async (cursor) => {
     const source = new CursorExportStream(cursor, encoderFor(job.format), options.batchRows, options.batchDelayMs);
-    try {
-      await pipeline(source, storage.createWriteStream(job.fileKey, CONTENT_TYPES[job.format]), { signal: options.signal });
-    } catch (err) {
-      broken = true; // the portal may be mid-read: the connection is not reused
-      throw err;
-    }
-    await cursor.close();
+    await pipeline(source, storage.createWriteStream(job.fileKey, CONTENT_TYPES[job.format]), { signal: options.signal });
     return source.rows;
-  } finally {
-    client.release(broken);
-  }
+  });
 }

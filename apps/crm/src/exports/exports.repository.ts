@@ -1,11 +1,55 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
+import Cursor from 'pg-cursor';
 import { IsNull, Not, Raw, Repository } from 'typeorm';
-import { ExportFilter, ExportFormat } from '@app/contracts';
-import { PG_POOL, Queryable } from '@app/platform';
+import { EXPORT_COLUMNS, ExportFilter, ExportFormat } from '@app/contracts';
+import { backlogGauge, PG_POOL } from '@app/platform';
+import { LeadFilter } from '../leads/lead-filter';
 import { ExportEntity } from './export.entity';
-import { EXPORT_COLUMNS_SQL, ExportRow } from './export.row';
+import { EXPORT_COLUMNS_SQL, ExportRow } from './export.mapper';
+
+const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** The value of each export column as text, as SQL over `leads`; `tags` differs per format. */
+const COLUMN_SQL: Record<(typeof EXPORT_COLUMNS)[number], string> = {
+  id: 'id',
+  full_name: 'full_name',
+  first_name: 'first_name',
+  last_name: 'last_name',
+  title: 'title',
+  // only revealed contact fields leave the CRM
+  email: 'CASE WHEN revealed THEN email END',
+  phone: 'CASE WHEN revealed THEN phone END',
+  company_name: 'company_name',
+  website: 'website',
+  country: 'country',
+  lens: 'lens',
+  tags: `array_to_string(tags, ';')`,
+  stage: 'stage_name',
+  lawful_basis: 'lawful_basis',
+  created_at: ISO('created_at'),
+  updated_at: ISO('updated_at'),
+};
+
+/** The SELECT list of a CSV export: one text column per export column, in order. */
+export function csvSelectList(): string {
+  return EXPORT_COLUMNS.map((c) => COLUMN_SQL[c]).join(', ');
+}
+
+/** The SELECT list of a JSON export: one column holding the row's JSON object. */
+export function jsonSelectList(): string {
+  const pairs = EXPORT_COLUMNS.map((c) => `'${c}', ${c === 'tags' ? 'tags' : COLUMN_SQL[c]}`);
+  // json_build_object takes at most 100 arguments; 16 pairs are 32
+  return `json_build_object(${pairs.join(', ')})::text`;
+}
+
+/** An export's query: the leads its filter selects (LeadFilter, as the lead list), oldest first (ids sort by creation time). */
+export function exportQuery(workspaceId: string, filter: ExportFilter, format: ExportFormat): { text: string; values: unknown[] } {
+  const where = new LeadFilter(workspaceId, filter);
+  const select = format === 'csv' ? csvSelectList() : jsonSelectList();
+  return { text: `SELECT ${select} FROM leads ${where.where()} ORDER BY id`, values: where.params };
+}
 
 export interface NewExport {
   id: string;
@@ -30,7 +74,7 @@ export interface NewExport {
 @Injectable()
 export class ExportsRepository {
   constructor(
-    @Inject(PG_POOL) readonly pool: Pool,
+    @Inject(PG_POOL) private readonly pool: Pool,
     @InjectRepository(ExportEntity) private readonly exports: Repository<ExportEntity>,
   ) {}
 
@@ -53,13 +97,43 @@ export class ExportsRepository {
   }
 
   /** Hand-written: a named prepared statement, as clients poll GET /exports/{id} until the job completes. */
-  async findById(db: Queryable, workspaceId: string, id: string): Promise<(ExportRow & { request_hash: string | null }) | undefined> {
-    const { rows } = await db.query<ExportRow & { request_hash: string | null }>({
+  async findById(workspaceId: string, id: string): Promise<(ExportRow & { request_hash: string | null }) | undefined> {
+    const { rows } = await this.pool.query<ExportRow & { request_hash: string | null }>({
       name: 'export-by-id',
       text: `SELECT ${EXPORT_COLUMNS_SQL}, request_hash FROM exports WHERE workspace_id = $1 AND id = $2`,
       values: [workspaceId, id],
     });
     return rows[0];
+  }
+
+  /** `exports_queued` at each scrape: the queue is shared by every replica, each reports it (aggregate with max). */
+  observeBacklog(): void {
+    backlogGauge('exports_queued', 'Exports waiting for a worker (status queued)', this.pool, `SELECT count(*) AS n FROM exports WHERE status = 'queued'`);
+  }
+
+  /**
+   * Runs `read` on a server-side cursor (rows as arrays of text) over the leads the export
+   * selects, on a connection of the pool held for the read. A read that fails leaves the portal
+   * perhaps mid-read: that connection is not reused.
+   */
+  async withLeadCursor<T>(workspaceId: string, filter: ExportFilter, format: ExportFormat, read: (cursor: Cursor) => Promise<T>): Promise<T> {
+    const { text, values } = exportQuery(workspaceId, filter, format);
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      const cursor = client.query(new Cursor(text, values, { rowMode: 'array' }));
+      let result: T;
+      try {
+        result = await read(cursor);
+      } catch (err) {
+        broken = true;
+        throw err;
+      }
+      await cursor.close();
+      return result;
+    } finally {
+      client.release(broken);
+    }
   }
 
   /** A completed export's file, whatever its workspace (the caller holds a signed link). */

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CreateExportDto, Export, ExportFile, ExportFilter, ID_PREFIX, RequestContext } from '@app/contracts';
 import { DomainError, newId } from '@app/platform';
-import { renderExport } from './export.row';
+import { renderExport } from './export.mapper';
 import { ExportWorker } from './export-worker';
 import { EXPORTS_CONFIG, ExportsConfig } from './exports.config';
 import { ExportsRepository } from './exports.repository';
@@ -51,7 +51,7 @@ export class ExportsService {
   }
 
   async get(ctx: RequestContext, id: string): Promise<Export> {
-    const row = await this.exports.findById(this.exports.pool, ctx.workspace_id, id);
+    const row = await this.exports.findById(ctx.workspace_id, id);
     if (!row) throw DomainError.notFound('export', id, 'id');
     return renderExport(row, this.config.link);
   }

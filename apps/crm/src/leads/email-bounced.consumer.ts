@@ -1,7 +1,6 @@
-import { PoolClient } from 'pg';
 import { EmailMessage, EVENT, EventEnvelope } from '@app/contracts';
-import { DurableConsumer, EventHandler, recordEvent } from '@app/platform';
-import { renderLead } from './lead.row';
+import { DurableConsumer, EventHandler, recordEvent, Tx } from '@app/platform';
+import { renderLead } from './lead.mapper';
 import { LeadsRepository } from './leads.repository';
 
 /**
@@ -14,7 +13,7 @@ import { LeadsRepository } from './leads.repository';
 export class EmailBouncedConsumer implements EventHandler {
   constructor(private readonly leads: LeadsRepository) {}
 
-  async handle(event: EventEnvelope, tx: PoolClient): Promise<void> {
+  async handle(event: EventEnvelope, tx: Tx): Promise<void> {
     const message = (event as EventEnvelope<Partial<EmailMessage>>).data?.object;
     if (typeof message?.lead_id !== 'string' || typeof message.to !== 'string') return;
     const before = await this.leads.lockWithAddress(tx, event.workspace_id, message.lead_id, message.to);

@@ -1,8 +1,9 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
 import { LeadContact, ListLeadsRequest, parseDateTime } from '@app/contracts';
-import { DomainError, IdempotentCreate, ListFilter, PG_POOL, Queryable } from '@app/platform';
-import { LEAD_COLUMNS, LEAD_LIST_COLUMNS, LeadRow } from './lead.row';
+import { DomainError, IdempotentCreate, PG_POOL, Queryable } from '@app/platform';
+import { LeadFilter } from './lead-filter';
+import { LEAD_COLUMNS, LEAD_LIST_COLUMNS, LeadRow } from './lead.mapper';
 
 export type NewLeadRow = Omit<LeadRow, 'created_at' | 'updated_at' | 'sources'> & { sources: LeadRow['sources'] };
 
@@ -22,7 +23,7 @@ export class LeadsRepository implements OnApplicationBootstrap, OnApplicationShu
   readonly createKeys = new IdempotentCreate({ table: 'lead_create_keys', column: 'lead_id', noun: 'lead' });
   private stopSweeping?: () => void;
 
-  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   /**
    * Whether the lead exists in the workspace; inside a transaction it also stays so until the
@@ -71,7 +72,7 @@ export class LeadsRepository implements OnApplicationBootstrap, OnApplicationShu
     this.stopSweeping?.();
   }
 
-  async findById(db: Queryable, workspaceId: string, id: string, forUpdate = false): Promise<LeadRow | undefined> {
+  async findById(workspaceId: string, id: string, db: Queryable = this.pool, forUpdate = false): Promise<LeadRow | undefined> {
     const { rows } = await db.query<LeadRow>({
       name: forUpdate ? 'lead-by-id-for-update' : 'lead-by-id',
       text: `SELECT ${LEAD_COLUMNS} FROM leads WHERE workspace_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
@@ -80,7 +81,7 @@ export class LeadsRepository implements OnApplicationBootstrap, OnApplicationShu
     return rows[0];
   }
 
-  async findIdByEmail(db: Queryable, workspaceId: string, email: string): Promise<string | undefined> {
+  async findIdByEmail(workspaceId: string, email: string, db: Queryable = this.pool): Promise<string | undefined> {
     const { rows } = await db.query<{ id: string }>('SELECT id FROM leads WHERE workspace_id = $1 AND lower(email) = lower($2)', [
       workspaceId,
       email,
@@ -159,12 +160,13 @@ export class LeadsRepository implements OnApplicationBootstrap, OnApplicationShu
 
   /** Newest first, keyset on the time-ordered id; fetches one extra row to learn `has_more`. */
   async list(workspaceId: string, query: ListLeadsRequest): Promise<LeadRow[]> {
-    const filter = new ListFilter(workspaceId, query.starting_after)
-      .add((p) => `lens = ${p}`, query.lens)
-      .add((p) => `tags @> ARRAY[${p}]::text[]`, query.tag)
-      .add((p) => `stage_id = ${p}`, query.stage_id)
-      .add((p) => `updated_at > ${p}::timestamptz`, query.updated_since === undefined ? undefined : instantOf(query.updated_since, 'updated_since'))
-      .contains(['full_name', 'email', 'company_name'], query.q);
+    const filter = new LeadFilter(workspaceId, {
+      lens: query.lens,
+      tag: query.tag,
+      stage_id: query.stage_id,
+      updated_since: query.updated_since === undefined ? undefined : instantOf(query.updated_since, 'updated_since'),
+      q: query.q,
+    }, query.starting_after);
     const sql = `SELECT ${LEAD_LIST_COLUMNS} FROM leads ${filter.page(query.limit)}`;
     return (await this.pool.query<LeadRow>(sql, filter.params)).rows;
   }

@@ -3,12 +3,12 @@ import {
   CompanyFact, CreateLeadDto, DeletedEnvelope, EVENT, ID_PREFIX, Lead, LeadContact, LeadStageChange, ListEnvelope, ListLeadsRequest,
   RequestContext, Source, UpdateLeadDto,
 } from '@app/contracts';
-import { DomainError, newId, recordEvent, toListPage, withTransaction } from '@app/platform';
+import { DomainError, newId, recordEvent, toListPage, UnitOfWork } from '@app/platform';
 import { CompaniesRepository } from '../companies/companies.repository';
 import { OrganizationsClient } from '../companies/organizations.client';
 import { PipelinesRepository } from '../pipelines/pipelines.repository';
 import { normalizeDomain } from '../companies/company-domain';
-import { LeadRow, renderLead } from './lead.row';
+import { LeadRow, renderLead } from './lead.mapper';
 import { LeadsRepository } from './leads.repository';
 import { toE164 } from './phone';
 
@@ -40,6 +40,7 @@ export class LeadsService {
     private readonly companies: CompaniesRepository,
     private readonly pipelines: PipelinesRepository,
     private readonly organizations: OrganizationsClient,
+    private readonly uow: UnitOfWork,
   ) {}
 
   async list(ctx: RequestContext, query: ListLeadsRequest): Promise<ListEnvelope<Lead>> {
@@ -48,7 +49,7 @@ export class LeadsService {
   }
 
   async get(ctx: RequestContext, id: string): Promise<Lead> {
-    const row = await this.leads.findById(this.leads.pool, ctx.workspace_id, id);
+    const row = await this.leads.findById(ctx.workspace_id, id);
     if (!row) throw DomainError.notFound('lead', id, 'id');
     return renderLead(row);
   }
@@ -99,9 +100,9 @@ export class LeadsService {
 
     try {
       const id = newId(ID_PREFIX.lead);
-      return await withTransaction(this.leads.pool, (tx) => {
+      return await this.uow.run((tx) => {
         const earlier = async (earlierId: string) => {
-          const row = await this.leads.findById(tx, ctx.workspace_id, earlierId);
+          const row = await this.leads.findById(ctx.workspace_id, earlierId, tx);
           return row && renderLead(row);
         };
         return this.leads.createKeys.run(tx, ctx, id, async () => {
@@ -147,7 +148,7 @@ export class LeadsService {
       });
     } catch (err) {
       if ((err as { code?: string; constraint?: string }).constraint === 'leads_workspace_email' && email) {
-        const existing = await this.leads.findIdByEmail(this.leads.pool, ctx.workspace_id, email);
+        const existing = await this.leads.findIdByEmail(ctx.workspace_id, email);
         throw DomainError.conflict(`A lead with email '${email}' already exists in this workspace: ${existing ?? 'unknown'}`, 'email');
       }
       if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw DomainError.conflict('The lead was changed concurrently by another request; retry');
@@ -156,8 +157,8 @@ export class LeadsService {
   }
 
   async update(ctx: RequestContext, id: string, body: UpdateLeadDto): Promise<Lead> {
-    return withTransaction(this.leads.pool, async (tx) => {
-      const current = await this.leads.findById(tx, ctx.workspace_id, id, true);
+    return this.uow.run(async (tx) => {
+      const current = await this.leads.findById(ctx.workspace_id, id, tx, true);
       if (!current) throw DomainError.notFound('lead', id, 'id');
       const next: Partial<LeadRow> = {};
       if (body.first_name !== undefined) next.first_name = blankToNull(body.first_name);
@@ -204,10 +205,10 @@ export class LeadsService {
 
   /** Moves a lead to a stage of one of the workspace's pipelines; a move to where it is changes nothing. */
   async moveStage(ctx: RequestContext, id: string, stageId: string): Promise<Lead> {
-    return withTransaction(this.leads.pool, async (tx) => {
+    return this.uow.run(async (tx) => {
       const stage = await this.pipelines.findStage(tx, ctx.workspace_id, stageId);
       if (!stage) throw DomainError.notFound('stage', stageId, 'stage_id');
-      const current = await this.leads.findById(tx, ctx.workspace_id, id, true);
+      const current = await this.leads.findById(ctx.workspace_id, id, tx, true);
       if (!current) throw DomainError.notFound('lead', id, 'id');
       if (current.stage_id === stage.id) return renderLead(current);
       const row = await this.leads.update(tx, ctx.workspace_id, id, { pipeline_id: stage.pipeline_id, stage_id: stage.id, stage_name: stage.name });
@@ -226,7 +227,7 @@ export class LeadsService {
   }
 
   async delete(ctx: RequestContext, id: string): Promise<DeletedEnvelope> {
-    return withTransaction(this.leads.pool, async (tx) => {
+    return this.uow.run(async (tx) => {
       const row = await this.leads.delete(tx, ctx.workspace_id, id);
       if (!row) throw DomainError.notFound('lead', id, 'id');
       const deleted: DeletedEnvelope = { id: row.id, object: 'lead', deleted: true };

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { EVENT, ID_PREFIX, Lead, RequestContext, Source, UpsertFromRevealRequest } from '@app/contracts';
-import { DomainError, newId, recordEvent, withTransaction } from '@app/platform';
+import { DomainError, newId, recordEvent, UnitOfWork } from '@app/platform';
 import { CompaniesRepository } from '../companies/companies.repository';
 import { normalizeDomain } from '../companies/company-domain';
 import { PipelinesRepository } from '../pipelines/pipelines.repository';
-import { renderLead } from './lead.row';
+import { renderLead } from './lead.mapper';
 import { LeadsRepository } from './leads.repository';
 
 /**
@@ -19,16 +19,17 @@ export class RevealLeadsService {
     private readonly leads: LeadsRepository,
     private readonly companies: CompaniesRepository,
     private readonly pipelines: PipelinesRepository,
+    private readonly uow: UnitOfWork,
   ) {}
 
   async upsert(ctx: RequestContext, req: UpsertFromRevealRequest): Promise<Lead> {
     if (!req || typeof req.full_name !== 'string' || req.full_name === '') throw DomainError.invalid('full_name', 'full_name is required');
     const sources: Source[] = Array.isArray(req.sources) ? req.sources : [];
-    return withTransaction(this.leads.pool, async (tx) => {
+    return this.uow.run(async (tx) => {
       await this.leads.lockReveal(tx, ctx.workspace_id, req.email ?? req.entity_id);
-      const existingId = req.email ? await this.leads.findIdByEmail(tx, ctx.workspace_id, req.email) : undefined;
+      const existingId = req.email ? await this.leads.findIdByEmail(ctx.workspace_id, req.email, tx) : undefined;
       if (existingId) {
-        const before = await this.leads.findById(tx, ctx.workspace_id, existingId, true);
+        const before = await this.leads.findById(ctx.workspace_id, existingId, tx, true);
         if (before) {
           const changes = {
             revealed: true,

@@ -1,13 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, Repository } from 'typeorm';
-import { LeadList } from '@app/contracts';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import { ListMemberEntity } from './list-member.entity';
 import { ListEntity } from './list.entity';
-
-export function renderList(row: ListEntity, memberCount: number): LeadList {
-  return { id: row.id, object: 'list', name: row.name, member_count: memberCount, created_at: row.created_at.toISOString() };
-}
 
 /**
  * Lists and their members. Every query is scoped by workspace; a member is always a lead of
@@ -17,7 +12,6 @@ export function renderList(row: ListEntity, memberCount: number): LeadList {
 @Injectable()
 export class ListsRepository {
   constructor(
-    @InjectDataSource() readonly dataSource: DataSource,
     @InjectRepository(ListEntity) private readonly lists: Repository<ListEntity>,
   ) {}
 

@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import {
   CreateListRequest, ID_PREFIX, LeadList, LeadListAdded, LeadListRemoved, LIST_LIMITS, ListIdRequest, ListMembersRequest, RequestContext,
 } from '@app/contracts';
-import { DomainError, inTransaction, newId, Tx } from '@app/platform';
+import { DomainError, newId, Tx, UnitOfWork } from '@app/platform';
 import { LeadsRepository } from '../leads/leads.repository';
-import { ListsRepository, renderList } from './lists.repository';
+import { renderList } from './list.mapper';
+import { ListsRepository } from './lists.repository';
 
 const UNIQUE_VIOLATION = '23505';
 /** How many unknown lead IDs an error names; the rest are counted. */
@@ -37,6 +38,7 @@ export class ListsService {
   constructor(
     private readonly lists: ListsRepository,
     private readonly leads: LeadsRepository,
+    private readonly uow: UnitOfWork,
   ) {}
 
   async create(ctx: RequestContext, request: CreateListRequest): Promise<LeadList> {
@@ -76,7 +78,7 @@ export class ListsService {
   ): Promise<LeadList & T> {
     const listId = listIdOf(request);
     const leadIds = leadIdsOf(request);
-    return inTransaction(this.lists.dataSource, async (tx) => {
+    return this.uow.run(async (tx) => {
       const list = await this.lists.findById(tx.manager, ctx.workspace_id, listId, true);
       if (!list) throw DomainError.notFound('list', listId, 'list_id');
       const found = await this.leads.lockLeads(tx.client, ctx.workspace_id, leadIds);

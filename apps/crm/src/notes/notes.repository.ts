@@ -1,27 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { Note } from '@app/contracts';
-import { inTransaction } from '@app/platform';
+import { UnitOfWork } from '@app/platform';
 import { LeadsRepository } from '../leads/leads.repository';
 import { NoteEntity } from './note.entity';
-
-export function renderNote(row: NoteEntity): Note {
-  return {
-    id: row.id,
-    object: 'note',
-    lead_id: row.lead_id,
-    body: row.body,
-    author_id: row.author_id,
-    created_at: row.created_at.toISOString(),
-  };
-}
 
 /** Notes of leads; they go with their lead (ON DELETE CASCADE). */
 @Injectable()
 export class NotesRepository {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
     private readonly leads: LeadsRepository,
   ) {}
 
@@ -30,7 +16,7 @@ export class NotesRepository {
    * concurrent delete until the note is written. Undefined when there is no such lead.
    */
   insertForLead(note: Omit<NoteEntity, 'created_at'>): Promise<NoteEntity | undefined> {
-    return inTransaction(this.dataSource, async ({ manager, client }) => {
+    return this.uow.run(async ({ manager, client }) => {
       if (!(await this.leads.lockLead(client, note.workspace_id, note.lead_id))) return undefined;
       const entity = manager.create(NoteEntity, note);
       await manager.insert(NoteEntity, entity);

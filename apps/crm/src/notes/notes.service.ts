@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { CreateNoteRequest, ID_PREFIX, Note, NOTE_LIMITS, RequestContext } from '@app/contracts';
 import { DomainError, newId } from '@app/platform';
-import { NotesRepository, renderNote } from './notes.repository';
+import { renderNote } from './note.mapper';
+import { NotesRepository } from './notes.repository';
 
 const FOREIGN_KEY_VIOLATION = '23503';
 

@@ -1,9 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Pool } from 'pg';
 import { In, Repository } from 'typeorm';
 import { ID_PREFIX, ListPipelinesRequest, StageKind } from '@app/contracts';
-import { keysetPage, newId, PG_POOL, Queryable } from '@app/platform';
+import { keysetPage, newId, Queryable, UnitOfWork } from '@app/platform';
 import { PIPELINE_TEMPLATES } from './pipeline-templates';
 import { PipelineEntity } from './pipeline.entity';
 import { StageEntity } from './stage.entity';
@@ -53,7 +52,7 @@ export class PipelinesRepository {
   private readonly provisioned = new Set<string>();
 
   constructor(
-    @Inject(PG_POOL) readonly pool: Pool,
+    private readonly uow: UnitOfWork,
     @InjectRepository(PipelineEntity) private readonly pipelines: Repository<PipelineEntity>,
     @InjectRepository(StageEntity) private readonly stages: Repository<StageEntity>,
   ) {}
@@ -62,6 +61,12 @@ export class PipelinesRepository {
     if (this.provisioned.has(workspaceId)) return;
     await provisionPipelines(db, workspaceId);
     this.provisioned.add(workspaceId);
+  }
+
+  /** provision in a transaction of its own, when the workspace's pipelines are not known to exist yet. */
+  async ensureProvisioned(workspaceId: string): Promise<void> {
+    if (this.provisioned.has(workspaceId)) return;
+    await this.uow.run((tx) => this.provision(tx, workspaceId));
   }
 
   /** The first stage of the workspace's default pipeline: where new leads land. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
-import { DataSource, EntityManager, FindOptionsWhere, LessThan, QueryDeepPartialEntity, Repository } from 'typeorm';
+import { EntityManager, FindOptionsWhere, LessThan, QueryDeepPartialEntity, Repository } from 'typeorm';
 import { ListTasksRequest, TaskStatus } from '@app/contracts';
 import { IdempotentCreate, keysetPage, PG_POOL } from '@app/platform';
 import { TaskEntity } from './task.entity';
@@ -27,7 +27,6 @@ export class TasksRepository implements OnApplicationBootstrap, OnApplicationShu
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
-    @InjectDataSource() readonly dataSource: DataSource,
     @InjectRepository(TaskEntity) private readonly tasks: Repository<TaskEntity>,
   ) {}
 

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import {
   CreateTaskDto, ID_PREFIX, ListEnvelope, ListTasksRequest, parseDateTime, RequestContext, Task, UpdateTaskDto,
 } from '@app/contracts';
-import { DomainError, inTransaction, newId, toListPage } from '@app/platform';
-import { renderTask } from './task.row';
+import { DomainError, newId, toListPage, UnitOfWork } from '@app/platform';
+import { renderTask } from './task.mapper';
 import { LeadsRepository } from '../leads/leads.repository';
 import { TaskChanges, TasksRepository } from './tasks.repository';
 
@@ -21,6 +21,7 @@ export class TasksService {
   constructor(
     private readonly tasks: TasksRepository,
     private readonly leads: LeadsRepository,
+    private readonly uow: UnitOfWork,
   ) {}
 
   async list(ctx: RequestContext, query: ListTasksRequest): Promise<ListEnvelope<Task>> {
@@ -39,7 +40,7 @@ export class TasksService {
     const dueAt = body.due_at !== undefined && body.due_at !== null ? dateTimeOf(body.due_at, 'due_at') : null;
     const id = newId(ID_PREFIX.task);
     try {
-      return await inTransaction(this.tasks.dataSource, ({ manager, client }) => {
+      return await this.uow.run(({ manager, client }) => {
         const earlier = async (earlierId: string) => {
           const row = await this.tasks.findById(ctx.workspace_id, earlierId, manager);
           return row && renderTask(row);

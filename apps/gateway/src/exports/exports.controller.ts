@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res }
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { CreateExportDto, Export, ExportFile, RequestContext, SUBJECTS } from '@app/contracts';
 import { ExportLinkConfig, FILE_STORAGE, FileNotFoundError, FileStorage, rootLogger, verifyExportLink } from '@app/platform';
-import { AuditLog } from '../audit/audit-log.repository';
+import { AuditLogStore } from '../audit/audit-log.store';
 import { ApiError } from '../http/api-error';
 import { Ctx } from '../http/request-context.decorator';
 import { LensOnPlan } from '../http/lens.guard';
@@ -21,7 +21,7 @@ export class ExportsController {
 
   constructor(
     private readonly rpc: RpcClient,
-    private readonly audit: AuditLog,
+    private readonly audit: AuditLogStore,
     @Inject(FILE_STORAGE) private readonly storage: FileStorage,
     @Inject(EXPORT_LINKS) private readonly links: ExportLinkConfig,
   ) {}

@@ -7,7 +7,7 @@ import { hashApiKey, parseBearer } from '../auth/api-key';
 import { ApiKeysRepository } from '../auth/api-keys.repository';
 import { GatewayConfig } from '../config';
 import { RouteCatalog } from '../openapi/route-catalog';
-import { IdempotencyScope, IdempotencyStore, requestFingerprint, scopedServiceKey } from '../idempotency/idempotency.repository';
+import { IdempotencyScope, IdempotencyStore, requestFingerprint, scopedServiceKey } from '../idempotency/idempotency.store';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { hasChangesAfter, isKnownVersion, renderForVersion } from '../versioning/versions';
 import { ApiError } from './api-error';

@@ -1,13 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { NatsConnection } from '@nats-io/transport-node';
-import { DataSource } from 'typeorm';
 import {
   AddedMember, AddMemberRequest, CreatedKey, CreatedWorkspace, CreateKeyRequest, CreateWorkspaceRequest, CURRENT_API_VERSION, EVENT, ID_PREFIX,
   KEY_MODES, KEYS_CHANGED_SUBJECT, LENSES, MEMBER_ROLES, MemberContext, MemberContextRequest, PLANS, RevokedKey, RevokeKeyRequest,
   WorkspaceCreatedData,
 } from '@app/contracts';
-import { DomainError, inTransaction, NATS_CONNECTION, newId, recordEvent, SERVICE_CONFIG, withoutCredentials } from '@app/platform';
+import { DomainError, NATS_CONNECTION, newId, recordEvent, SERVICE_CONFIG, UnitOfWork, withoutCredentials } from '@app/platform';
 import { generateApiKey, hashApiKey } from '../auth/api-key';
 import { GatewayConfig } from '../config';
 import { GATEWAY_MIGRATIONS } from '../migrations';
@@ -23,7 +21,7 @@ import { WorkspacesRepository } from './workspaces.repository';
 export class WorkspacesService {
   constructor(
     private readonly repository: WorkspacesRepository,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SERVICE_CONFIG) private readonly config: GatewayConfig,
   ) {}
@@ -35,7 +33,7 @@ export class WorkspacesService {
     for (const lens of input.lenses) oneOf('lenses', lens, LENSES);
     const id = newId(ID_PREFIX.workspace);
     const ownerId = newId(ID_PREFIX.member);
-    await inTransaction(this.dataSource, async ({ manager, client }) => {
+    await this.uow.run(async ({ manager, client }) => {
       await this.repository.insertWorkspace(
         manager,
         { id, name: input.name, plan: input.plan, lenses: input.lenses, ownerId },

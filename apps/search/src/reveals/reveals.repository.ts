@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Pool, PoolClient } from 'pg';
+import { Pool } from 'pg';
 import { EmailStatus, SourceRecord } from '@app/contracts';
-import { PG_POOL, Queryable, withTransaction } from '@app/platform';
+import { PG_POOL, Queryable } from '@app/platform';
 
 export interface RevealRow {
   id: string;
@@ -81,11 +81,6 @@ export class RevealsRepository {
   async releasePending(id: string): Promise<void> {
     // hand-written: only a still-pending claim goes; the status check is in the statement
     await this.pool.query(`DELETE FROM reveals WHERE id = $1 AND status = 'pending'`, [id]);
-  }
-
-  /** Runs `work` in one transaction: the outcome below and its outbox event commit together. */
-  transaction<T>(work: (tx: PoolClient) => Promise<T>): Promise<T> {
-    return withTransaction(this.pool, work);
   }
 
   /** Removes the claim (nothing was found) and returns its row; undefined when it was taken over meanwhile. */

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   CompanyFact, EVENT, ID_PREFIX, Lead, RequestContext, Reveal, RevealOutcome, SourceRecord, SUBJECTS, UpsertFromRevealRequest,
 } from '@app/contracts';
-import { DomainError, newId, NoAnswer, recordEvent, rootLogger, ServiceClient } from '@app/platform';
+import { DomainError, newId, NoAnswer, recordEvent, rootLogger, ServiceClient, UnitOfWork } from '@app/platform';
 import { CreditsService } from '../credits/credits.service';
 import { EntitiesRepository, EntityRow } from '../entities/entities.repository';
 import { SEARCH_CONFIG, SearchConfig } from '../search.config';
@@ -38,6 +38,7 @@ export class RevealsService {
     private readonly billing: CreditsService,
     @Inject(EMAIL_VERIFIER) private readonly verifier: EmailVerifier,
     @Inject(SEARCH_CONFIG) private readonly config: SearchConfig,
+    private readonly uow: UnitOfWork,
   ) {}
 
   private render(row: RevealRow, ctx: RequestContext, already: boolean, charged: number): Reveal {
@@ -162,7 +163,7 @@ export class RevealsService {
     if (!lead) {
       // nothing verifiable: the credit goes back; the entity stays unrevealed so a later reveal may find more
       await this.billing.refund(ctx, id, 'reveal_failed');
-      return this.reveals.transaction(async (tx) => {
+      return this.uow.run(async (tx) => {
         const row = await this.reveals.remove(tx, id);
         if (!row) throw takenOver();
         const reveal = this.render({ ...row, status: 'no_contact_found', sources: entity.sources }, ctx, false, 0);
@@ -171,7 +172,7 @@ export class RevealsService {
       });
     }
     try {
-      return await this.reveals.transaction(async (tx) => {
+      return await this.uow.run(async (tx) => {
         const row = await this.reveals.markRevealed(tx, id, {
           leadId: lead.id, email: found?.email ?? null, emailStatus: found?.status ?? null, emailConfidence: found?.confidence ?? null, phone, sources,
         });

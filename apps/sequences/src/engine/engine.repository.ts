@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
-import { PG_POOL, Queryable, TraceCarrier } from '@app/platform';
-import { EnrollmentRow, MessageRow } from '../rows';
+import { backlogGauge, PG_POOL, Queryable, TraceCarrier } from '@app/platform';
+import { MessageRow } from './message.mapper';
+import { EnrollmentRow } from '../enrollments/enrollment.mapper';
 import { ClaimedEnrollment } from './step-decision';
 
 /** A claimed enrollment, with the trace its emails continue. */
@@ -22,9 +23,6 @@ export interface QueuedEmail {
   lease_until: Date;
 }
 
-/** For the `sequences_enrollments_due` gauge: active enrollments whose next email is due now. */
-export const DUE_ENROLLMENTS_COUNT_SQL = `SELECT count(*) AS n FROM enrollments WHERE status = 'active' AND next_send_at <= now()`;
-
 /**
  * The sending engine's statements. Hand-written: the claims (due enrollments, stale queued
  * emails) use FOR UPDATE SKIP LOCKED so replicas never claim the same row, and every write after
@@ -32,7 +30,13 @@ export const DUE_ENROLLMENTS_COUNT_SQL = `SELECT count(*) AS n FROM enrollments 
  */
 @Injectable()
 export class EngineRepository {
-  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  /** `sequences_enrollments_due` at each scrape: active enrollments whose next email is due now. */
+  observeBacklog(): void {
+    backlogGauge('sequences_enrollments_due', 'Active enrollments whose next email is due now (the engine has not sent it yet)', this.pool,
+      `SELECT count(*) AS n FROM enrollments WHERE status = 'active' AND next_send_at <= now()`);
+  }
 
   /** How far the test clock runs ahead (SEQUENCES_TEST_CLOCK=on only). */
   async testClockOffsetMs(): Promise<number> {

@@ -1,15 +1,15 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { PoolClient } from 'pg';
 import { CURRENT_API_VERSION, EVENT, ID_PREFIX } from '@app/contracts';
-import { backlogGauge, continueFrom, counter, newId, SpanKind, recordEvent, rootLogger, withTransaction } from '@app/platform';
+import { continueFrom, counter, newId, SpanKind, recordEvent, rootLogger, Tx, UnitOfWork } from '@app/platform';
 import { InboundService } from '../inbound/inbound.service';
 import { MailboxesRepository, MailboxRow, SMTP_CONNECTIONS_PER_MAILBOX } from '../mailboxes/mailboxes.repository';
-import { MessageRow, renderEnrollment, renderMessage, snippetOf } from '../rows';
+import { MessageRow, renderMessage, snippetOf } from './message.mapper';
+import { renderEnrollment } from '../enrollments/enrollment.mapper';
 import { SEQUENCES_CONFIG, SequencesConfig } from '../sequences.config';
 import { SequencesRepository } from '../sequences/sequences.repository';
 import { SuppressionsService } from '../suppressions/suppressions.service';
 import { EngineClock } from './clock';
-import { ClaimedRow, DUE_ENROLLMENTS_COUNT_SQL, EngineRepository } from './engine.repository';
+import { ClaimedRow, EngineRepository } from './engine.repository';
 import { decideStep, localMidnight, StepDecision } from './step-decision';
 import { unsubscribeToken } from './unsubscribe-token';
 
@@ -41,12 +41,13 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
     private readonly mailboxes: MailboxesRepository,
     private readonly suppressions: SuppressionsService,
     private readonly inbound: InboundService,
+    private readonly uow: UnitOfWork,
   ) {
     this.clock = new EngineClock(engine, config.testClock);
   }
 
   onApplicationBootstrap(): void {
-    backlogGauge('sequences_enrollments_due', 'Active enrollments whose next email is due now (the engine has not sent it yet)', this.engine.pool, DUE_ENROLLMENTS_COUNT_SQL);
+    this.engine.observeBacklog();
     if (!this.config.engineEnabled) return;
     const loop = async () => {
       if (this.stopped) return;
@@ -68,7 +69,7 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
   async tick(): Promise<number> {
     await this.clock.refresh();
     const now = this.clock.now();
-    const { claimed, messages } = await withTransaction(this.engine.pool, (tx) => this.claim(tx, now));
+    const { claimed, messages } = await this.uow.run((tx) => this.claim(tx, now));
     // a stale lease is judged by the wall clock, whatever the test clock says
     const retries = await this.engine.claimStale(new Date(), new Date(Date.now() + this.config.sendLeaseMs), this.config.batch);
     await this.handOver([...messages, ...retries]);
@@ -76,18 +77,18 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   /** Claim (with what the decisions need, read in the same transaction), decide, apply. */
-  private async claim(tx: PoolClient, now: Date): Promise<{ claimed: number; messages: MessageRow[] }> {
+  private async claim(tx: Tx, now: Date): Promise<{ claimed: number; messages: MessageRow[] }> {
     const rows = await this.engine.claimDue(tx, now, this.config.batch);
     if (rows.length === 0) return { claimed: 0, messages: [] };
-    const steps = await this.sequences.stepsOf(tx, [...new Set(rows.map((r) => r.sequence_id))]);
+    const steps = await this.sequences.stepsOf([...new Set(rows.map((r) => r.sequence_id))], tx);
     // mailboxes locked in id order: replicas sending through one mailbox take turns, so caps hold
     const mailboxIds = [...new Set(rows.flatMap((r) => r.mailbox_ids))].sort();
-    const mailboxes = new Map((await this.mailboxes.findByIds(tx, mailboxIds, true)).map((m) => [m.id, m]));
+    const mailboxes = new Map((await this.mailboxes.findByIds(mailboxIds, tx, true)).map((m) => [m.id, m]));
     const sentToday = new Map<string, number>();
     for (const m of mailboxes.values()) sentToday.set(m.id, await this.engine.outboundSince(tx, m.id, localMidnight(now, m.timezone)));
     const suppressedByWorkspace = new Map<string, Set<string>>();
     for (const ws of new Set(rows.map((r) => r.workspace_id))) {
-      suppressedByWorkspace.set(ws, await this.suppressions.suppressedAmong(tx, ws, rows.filter((r) => r.workspace_id === ws).map((r) => r.email)));
+      suppressedByWorkspace.set(ws, await this.suppressions.suppressedAmong(ws, rows.filter((r) => r.workspace_id === ws).map((r) => r.email), tx));
     }
     const links = { publicApiUrl: this.config.publicApiUrl, secretKey: this.config.secretKey };
     const messages: MessageRow[] = [];
@@ -104,7 +105,7 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   /** The statements of one decision, in the claiming transaction; the queued email of a `send`. */
-  private async apply(tx: PoolClient, e: ClaimedRow, decision: StepDecision, now: Date): Promise<MessageRow | undefined> {
+  private async apply(tx: Tx, e: ClaimedRow, decision: StepDecision, now: Date): Promise<MessageRow | undefined> {
     switch (decision.kind) {
       case 'complete': {
         const done = await this.engine.complete(tx, e.id);
@@ -146,7 +147,7 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
    */
   private async handOver(messages: MessageRow[]): Promise<void> {
     if (messages.length === 0) return;
-    const mailboxes = new Map((await this.mailboxes.findByIds(this.engine.pool, [...new Set(messages.map((m) => m.mailbox_id))])).map((m) => [m.id, m]));
+    const mailboxes = new Map((await this.mailboxes.findByIds([...new Set(messages.map((m) => m.mailbox_id))])).map((m) => [m.id, m]));
     const slots = new Map<string, Slots>();
     let next = 0;
     const worker = async () => {
@@ -204,7 +205,7 @@ export class Sender implements OnApplicationBootstrap, OnApplicationShutdown {
       }
       return;
     }
-    await withTransaction(this.engine.pool, async (tx) => {
+    await this.uow.run(async (tx) => {
       const sent = await this.engine.markSent(tx, message.id);
       if (sent) {
         handOffs.inc({ outcome: 'sent' });

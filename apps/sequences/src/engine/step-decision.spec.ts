@@ -1,6 +1,6 @@
 import { LeadContact } from '@app/contracts';
 import { MailboxRow } from '../mailboxes/mailboxes.repository';
-import { StepRow } from '../rows';
+import { StepRow } from '../sequences/sequence.mapper';
 import { ClaimedEnrollment, decideStep, localMidnight, StepDecision, StepFacts } from './step-decision';
 import { unsubscribeToken } from './unsubscribe-token';
 

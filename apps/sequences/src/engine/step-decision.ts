@@ -1,5 +1,6 @@
 import { MailboxRow } from '../mailboxes/mailboxes.repository';
-import { EnrollmentRow, StepRow } from '../rows';
+import { EnrollmentRow } from '../enrollments/enrollment.mapper';
+import { StepRow } from '../sequences/sequence.mapper';
 import { publicHolidays } from './holidays';
 import { leadValues, renderTemplate } from './merge-tags';
 import { addWait, nextWindowStart, zonedParts } from './schedule';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
 import { LeadContact } from '@app/contracts';
 import { PG_POOL, Queryable } from '@app/platform';
-import { ENROLLMENT_COLUMNS, EnrollmentRow } from '../rows';
+import { ENROLLMENT_COLUMNS, EnrollmentRow } from './enrollment.mapper';
 
 /** One lead to enroll: its id, its contact snapshot and the new enrollment's id. */
 export interface NewEnrollment {
@@ -13,7 +13,7 @@ export interface NewEnrollment {
 /** Enrollments of leads in sequences; every query but the token's is scoped by workspace. */
 @Injectable()
 export class EnrollmentsRepository {
-  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   /** Those of `leadIds` already enrolled in the sequence (whatever their status). */
   async enrolledLeadIds(sequenceId: string, leadIds: string[]): Promise<Set<string>> {

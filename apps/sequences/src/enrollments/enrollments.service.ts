@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { CreateEnrollmentsRequest, DeleteEnrollmentRequest, Enrollment, EnrollmentResult, ID_PREFIX, RequestContext, SkipReason } from '@app/contracts';
-import { currentCarrier, DomainError, newId, withTransaction } from '@app/platform';
-import { CrmClient } from '../crm-client';
-import { EnrollmentRow, renderEnrollment } from '../rows';
+import { currentCarrier, DomainError, newId, UnitOfWork } from '@app/platform';
+import { CrmClient } from '../crm.client';
+import { EnrollmentRow, renderEnrollment } from './enrollment.mapper';
 import { countryAllows } from '../sequences/country-rules';
 import { SequencesRepository } from '../sequences/sequences.repository';
 import { SequencesService } from '../sequences/sequences.service';
@@ -18,6 +18,7 @@ export class EnrollmentsService {
     private readonly sequenceRows: SequencesRepository,
     private readonly suppressions: SuppressionsService,
     private readonly crm: CrmClient,
+    private readonly uow: UnitOfWork,
   ) {}
 
   /**
@@ -35,7 +36,7 @@ export class EnrollmentsService {
       this.sequenceRows.countryRules(ctx.workspace_id),
     ]);
     const byId = new Map(leads.map((l) => [l.id, l]));
-    const suppressed = await this.suppressions.suppressedAmong(this.enrollments.pool, ctx.workspace_id, leads.map((l) => l.email).filter((e): e is string => !!e));
+    const suppressed = await this.suppressions.suppressedAmong(ctx.workspace_id, leads.map((l) => l.email).filter((e): e is string => !!e));
     const skipped: EnrollmentResult['skipped'] = [];
     const toEnroll: typeof leads = [];
     for (const id of ids) {
@@ -87,7 +88,7 @@ export class EnrollmentsService {
    */
   async unenroll(ctx: RequestContext, body: DeleteEnrollmentRequest): Promise<Enrollment> {
     await this.sequences.findRow(ctx.workspace_id, body.sequence_id);
-    return withTransaction(this.enrollments.pool, async (tx) => {
+    return this.uow.run(async (tx) => {
       let row = await this.enrollments.remove(tx, ctx.workspace_id, body.sequence_id, body.lead_id);
       if (row) {
         await this.enrollments.cancelQueuedMessages(tx, [row.id]);

@@ -1,6 +1,5 @@
-import { PoolClient } from 'pg';
 import { EVENT, EventEnvelope } from '@app/contracts';
-import { DurableConsumer, EventHandler } from '@app/platform';
+import { DurableConsumer, EventHandler, Tx } from '@app/platform';
 import { EnrollmentsRepository } from './enrollments.repository';
 
 /**
@@ -12,7 +11,7 @@ import { EnrollmentsRepository } from './enrollments.repository';
 export class LeadDeletedConsumer implements EventHandler {
   constructor(private readonly enrollments: EnrollmentsRepository) {}
 
-  async handle(event: EventEnvelope, tx: PoolClient): Promise<void> {
+  async handle(event: EventEnvelope, tx: Tx): Promise<void> {
     const leadId = (event as EventEnvelope<{ id?: string }>).data?.object?.id;
     if (typeof leadId !== 'string') return;
     // the engine claims enrollments FOR UPDATE: taking the same locks first means a step being

@@ -1,6 +1,5 @@
-import { PoolClient } from 'pg';
 import { EVENT, EventEnvelope, Lead, LeadContact } from '@app/contracts';
-import { DurableConsumer, EventHandler } from '@app/platform';
+import { DurableConsumer, EventHandler, Tx } from '@app/platform';
 import { EnrollmentsRepository } from './enrollments.repository';
 
 /**
@@ -14,7 +13,7 @@ import { EnrollmentsRepository } from './enrollments.repository';
 export class LeadUpdatedConsumer implements EventHandler {
   constructor(private readonly enrollments: EnrollmentsRepository) {}
 
-  async handle(event: EventEnvelope, tx: PoolClient): Promise<void> {
+  async handle(event: EventEnvelope, tx: Tx): Promise<void> {
     const lead = (event as EventEnvelope<Partial<Lead>>).data?.object;
     if (typeof lead?.id !== 'string' || typeof lead.updated_at !== 'string') return;
     const snapshot: LeadContact & { updated_at: string } = {

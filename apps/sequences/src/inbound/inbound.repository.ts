@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
 import { PG_POOL, Queryable } from '@app/platform';
-import { MessageRow } from '../rows';
+import { MessageRow } from '../engine/message.mapper';
 
 /** A reply to record: the outbound message it answers gives the lead, sequence and mailbox. */
 export interface NewReply {
@@ -18,7 +18,7 @@ export interface NewReply {
 /** Matching replies and bounces to our outbound emails, and what a reply or a hard bounce changes. */
 @Injectable()
 export class InboundRepository {
-  constructor(@Inject(PG_POOL) readonly pool: Pool) {}
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   /** The newest outbound message with one of these Message-IDs. */
   async outboundByMessageIds(ids: string[]): Promise<MessageRow | undefined> {

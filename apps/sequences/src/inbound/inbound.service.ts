@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { simpleParser } from 'mailparser';
-import { DataSource } from 'typeorm';
 import { CURRENT_API_VERSION, EVENT, ID_PREFIX, RequestContext } from '@app/contracts';
-import { inTransaction, newId, recordEvent } from '@app/platform';
+import { newId, recordEvent, UnitOfWork } from '@app/platform';
 import { EnrollmentsRepository } from '../enrollments/enrollments.repository';
-import { MessageRow, renderMessage, snippetOf } from '../rows';
+import { MessageRow, renderMessage, snippetOf } from '../engine/message.mapper';
 import { SuppressionsService } from '../suppressions/suppressions.service';
 import { isAutoReply, parseDeliveryStatus, referencedIds } from './classify';
 import { InboundRepository } from './inbound.repository';
@@ -34,7 +33,7 @@ export class InboundService {
     private readonly inbound: InboundRepository,
     private readonly suppressions: SuppressionsService,
     private readonly enrollments: EnrollmentsRepository,
-    private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
   ) {}
 
   /**
@@ -65,7 +64,7 @@ export class InboundService {
     const inboundId = newId(ID_PREFIX.message);
     const messageId = parsed.messageId ?? options.fallbackMessageId ?? `<${inboundId}@inbound.invalid>`;
     const unsubscribes = asksToUnsubscribe({ text, subject, originalSubject: outbound.subject });
-    const handled = await inTransaction(this.dataSource, async (tx) => {
+    const handled = await this.uow.run(async (tx) => {
       const reply = await this.inbound.insertReply(tx.client, {
         id: inboundId, outbound, from, subject, text, snippet: snippetOf(text), message_id: messageId, sent_at: parsed.date ?? null,
       });
@@ -102,7 +101,7 @@ export class InboundService {
    */
   async hardBounce(outbound: MessageRow, text: string): Promise<void> {
     const ctx = { workspace_id: outbound.workspace_id, livemode: true, api_version: CURRENT_API_VERSION } as RequestContext;
-    await inTransaction(this.dataSource, async (tx) => {
+    await this.uow.run(async (tx) => {
       const bounced = await this.inbound.markBounced(tx.client, outbound.id, text.slice(0, 500));
       if (!bounced) return;
       await this.inbound.stopBounced(tx.client, outbound.enrollment_id);

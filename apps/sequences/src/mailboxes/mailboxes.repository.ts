@@ -1,9 +1,10 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createTransport, Transporter } from 'nodemailer';
+import { Pool } from 'pg';
 import { In, Repository } from 'typeorm';
 import { Mailbox } from '@app/contracts';
-import { Queryable } from '@app/platform';
+import { PG_POOL, Queryable } from '@app/platform';
 import { SEQUENCES_CONFIG, SequencesConfig } from '../sequences.config';
 import { MailboxEntity } from './mailbox.entity';
 import { SecretBox } from './secret-box';
@@ -40,6 +41,7 @@ export class MailboxesRepository implements OnApplicationShutdown {
 
   constructor(
     @InjectRepository(MailboxEntity) private readonly rows: Repository<MailboxEntity>,
+    @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(SEQUENCES_CONFIG) private readonly config: SequencesConfig,
   ) {
     this.box = new SecretBox(config.secretKey);
@@ -76,7 +78,7 @@ export class MailboxesRepository implements OnApplicationShutdown {
    * findByIds: hand-written because the engine reads (and with `forUpdate` locks) the mailboxes
    * on its claim transaction's own connection.
    */
-  async findByIds(db: Queryable, ids: string[], forUpdate = false): Promise<MailboxRow[]> {
+  async findByIds(ids: string[], db: Queryable = this.pool, forUpdate = false): Promise<MailboxRow[]> {
     const { rows } = await db.query<MailboxRow>(`SELECT ${COLUMNS} FROM mailboxes WHERE id = ANY($1) ORDER BY id${forUpdate ? ' FOR UPDATE' : ''}`, [ids]);
     return rows;
   }

@@ -3,7 +3,7 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { createTransport, Transporter } from 'nodemailer';
 import { CURRENT_API_VERSION, RequestContext, Suppression } from '@app/contracts';
 import { DomainError } from '@app/platform';
-import { CrmClient } from '../crm-client';
+import { CrmClient } from '../crm.client';
 import { EnrollmentsRepository } from '../enrollments/enrollments.repository';
 import { verifyUnsubscribeToken } from '../engine/unsubscribe-token';
 import { SEQUENCES_CONFIG, SequencesConfig } from '../sequences.config';

@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import { EntityManager, Repository } from 'typeorm';
 import { CountryRule, ListSequencesRequest, SequenceStats } from '@app/contracts';
 import { keysetPage, PG_POOL, Queryable } from '@app/platform';
-import { SequenceRow, StepRow } from '../rows';
+import { SequenceRow, StepRow } from './sequence.mapper';
 import { CountryRuleEntity } from './country-rule.entity';
 import { SequenceStepEntity } from './sequence-step.entity';
 import { SequenceEntity } from './sequence.entity';
@@ -15,7 +15,7 @@ export type NewSequenceRow = Pick<SequenceRow, 'id' | 'workspace_id' | 'name' | 
 @Injectable()
 export class SequencesRepository {
   constructor(
-    @Inject(PG_POOL) readonly pool: Pool,
+    @Inject(PG_POOL) private readonly pool: Pool,
     @InjectRepository(SequenceEntity) private readonly rows: Repository<SequenceEntity>,
     @InjectRepository(CountryRuleEntity) private readonly countryRuleRows: Repository<CountryRuleEntity>,
   ) {}
@@ -43,7 +43,7 @@ export class SequencesRepository {
    * stepsOf: hand-written because the engine reads the steps on its claim transaction's own
    * connection (a pg client, not an entity manager).
    */
-  async stepsOf(db: Queryable, ids: string[]): Promise<Map<string, StepRow[]>> {
+  async stepsOf(ids: string[], db: Queryable = this.pool): Promise<Map<string, StepRow[]>> {
     const { rows } = await db.query<StepRow>(
       'SELECT sequence_id, position, type, subject, body, wait_days FROM sequence_steps WHERE sequence_id = ANY($1) ORDER BY sequence_id, position',
       [ids],
@@ -57,7 +57,7 @@ export class SequencesRepository {
    * Exact counts, computed from the rows (never a cached counter). statsOf: hand-written, one
    * statement of correlated counts over enrollments and email_messages for a page of sequences.
    */
-  async statsOf(db: Queryable, ids: string[]): Promise<Map<string, SequenceStats>> {
+  async statsOf(ids: string[], db: Queryable = this.pool): Promise<Map<string, SequenceStats>> {
     const { rows } = await db.query<SequenceStats & { sequence_id: string }>(
       `SELECT s.id AS sequence_id,
          (SELECT count(*)::int FROM enrollments e WHERE e.sequence_id = s.id) AS enrolled,

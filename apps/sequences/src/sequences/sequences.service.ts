@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import {
   COUNTRY_RULES, CountryRule, CreateSequenceRequest, ID_PREFIX, LENSES, ListEnvelope, ListSequencesRequest, RequestContext, Sequence, SequenceStats,
   SetCountryRuleRequest,
 } from '@app/contracts';
-import { DomainError, inTransaction, newId, Queryable, toListPage } from '@app/platform';
+import { DomainError, newId, Queryable, toListPage, UnitOfWork } from '@app/platform';
 import { unknownTags } from '../engine/merge-tags';
 import { MailboxesRepository } from '../mailboxes/mailboxes.repository';
 import { MailboxesService } from '../mailboxes/mailboxes.service';
-import { renderSequence, SequenceRow } from '../rows';
+import { renderSequence, SequenceRow } from './sequence.mapper';
 import { SequencesRepository } from './sequences.repository';
 
 const EMPTY_STATS: SequenceStats = { enrolled: 0, active: 0, sent: 0, replied: 0, bounced: 0, unsubscribed: 0 };
@@ -19,7 +18,7 @@ export class SequencesService {
     private readonly sequences: SequencesRepository,
     private readonly mailboxes: MailboxesRepository,
     private readonly mailboxChecks: MailboxesService,
-    private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
   ) {}
 
   /** The workspace's sequence, or not_found. */
@@ -29,20 +28,20 @@ export class SequencesService {
     return row;
   }
 
-  private async render(db: Queryable, rows: SequenceRow[]): Promise<Sequence[]> {
+  private async render(rows: SequenceRow[], db?: Queryable): Promise<Sequence[]> {
     const ids = rows.map((r) => r.id);
-    const [steps, stats] = await Promise.all([this.sequences.stepsOf(db, ids), this.sequences.statsOf(db, ids)]);
+    const [steps, stats] = await Promise.all([this.sequences.stepsOf(ids, db), this.sequences.statsOf(ids, db)]);
     return rows.map((r) => renderSequence(r, steps.get(r.id) ?? [], stats.get(r.id) ?? EMPTY_STATS));
   }
 
   async list(ctx: RequestContext, query: ListSequencesRequest): Promise<ListEnvelope<Sequence>> {
     const page = toListPage(await this.sequences.list(ctx.workspace_id, query), query.limit, (r) => r);
-    return { ...page, data: await this.render(this.sequences.pool, page.data) };
+    return { ...page, data: await this.render(page.data) };
   }
 
   async get(ctx: RequestContext, id: string): Promise<Sequence> {
     const row = await this.findRow(ctx.workspace_id, id);
-    return (await this.render(this.sequences.pool, [row]))[0];
+    return (await this.render([row]))[0];
   }
 
   /** Admin CLI: which workspace a sequence belongs to (the commands name only the sequence); no one else learns it. */
@@ -86,12 +85,12 @@ export class SequencesService {
       sequence_id: id, position: i + 1, type: step.type, subject: step.type === 'email' ? (step.subject as string) : null,
       body: step.type === 'email' ? (step.body as string) : null, wait_days: step.type === 'wait' ? (step.wait_days as number) : null,
     }));
-    return inTransaction(this.dataSource, async ({ manager, client }) => {
+    return this.uow.run(async ({ manager, client }) => {
       const row = await this.sequences.insert(manager, {
         id, workspace_id: ctx.workspace_id, name: body.name.trim(), lens: body.lens ?? null, mailbox_ids: [...new Set(body.mailbox_ids)],
         business_days_only: body.business_days_only === true,
       }, steps);
-      return (await this.render(client, [row]))[0];
+      return (await this.render([row], client))[0];
     });
   }
 
@@ -103,7 +102,7 @@ export class SequencesService {
     const row = await this.findRow(ctx.workspace_id, id);
     if (row.status === 'active') return this.get(ctx, id);
     if (row.status === 'completed') throw DomainError.conflict('A completed sequence cannot be launched again', 'id');
-    const steps = (await this.sequences.stepsOf(this.sequences.pool, [id])).get(id) ?? [];
+    const steps = (await this.sequences.stepsOf([id])).get(id) ?? [];
     const failures: string[] = [];
     if (!steps.some((s) => s.type === 'email')) failures.push('the sequence has no email step');
     if (steps.length > 0 && steps[steps.length - 1].type === 'wait') failures.push('the last step is a wait step');

@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { Pool } from 'pg';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, FindOptionsWhere, ILike, IsNull, Repository } from 'typeorm';
 import { ListSuppressionsRequest, StopReason } from '@app/contracts';
-import { containsPattern, keysetPage, Queryable } from '@app/platform';
-import { SuppressionRow } from '../rows';
+import { containsPattern, keysetPage, PG_POOL, Queryable } from '@app/platform';
+import { SuppressionRow } from './suppression.mapper';
 import { SuppressionEntity } from './suppression.entity';
 
 /** SQL: whether `email_sql` (an address) is covered by suppression row `s`. */
@@ -20,7 +21,10 @@ export type NewSuppressionRow = Pick<SuppressionRow, 'id' | 'workspace_id' | 'sc
  */
 @Injectable()
 export class SuppressionsRepository {
-  constructor(@InjectRepository(SuppressionEntity) private readonly rows: Repository<SuppressionEntity>) {}
+  constructor(
+    @InjectRepository(SuppressionEntity) private readonly rows: Repository<SuppressionEntity>,
+    @Inject(PG_POOL) private readonly pool: Pool,
+  ) {}
 
   /** Workspace entries and global ones, newest first; one extra row to learn `has_more`. */
   async list(workspaceId: string, query: ListSuppressionsRequest): Promise<SuppressionRow[]> {
@@ -74,7 +78,7 @@ export class SuppressionsRepository {
    * Entries of the workspace or global naming one of the (lower-cased) addresses or domains.
    * matching: hand-written because the engine asks on its claim transaction's own connection.
    */
-  async matching(db: Queryable, workspaceId: string, emails: string[], domains: string[]): Promise<Pick<SuppressionRow, 'type' | 'value'>[]> {
+  async matching(workspaceId: string, emails: string[], domains: string[], db: Queryable = this.pool): Promise<Pick<SuppressionRow, 'type' | 'value'>[]> {
     const { rows } = await db.query<Pick<SuppressionRow, 'type' | 'value'>>(
       `SELECT type, value FROM suppressions WHERE (workspace_id = $1 OR workspace_id IS NULL)
          AND ((type = 'email' AND value = ANY($2)) OR (type = 'domain' AND value = ANY($3)))`,

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import {
   CreateSuppressionRequest, EVENT, ID_PREFIX, ListEnvelope, ListSuppressionsRequest, RequestContext, Suppression, SUPPRESSION_REASONS,
 } from '@app/contracts';
-import { DomainError, inTransaction, newId, Queryable, recordEvent, toListPage, Tx } from '@app/platform';
-import { renderSuppression } from '../rows';
+import { DomainError, newId, Queryable, recordEvent, toListPage, Tx, UnitOfWork } from '@app/platform';
+import { renderSuppression } from './suppression.mapper';
 import { domainCandidates, normalizeDomain, normalizeEmail } from './matching';
 import { SuppressionsRepository } from './suppressions.repository';
 
@@ -12,7 +11,7 @@ import { SuppressionsRepository } from './suppressions.repository';
 export class SuppressionsService {
   constructor(
     private readonly suppressions: SuppressionsRepository,
-    private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
   ) {}
 
   /** Workspace entries and global ones, newest first. */
@@ -35,7 +34,7 @@ export class SuppressionsService {
    * queued emails to covered addresses are cancelled and their active enrollments stop.
    */
   async create(ctx: RequestContext, body: CreateSuppressionRequest, stopReason: 'suppressed' | 'unsubscribed' = 'suppressed', announceTo: string[] = []): Promise<Suppression> {
-    return inTransaction(this.dataSource, (tx) => this.createIn(tx, ctx, body, stopReason, announceTo));
+    return this.uow.run((tx) => this.createIn(tx, ctx, body, stopReason, announceTo));
   }
 
   /** `announceTo`: for a global `opt_out`, workspaces told besides those that had the address enrolled (the ones with it as a lead). */
@@ -65,11 +64,11 @@ export class SuppressionsService {
   }
 
   /** The emails among `emails` that a workspace or global entry covers (lower-cased). */
-  async suppressedAmong(db: Queryable, workspaceId: string, emails: string[]): Promise<Set<string>> {
+  async suppressedAmong(workspaceId: string, emails: string[], db?: Queryable): Promise<Set<string>> {
     if (emails.length === 0) return new Set();
     const lowered = emails.map(normalizeEmail);
     const domains = [...new Set(lowered.flatMap(domainCandidates))];
-    const rows = await this.suppressions.matching(db, workspaceId, lowered, domains);
+    const rows = await this.suppressions.matching(workspaceId, lowered, domains, db);
     const emailHits = new Set(rows.filter((r) => r.type === 'email').map((r) => r.value));
     const domainHits = new Set(rows.filter((r) => r.type === 'domain').map((r) => r.value));
     return new Set(lowered.filter((e) => emailHits.has(e) || domainCandidates(e).some((d) => domainHits.has(d))));

@@ -57,7 +57,7 @@ export interface NewDelivery {
 @Injectable()
 export class DeliveriesRepository {
   constructor(
-    @Inject(PG_POOL) readonly pool: Pool,
+    @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksConfig,
   ) {}
 

@@ -1,5 +1,5 @@
 import { EventEnvelope, PUBLIC_EVENT_TYPES, PublicEventType } from '@app/contracts';
-import { BatchEventHandler, DurableConsumer, newId, randomToken, ReceivedEvent, TraceCarrier, withTransaction } from '@app/platform';
+import { BatchEventHandler, DurableConsumer, newId, randomToken, ReceivedEvent, TraceCarrier, UnitOfWork } from '@app/platform';
 import { Claimed, DeliveriesRepository, NewDelivery } from './deliveries.repository';
 import { Dispatcher } from './dispatcher';
 import { renderEvent } from './render';
@@ -46,6 +46,7 @@ export class FanoutConsumer implements BatchEventHandler {
   constructor(
     private readonly deliveries: DeliveriesRepository,
     private readonly dispatcher: Dispatcher,
+    private readonly uow: UnitOfWork,
   ) {}
 
   /**
@@ -63,7 +64,7 @@ export class FanoutConsumer implements BatchEventHandler {
     const sortedIds = [...events.keys()].sort();
     const reserved: Claimed[] = [];
     try {
-      await withTransaction(this.deliveries.pool, async (tx) => {
+      await this.uow.run(async (tx) => {
         const fresh = await this.deliveries.markProcessed(tx, FANOUT_DURABLE, sortedIds);
         if (fresh.length === 0) return;
         const todo = fresh.map((id) => events.get(id)!);

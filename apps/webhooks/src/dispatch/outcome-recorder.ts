@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { counter, histogram, withTransaction } from '@app/platform';
+import { counter, histogram, UnitOfWork } from '@app/platform';
 import { Claimed } from './deliveries.repository';
 import { afterAttempt, DISABLE_AFTER_FAILED_DELIVERIES, failureCountChanges } from './delivery-rules';
 import { OutcomesRepository, OutcomeWrite } from './outcomes.repository';
@@ -27,7 +27,10 @@ export class OutcomeRecorder {
   private readonly waiting: Waiting[] = [];
   private flushing = false;
 
-  constructor(private readonly outcomes: OutcomesRepository) {}
+  constructor(
+    private readonly outcomes: OutcomesRepository,
+    private readonly uow: UnitOfWork,
+  ) {}
 
   /** Resolves once the outcome is committed (or was not this claim's to write). */
   record(row: Claimed, result: SendResult): Promise<void> {
@@ -68,7 +71,7 @@ export class OutcomeRecorder {
    * simply made again (deliveries are at least once); it never loses a delivery.
    */
   private async write(group: OutcomeWrite[]): Promise<void> {
-    await withTransaction(this.outcomes.pool, async (tx) => {
+    await this.uow.run(async (tx) => {
       const held = await this.outcomes.settleDeliveries(tx, group);
       const kept = group.filter((o) => held.has(o.deliveryId));
       if (kept.length === 0) return;

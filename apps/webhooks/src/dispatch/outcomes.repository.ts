@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Pool } from 'pg';
-import { PG_POOL, Queryable } from '@app/platform';
+import { Queryable } from '@app/platform';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
 import { retryClockSql } from './deliveries.repository';
 import { DeliveryStatusAfter, FailureCountChange } from './delivery-rules';
@@ -25,10 +24,7 @@ export interface OutcomeWrite {
  */
 @Injectable()
 export class OutcomesRepository {
-  constructor(
-    @Inject(PG_POOL) readonly pool: Pool,
-    @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksConfig,
-  ) {}
+  constructor(@Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksConfig) {}
 
   /**
    * Each delivery's next state, where its claim is still held (not lost to an expired lease or a

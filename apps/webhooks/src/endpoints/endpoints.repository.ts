@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
 import { Repository } from 'typeorm';
-import { WebhookAttempt, WebhookEndpoint } from '@app/contracts';
+import { WebhookAttempt } from '@app/contracts';
 import { IdempotentCreate, keysetPage, PG_POOL, Queryable } from '@app/platform';
 import { DELIVERIES_CHANNEL } from '../dispatch/deliveries.repository';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
@@ -17,25 +17,13 @@ export interface AttemptRow extends Omit<WebhookAttempt, 'attempted_at' | 'next_
 
 export const ENDPOINT_COLUMNS = 'id, workspace_id, livemode, url, description, events, api_version, secret_enc, status, consecutive_failures, created_at';
 
-export function renderEndpoint(row: EndpointRow): WebhookEndpoint {
-  return {
-    id: row.id,
-    object: 'webhook_endpoint',
-    url: row.url,
-    description: row.description,
-    events: row.events as WebhookEndpoint['events'],
-    status: row.status,
-    created_at: row.created_at.toISOString(),
-  };
-}
-
 @Injectable()
 export class EndpointsRepository {
   /** Which endpoint each Idempotency-Key created (webhook_create_keys). */
   readonly createKeys = new IdempotentCreate({ table: 'webhook_create_keys', column: 'endpoint_id' });
 
   constructor(
-    @Inject(PG_POOL) readonly pool: Pool,
+    @Inject(PG_POOL) private readonly pool: Pool,
     @InjectRepository(WebhookEndpointEntity) private readonly rows: Repository<WebhookEndpointEntity>,
   ) {}
 
@@ -48,7 +36,7 @@ export class EndpointsRepository {
     return rows[0];
   }
 
-  async findById(db: Queryable, workspaceId: string | null, id: string): Promise<EndpointRow | undefined> {
+  async findById(workspaceId: string | null, id: string, db: Queryable = this.pool): Promise<EndpointRow | undefined> {
     const { rows } = await db.query<EndpointRow>(
       `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND ($2::text IS NULL OR workspace_id = $2)`,
       [id, workspaceId],

@@ -4,12 +4,13 @@ import {
   ApiVersion, CreatedWebhookEndpoint, CreateWebhookEndpointDto, DeletedEnvelope, ID_PREFIX, ListEnvelope,
   ListWebhookEndpointsRequest, RequestContext, WebhookAttempt, WebhookEndpoint,
 } from '@app/contracts';
-import { DomainError, NATS_CONNECTION, newId, toListPage, withTransaction } from '@app/platform';
+import { DomainError, NATS_CONNECTION, newId, toListPage, UnitOfWork } from '@app/platform';
 import { literalAllowed } from '../dispatch/address-guard';
 import { ENDPOINT_DELETED_SUBJECT } from '../dispatch/dispatcher';
 import { decryptSecret, encryptSecret, newSigningSecret } from '../secrets';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
-import { EndpointsRepository, renderEndpoint } from './endpoints.repository';
+import { renderEndpoint } from './endpoint.mapper';
+import { EndpointsRepository } from './endpoints.repository';
 
 @Injectable()
 export class EndpointsService {
@@ -17,6 +18,7 @@ export class EndpointsService {
     private readonly endpoints: EndpointsRepository,
     @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksConfig,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    private readonly uow: UnitOfWork,
   ) {}
 
   async list(ctx: RequestContext, query: ListWebhookEndpointsRequest): Promise<ListEnvelope<WebhookEndpoint>> {
@@ -33,10 +35,10 @@ export class EndpointsService {
     }
     const id = newId(ID_PREFIX.webhookEndpoint);
     const secret = newSigningSecret();
-    return withTransaction(this.endpoints.pool, (tx) => {
+    return this.uow.run((tx) => {
       // a retry of a create the gateway timed out on: the same endpoint and secret, never a second one
       const earlier = async (earlierId: string): Promise<CreatedWebhookEndpoint | undefined> => {
-        const row = await this.endpoints.findById(tx, ctx.workspace_id, earlierId);
+        const row = await this.endpoints.findById(ctx.workspace_id, earlierId, tx);
         return row && { ...renderEndpoint(row), secret: decryptSecret(row.secret_enc, this.config.secretKey) };
       };
       return this.endpoints.createKeys.run(tx, ctx, id, async () => {
@@ -69,7 +71,7 @@ export class EndpointsService {
   }
 
   async attempts(endpointId: string, limit = 50): Promise<{ endpoint: WebhookEndpoint & { consecutive_failures: number }; attempts: WebhookAttempt[] }> {
-    const row = await this.endpoints.findById(this.endpoints.pool, null, endpointId);
+    const row = await this.endpoints.findById(null, endpointId);
     if (!row) throw DomainError.notFound('webhook endpoint', endpointId, 'endpoint');
     const rows = await this.endpoints.attempts(endpointId, Math.min(Math.max(Number(limit) || 50, 1), 1000));
     return {

@@ -1,4 +1,4 @@
-import { requestFingerprint } from './idempotency.repository';
+import { requestFingerprint } from './idempotency.store';
 
 describe('requestFingerprint', () => {
   const body = { full_name: 'Ada Lovelace', tags: ['vip', 'math'], custom_fields: { a: 1, b: 'x' }, email: 'ada@example.com' };

@@ -19,7 +19,7 @@ export interface AuditEntry {
  * written once per export: a retry of the same request (same Idempotency-Key) finds it there.
  */
 @Injectable()
-export class AuditLog {
+export class AuditLogStore {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   async record(entry: AuditEntry): Promise<void> {
