@@ -176,6 +176,9 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     // Webhook endpoints
     const endpoint = await call('POST', '/webhook_endpoints', '/webhook_endpoints', { key, body: { url: 'https://127.0.0.1:9/hooks/lim', events: ['lead.created', 'lead.updated'], description: 'CRM sync' } });
     await call('GET', '/webhook_endpoints', '/webhook_endpoints', { key });
+    await call('GET', '/webhook_endpoints/{id}', `/webhook_endpoints/${endpoint.body.id}`, { key });
+    await call('PATCH', '/webhook_endpoints/{id}', `/webhook_endpoints/${endpoint.body.id}`, { key, body: { events: ['*'], description: 'CRM sync (every event)' } });
+    await call('POST', '/webhook_endpoints/{id}/secret/roll', `/webhook_endpoints/${endpoint.body.id}/secret/roll`, { key, body: {} });
     await call('DELETE', '/webhook_endpoints/{id}', `/webhook_endpoints/${endpoint.body.id}`, { key });
 
     // The public opt-out portal: form, mailed link, confirmation

@@ -86,6 +86,9 @@ export const SUBJECTS = {
     endpointsList: 'webhooks.endpoints.list',
     endpointsCreate: 'webhooks.endpoints.create',
     endpointsDelete: 'webhooks.endpoints.delete',
+    endpointsGet: 'webhooks.endpoints.get',
+    endpointsUpdate: 'webhooks.endpoints.update',
+    endpointsRollSecret: 'webhooks.endpoints.rollSecret',
     /** Operator (admin CLI): switch a disabled endpoint back on; the failure count restarts. */
     endpointsEnable: 'webhooks.endpoints.enable',
     /** Operator (admin CLI): recent attempts of an endpoint with status and latency. */

@@ -7,7 +7,8 @@ import * as contracts from '@app/contracts';
 import {
   API_VERSIONS, Company, CreatedWebhookEndpoint, CreditBalance, CURRENT_API_VERSION, DeletedEnvelope, EmailMessage, Enrollment,
   EnrollmentResult, ErrorBody, EventEnvelope, Export, ExportFilter, Lead, LedgerEntry, ListEnvelope, PAGE_LIMIT, Pipeline, Reveal,
-  SEARCH_MAX_PAGE, SearchHit, SearchResults, Sequence, SequenceStep, Source, Stage, StageRef, Suppression, Task, WebhookEndpoint,
+  RolledWebhookEndpoint, SEARCH_MAX_PAGE, SearchHit, SearchResults, Sequence, SequenceStep, Source, Stage, StageRef, Suppression, Task,
+  WebhookEndpoint,
 } from '@app/contracts';
 import { isPublicHandler } from '../http/public.decorator';
 import { isContractDto } from '../http/validation';
@@ -76,7 +77,7 @@ export function toOpenApiPath(path: string): string {
 const RESOURCES: Function[] = [
   ErrorBody, DeletedEnvelope, Source, SearchHit, SearchResults, Reveal, StageRef, Lead, Company, Stage, Pipeline, Task,
   SequenceStep, Sequence, Enrollment, EnrollmentResult, Suppression, LedgerEntry, CreditBalance, WebhookEndpoint,
-  CreatedWebhookEndpoint, ExportFilter, Export, EmailMessage, EventEnvelope,
+  CreatedWebhookEndpoint, RolledWebhookEndpoint, ExportFilter, Export, EmailMessage, EventEnvelope,
 ];
 const resources = new ResourceSchemas(RESOURCES);
 

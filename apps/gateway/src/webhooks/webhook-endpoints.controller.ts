@@ -1,8 +1,8 @@
-import { Body, CanActivate, Controller, Delete, ExecutionContext, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, CanActivate, Controller, Delete, ExecutionContext, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
 import {
   CreatedWebhookEndpoint, CreateWebhookEndpointDto, DeletedEnvelope, ListEnvelope, ListWebhookEndpointsQueryDto, RequestContext,
-  SUBJECTS, WebhookEndpoint,
+  RolledWebhookEndpoint, SUBJECTS, UpdateWebhookEndpointDto, WebhookEndpoint,
 } from '@app/contracts';
 import { ApiError } from '../http/api-error';
 import { Ctx } from '../http/request-context.decorator';
@@ -21,22 +21,30 @@ class ManagersOnly implements CanActivate {
   }
 }
 
-/** The URL an endpoint receives events at: absolute HTTPS with a host and no credentials. */
-export function checkEndpointBody(body: CreateWebhookEndpointDto): CreateWebhookEndpointDto {
-  let url: URL;
-  try {
-    url = new URL(body.url);
-  } catch {
-    throw ApiError.invalid('url', 'url must be an absolute URL');
+/**
+ * The URL an endpoint receives events at: absolute HTTPS with a host and no credentials; `*`
+ * stands alone in `events`. A field not sent (PATCH) is not checked.
+ */
+export function checkEndpointBody<B extends { url?: string; events?: string[] }>(body: B): B {
+  if (body.url !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(body.url);
+    } catch {
+      throw ApiError.invalid('url', 'url must be an absolute URL');
+    }
+    if (url.protocol !== 'https:') throw ApiError.invalid('url', 'url must use HTTPS');
+    if (!url.hostname) throw ApiError.invalid('url', 'url must name a host');
+    if (url.username || url.password) throw ApiError.invalid('url', 'url must not carry credentials');
   }
-  if (url.protocol !== 'https:') throw ApiError.invalid('url', 'url must use HTTPS');
-  if (!url.hostname) throw ApiError.invalid('url', 'url must name a host');
-  if (url.username || url.password) throw ApiError.invalid('url', 'url must not carry credentials');
-  if (body.events.includes('*') && body.events.length > 1) {
+  if (body.events?.includes('*') && body.events.length > 1) {
     throw ApiError.invalid('events', "events is either the single value '*' or a list of event types");
   }
   return body;
 }
+
+/** The body of a POST that takes no parameters: an empty object (or no body at all). */
+const NO_PARAMETERS = { type: 'object', properties: {}, description: 'No parameters: an empty object, or no body (other fields are ignored).' } as const;
 
 @Controller('api/v1/webhook_endpoints')
 @UseGuards(new ManagersOnly())
@@ -66,6 +74,45 @@ export class WebhookEndpointsController {
   })
   create(@Ctx() ctx: RequestContext, @Body() endpoint: CreateWebhookEndpointDto): Promise<CreatedWebhookEndpoint> {
     return this.rpc.send(SUBJECTS.webhooks.endpointsCreate, ctx, checkEndpointBody(endpoint));
+  }
+
+  @Get(':id')
+  @Operation({
+    summary: 'Retrieve a webhook endpoint',
+    description: 'The secret is never returned.',
+    response: 'WebhookEndpoint',
+    errors: [401, 403, 404, 429, 500],
+  })
+  get(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<WebhookEndpoint> {
+    return this.rpc.send(SUBJECTS.webhooks.endpointsGet, ctx, { id });
+  }
+
+  @Patch(':id')
+  @Operation({
+    summary: 'Update a webhook endpoint',
+    description: 'Changes only the fields sent. `status` `disabled` stops deliveries and drops pending retries; '
+      + '`enabled` switches a disabled endpoint back on with its failure count restarted (new events only).',
+    response: 'WebhookEndpoint',
+    errors: [400, 401, 403, 404, 429, 500],
+  })
+  update(@Ctx() ctx: RequestContext, @Param('id') id: string, @Body() changes: UpdateWebhookEndpointDto): Promise<WebhookEndpoint> {
+    return this.rpc.send(SUBJECTS.webhooks.endpointsUpdate, ctx, { ...checkEndpointBody(changes), id });
+  }
+
+  @Post(':id/secret/roll')
+  @HttpCode(200)
+  @Operation({
+    summary: 'Roll a webhook endpoint\'s signing secret',
+    description: 'Returns a new `secret`, which cannot be retrieved again. Until `previous_secret_expires_at` '
+      + '(24 hours by default) each delivery carries two `v1` signatures in `Service-Signature`, one per secret.',
+    response: 'WebhookEndpointWithRolledSecret',
+    status: 200,
+    body: NO_PARAMETERS,
+    errors: [401, 403, 404, 409, 429, 500],
+    idempotent: true,
+  })
+  rollSecret(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<RolledWebhookEndpoint> {
+    return this.rpc.send(SUBJECTS.webhooks.endpointsRollSecret, ctx, { id });
   }
 
   @Delete(':id')

@@ -24,6 +24,8 @@ export interface Claimed {
   attempts: number;
   url: string;
   secret_enc: string;
+  /** A rolled secret's predecessor within its grace period, which signs too; else null. */
+  previous_secret_enc: string | null;
   claim_token: string;
   /** The trace and request id of the event's publication (fanout.consumer.ts). */
   trace_context: TraceCarrier | null;
@@ -36,7 +38,11 @@ export interface EndpointMatch {
   api_version: ApiVersion;
   url: string;
   secret_enc: string;
+  previous_secret_enc: string | null;
 }
+
+/** The predecessor of a rolled secret while its grace period lasts (real time, as `t` is), else null. */
+const PREVIOUS_SECRET_SQL = `CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret_enc END AS previous_secret_enc`;
 
 /** A delivery row the fan-out makes; with a token it is made already claimed by this process. */
 export interface NewDelivery {
@@ -108,7 +114,7 @@ export class DeliveriesRepository {
              AND (locked_until IS NULL OR locked_until < now()) AND next_attempt_at <= ${this.clockSql}
            FOR UPDATE SKIP LOCKED)
          AND e.id = d.endpoint_id AND e.status = 'enabled'
-       RETURNING d.id, d.endpoint_id, d.event_id, d.body, d.attempts, e.url, e.secret_enc, d.claim_token, d.trace_context`,
+       RETURNING d.id, d.endpoint_id, d.event_id, d.body, d.attempts, e.url, e.secret_enc, ${PREVIOUS_SECRET_SQL}, d.claim_token, d.trace_context`,
       [ids, token, leaseSeconds],
     );
     return rows;
@@ -125,7 +131,7 @@ export class DeliveriesRepository {
 
   async enabledEndpointsOf(tx: Queryable, workspaceIds: string[]): Promise<EndpointMatch[]> {
     const { rows } = await tx.query<EndpointMatch>(
-      `SELECT id, workspace_id, events, api_version, url, secret_enc FROM webhook_endpoints
+      `SELECT id, workspace_id, events, api_version, url, secret_enc, ${PREVIOUS_SECRET_SQL} FROM webhook_endpoints e
        WHERE workspace_id = ANY($1::text[]) AND status = 'enabled'`,
       [workspaceIds],
     );

@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import {
-  CreateWebhookEndpointDto, ListDeliveriesRequest, ListWebhookEndpointsRequest, RequestContext, SUBJECTS, WebhookEndpointRef,
+  CreateWebhookEndpointDto, ListDeliveriesRequest, ListWebhookEndpointsRequest, RequestContext, SUBJECTS, UpdateWebhookEndpointRequest,
+  WebhookEndpointRef,
 } from '@app/contracts';
 import { Rpc } from '@app/platform';
 import { EndpointsService } from './endpoints.service';
@@ -23,6 +24,21 @@ export class EndpointsController {
   @Rpc(SUBJECTS.webhooks.endpointsDelete)
   delete(ctx: RequestContext, body: { id: string }) {
     return this.endpoints.delete(ctx, body.id);
+  }
+
+  @Rpc(SUBJECTS.webhooks.endpointsGet)
+  get(ctx: RequestContext, body: { id: string }) {
+    return this.endpoints.get(ctx, body.id);
+  }
+
+  @Rpc(SUBJECTS.webhooks.endpointsUpdate)
+  update(ctx: RequestContext, body: UpdateWebhookEndpointRequest) {
+    return this.endpoints.update(ctx, body);
+  }
+
+  @Rpc(SUBJECTS.webhooks.endpointsRollSecret)
+  rollSecret(ctx: RequestContext, body: { id: string }) {
+    return this.endpoints.rollSecret(ctx, body.id);
   }
 
   @Rpc(SUBJECTS.webhooks.endpointsEnable)

@@ -36,6 +36,16 @@ export class CreatedWebhookEndpoint extends WebhookEndpoint {
   secret!: string;
 }
 
+/**
+ * The answer of POST /webhook_endpoints/{id}/secret/roll: the new secret, shown this once. Until
+ * `previous_secret_expires_at` deliveries carry a `v1` signature with each secret.
+ */
+@ApiSchema({ name: 'WebhookEndpointWithRolledSecret' })
+export class RolledWebhookEndpoint extends CreatedWebhookEndpoint {
+  @DateTimeProperty('Until then deliveries are signed with the previous secret too (a second `v1` in `Service-Signature`).')
+  previous_secret_expires_at!: string;
+}
+
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dropped'] as const;
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 
