@@ -234,4 +234,105 @@ describe('webhook endpoints: retrieve, update, roll the secret', () => {
       );
     });
   });
+
+  describe('GET /webhook_endpoints/{id}/deliveries and POST .../deliveries/{delivery_id}/retry', () => {
+    const deliveriesOf = async (id: string, query = '', key = ws.key) => mesh.request('GET', `/webhook_endpoints/${id}/deliveries${query}`, { key });
+    const attemptCount = async (id: string) => (await mesh.query('webhooks', 'SELECT count(*)::int AS n FROM webhook_attempts WHERE endpoint_id = $1', [id]))[0].n;
+    const deliveryStatus = async (id: string) => (await mesh.query('webhooks', 'SELECT status FROM webhook_deliveries WHERE id = $1', [id]))[0]?.status;
+
+    it('each event sent, newest first, with its attempts (status code, latency), next attempt and final state; cursor pages; 404 and 400', async () => {
+      const hook = await createEndpoint('/deliveries/list');
+      let status = 500;
+      receiver.respond('/deliveries/list', () => ({ status }));
+      const [first] = await publishEvents(mesh, ws.workspace.id, 1, 'lead.created');
+      await until('attempt 1 recorded', async () => (await attemptCount(hook.id)) === 1);
+      status = 204;
+      const [second] = await publishEvents(mesh, ws.workspace.id, 1, 'lead.updated');
+      await until('the second delivery succeeded', async () =>
+        (await mesh.query('webhooks', `SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'succeeded'`, [hook.id]))[0].n === 1);
+      const attempt = (outcome: string, code: number, error: string | null) => ({
+        attempt: 1, attempted_at: expect.any(String), outcome, status_code: code, error, latency_ms: expect.any(Number),
+      });
+      const expected = [
+        {
+          id: expect.stringMatching(/^whd_/), object: 'webhook_delivery', endpoint_id: hook.id, event_id: second, event_type: 'lead.updated',
+          status: 'succeeded', attempts: [attempt('succeeded', 204, null)], next_attempt_at: null, created_at: expect.any(String), completed_at: expect.any(String),
+        },
+        {
+          id: expect.stringMatching(/^whd_/), object: 'webhook_delivery', endpoint_id: hook.id, event_id: first, event_type: 'lead.created',
+          status: 'pending', attempts: [attempt('failed', 500, 'HTTP 500')], next_attempt_at: expect.any(String), created_at: expect.any(String), completed_at: null,
+        },
+      ];
+      for (const key of [ws.key, testKey]) {
+        const res = await deliveriesOf(hook.id, '', key);
+        expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { object: 'list', data: expected, has_more: false, next_cursor: null } });
+      }
+      const res = await deliveriesOf(hook.id);
+      // the next attempt about a minute after the first (spec: retry schedule), on the movable clock
+      // that the tests before this one moved forward (attempted_at is the real time of the attempt)
+      const [{ offset }] = await mesh.query('webhooks', 'SELECT coalesce((SELECT offset_ms FROM webhook_test_clock WHERE id = 1), 0)::float AS offset');
+      const gap = Date.parse(res.body.data[1].next_attempt_at) - offset - Date.parse(res.body.data[1].attempts[0].attempted_at);
+      expect(gap).toBeGreaterThan(50_000);
+      expect(gap).toBeLessThan(70_000);
+      const page1 = await deliveriesOf(hook.id, '?limit=1');
+      expect(page1.body).toMatchObject({ object: 'list', data: [{ event_id: second }], has_more: true, next_cursor: expect.any(String) });
+      const page2 = await deliveriesOf(hook.id, `?limit=1&starting_after=${page1.body.next_cursor}`);
+      expect(page2.body).toEqual({ object: 'list', data: [res.body.data[1]], has_more: false, next_cursor: null });
+
+      expectApiError(await deliveriesOf(hook.id, '', other.key), 404, 'not_found');
+      expectApiError(await deliveriesOf('we_missing'), 404, 'not_found');
+      expectApiError(await deliveriesOf(hook.id, '?limit=0'), 400, 'invalid_request', 'limit');
+      expectApiError(await deliveriesOf(hook.id, '?starting_after=nope'), 400, 'invalid_request', 'starting_after');
+    });
+
+    it('retry: sent again at once, the same body signed anew with the current secret; 202; the same Idempotency-Key sends nothing more', async () => {
+      const hook = await createEndpoint('/deliveries/retry');
+      let status = 500;
+      receiver.respond('/deliveries/retry', () => ({ status }));
+      await publishEvents(mesh, ws.workspace.id, 1);
+      await until('attempt 1 recorded', async () => (await attemptCount(hook.id)) === 1);
+      const rolled = (await mesh.request('POST', `/webhook_endpoints/${hook.id}/secret/roll`, { key: ws.key })).body;
+      status = 200;
+      const [delivery] = (await deliveriesOf(hook.id)).body.data;
+      const headers = { 'idempotency-key': `retry-${delivery.id}` };
+      const retried = await mesh.request('POST', `/webhook_endpoints/${hook.id}/deliveries/${delivery.id}/retry`, { key: ws.key, headers });
+      expect({ status: retried.status, body: retried.body }).toEqual({
+        status: 202, body: { ...delivery, status: 'pending', next_attempt_at: expect.any(String), completed_at: null },
+      });
+      // at once: the retry schedule's minute has not passed on the movable clock
+      await until('attempt 2', () => receiver.at('/deliveries/retry').length === 2, 10_000);
+      const [firstReq, secondReq] = receiver.at('/deliveries/retry');
+      expect(secondReq.rawBody).toBe(firstReq.rawBody);
+      const header = secondReq.headers['service-signature'] as string;
+      expect(header).not.toBe(firstReq.headers['service-signature']);
+      expect(stripe.webhooks.constructEvent(secondReq.rawBody, header, rolled.secret)).toMatchObject({ id: delivery.event_id });
+      expect(() => stripe.webhooks.constructEvent(firstReq.rawBody, firstReq.headers['service-signature'] as string, rolled.secret)).toThrow();
+      await until('the retry succeeded', async () => (await deliveryStatus(delivery.id)) === 'succeeded');
+      const [after] = (await deliveriesOf(hook.id)).body.data;
+      expect(after).toMatchObject({ id: delivery.id, status: 'succeeded', next_attempt_at: null, attempts: [{ attempt: 1, status_code: 500 }, { attempt: 2, status_code: 200, outcome: 'succeeded' }] });
+
+      const replay = await mesh.request('POST', `/webhook_endpoints/${hook.id}/deliveries/${delivery.id}/retry`, { key: ws.key, headers });
+      expect({ status: replay.status, replayed: replay.headers.get('idempotent-replayed'), body: replay.body }).toEqual({ status: 202, replayed: 'true', body: retried.body });
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(receiver.at('/deliveries/retry')).toHaveLength(2);
+    });
+
+    it("404 for another workspace's endpoint or another endpoint's delivery; 409 on a disabled endpoint; nothing sent", async () => {
+      const hook = await createEndpoint('/deliveries/scoped');
+      const neighbour = await createEndpoint('/deliveries/neighbour');
+      await publishEvents(mesh, ws.workspace.id, 1);
+      await until('both delivered', () => receiver.at('/deliveries/scoped').length === 1 && receiver.at('/deliveries/neighbour').length === 1);
+      const [delivery] = (await deliveriesOf(hook.id)).body.data;
+      const retry = (endpointId: string, deliveryId: string, key = ws.key) =>
+        mesh.request('POST', `/webhook_endpoints/${endpointId}/deliveries/${deliveryId}/retry`, { key });
+      expectApiError(await retry(hook.id, delivery.id, other.key), 404, 'not_found');
+      expectApiError(await retry(neighbour.id, delivery.id), 404, 'not_found');
+      expectApiError(await retry(hook.id, 'whd_missing'), 404, 'not_found');
+      await mesh.request('PATCH', `/webhook_endpoints/${hook.id}`, { key: ws.key, body: { status: 'disabled' } });
+      expectApiError(await retry(hook.id, delivery.id), 409, 'conflict');
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(receiver.at('/deliveries/scoped')).toHaveLength(1);
+      expect(await deliveryStatus(delivery.id)).toBe('succeeded');
+    });
+  });
 });

@@ -31,7 +31,7 @@ export const NATS_CALLS: Record<ServiceName, readonly string[]> = {
     billing.creditsBalance,
     search.query, search.revealsCreate,
     webhooks.endpointsList, webhooks.endpointsCreate, webhooks.endpointsDelete, webhooks.endpointsGet, webhooks.endpointsUpdate,
-    webhooks.endpointsRollSecret,
+    webhooks.endpointsRollSecret, webhooks.endpointDeliveries, webhooks.deliveriesRetry,
   ],
   search: [billing.creditsConsume, billing.creditsRefund, crm.leadsUpsertFromReveal],
   sequences: [crm.leadsGetMany, crm.leadsWorkspacesByEmail],

@@ -8,7 +8,7 @@ import {
   API_VERSIONS, Company, CreatedWebhookEndpoint, CreditBalance, CURRENT_API_VERSION, DeletedEnvelope, EmailMessage, Enrollment,
   EnrollmentResult, ErrorBody, EventEnvelope, Export, ExportFilter, Lead, LedgerEntry, ListEnvelope, PAGE_LIMIT, Pipeline, Reveal,
   RolledWebhookEndpoint, SEARCH_MAX_PAGE, SearchHit, SearchResults, Sequence, SequenceStep, Source, Stage, StageRef, Suppression, Task,
-  WebhookEndpoint,
+  WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint,
 } from '@app/contracts';
 import { isPublicHandler } from '../http/public.decorator';
 import { isContractDto } from '../http/validation';
@@ -77,7 +77,7 @@ export function toOpenApiPath(path: string): string {
 const RESOURCES: Function[] = [
   ErrorBody, DeletedEnvelope, Source, SearchHit, SearchResults, Reveal, StageRef, Lead, Company, Stage, Pipeline, Task,
   SequenceStep, Sequence, Enrollment, EnrollmentResult, Suppression, LedgerEntry, CreditBalance, WebhookEndpoint,
-  CreatedWebhookEndpoint, RolledWebhookEndpoint, ExportFilter, Export, EmailMessage, EventEnvelope,
+  CreatedWebhookEndpoint, RolledWebhookEndpoint, WebhookDeliveryAttempt, WebhookDelivery, ExportFilter, Export, EmailMessage, EventEnvelope,
 ];
 const resources = new ResourceSchemas(RESOURCES);
 

@@ -2,7 +2,7 @@ import { Body, CanActivate, Controller, Delete, ExecutionContext, Get, HttpCode,
 import { FastifyRequest } from 'fastify';
 import {
   CreatedWebhookEndpoint, CreateWebhookEndpointDto, DeletedEnvelope, ListEnvelope, ListWebhookEndpointsQueryDto, RequestContext,
-  RolledWebhookEndpoint, SUBJECTS, UpdateWebhookEndpointDto, WebhookEndpoint,
+  ListWebhookDeliveriesQueryDto, RolledWebhookEndpoint, SUBJECTS, UpdateWebhookEndpointDto, WebhookDelivery, WebhookEndpoint,
 } from '@app/contracts';
 import { ApiError } from '../http/api-error';
 import { Ctx } from '../http/request-context.decorator';
@@ -113,6 +113,34 @@ export class WebhookEndpointsController {
   })
   rollSecret(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<RolledWebhookEndpoint> {
     return this.rpc.send(SUBJECTS.webhooks.endpointsRollSecret, ctx, { id });
+  }
+
+  @Get(':id/deliveries')
+  @Operation({
+    summary: 'List a webhook endpoint\'s deliveries',
+    description: 'Newest first: each event sent to the endpoint with its type, every attempt (status code or error, latency), '
+      + 'the next attempt while pending, and the final state.',
+    response: 'list:WebhookDelivery',
+    errors: [400, 401, 403, 404, 429, 500],
+  })
+  deliveries(@Ctx() ctx: RequestContext, @Param('id') id: string, @Query() page: ListWebhookDeliveriesQueryDto): Promise<ListEnvelope<WebhookDelivery>> {
+    return this.rpc.send(SUBJECTS.webhooks.endpointDeliveries, ctx, { ...pageOf(page), id });
+  }
+
+  @Post(':id/deliveries/:delivery_id/retry')
+  @HttpCode(202)
+  @Operation({
+    summary: 'Send a delivery again',
+    description: 'Sent again at once, whatever its state, as its next attempt: the same body and event `id`, signed anew. '
+      + '409 when the endpoint is disabled.',
+    response: 'WebhookDelivery',
+    status: 202,
+    body: NO_PARAMETERS,
+    errors: [401, 403, 404, 409, 429, 500],
+    idempotent: true,
+  })
+  retryDelivery(@Ctx() ctx: RequestContext, @Param('id') id: string, @Param('delivery_id') deliveryId: string): Promise<WebhookDelivery> {
+    return this.rpc.send(SUBJECTS.webhooks.deliveriesRetry, ctx, { id, delivery_id: deliveryId });
   }
 
   @Delete(':id')

@@ -3,6 +3,7 @@ import { Pool } from 'pg';
 import { ApiVersion } from '@app/contracts';
 import { backlogGauge, listenOn, PG_POOL, Queryable, TraceCarrier } from '@app/platform';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
+import { AttemptOfDelivery, DELIVERY_COLUMNS, DeliveryRow } from './delivery.mapper';
 import { Candidate } from './endpoint-slots';
 
 /** NOTIFY channel: deliveries were recorded that no sender has claimed yet. */
@@ -159,6 +160,49 @@ export class DeliveriesRepository {
       ],
     );
     return rows.map((r) => r.id);
+  }
+
+  /** An endpoint's deliveries, newest first, keyset on the time-ordered id; one extra row to learn `has_more`. */
+  async listOfEndpoint(endpointId: string, limit: number, below?: string): Promise<DeliveryRow[]> {
+    const { rows } = await this.pool.query<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
+       WHERE endpoint_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
+      [endpointId, below ?? null, limit + 1],
+    );
+    return rows;
+  }
+
+  /** The attempts of these deliveries, each delivery's in order. */
+  async attemptsOf(deliveryIds: string[]): Promise<AttemptOfDelivery[]> {
+    if (deliveryIds.length === 0) return [];
+    const { rows } = await this.pool.query<AttemptOfDelivery>(
+      `SELECT delivery_id, attempt, attempted_at, outcome, status_code, error, latency_ms FROM webhook_attempts
+       WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt`,
+      [deliveryIds],
+    );
+    return rows;
+  }
+
+  /**
+   * The delivery due again now (pending, on the retry clock), unless an attempt of it is in flight
+   * (a lease held): then it is left as it is. Returns the row and whether it was made due;
+   * undefined when the endpoint has no such delivery.
+   */
+  async retryNow(endpointId: string, deliveryId: string): Promise<{ row: DeliveryRow; due: boolean } | undefined> {
+    const { rows } = await this.pool.query<DeliveryRow>(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${this.clockSql}, completed_at = NULL, locked_until = NULL, claim_token = NULL
+       WHERE id = $1 AND endpoint_id = $2 AND (locked_until IS NULL OR locked_until < now())
+       RETURNING ${DELIVERY_COLUMNS}`,
+      [deliveryId, endpointId],
+    );
+    if (rows[0]) {
+      await this.notifyUnclaimed(this.pool);
+      return { row: rows[0], due: true };
+    }
+    const { rows: held } = await this.pool.query<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2`, [deliveryId, endpointId],
+    );
+    return held[0] && { row: held[0], due: false };
   }
 
   /** Wakes the senders of every replica (at the commit of `db`'s transaction). */

@@ -46,6 +46,14 @@ export class ListWebhookEndpointsQueryDto extends PageQueryDto {}
 
 export type ListWebhookEndpointsRequest = { limit: number; starting_after?: string };
 
+export class ListWebhookDeliveriesQueryDto extends PageQueryDto {}
+
+/** GET /webhook_endpoints/{id}/deliveries as the gateway asks it. */
+export type ListEndpointDeliveriesRequest = { id: string; limit: number; starting_after?: string };
+
+/** POST /webhook_endpoints/{id}/deliveries/{delivery_id}/retry as the gateway asks it. */
+export type RetryDeliveryRequest = { id: string; delivery_id: string };
+
 export type UpdateWebhookEndpointRequest = UpdateWebhookEndpointDto & { id: string };
 
 /** Operator requests (admin CLI), not reachable through the gateway. */
