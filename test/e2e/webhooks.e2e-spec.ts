@@ -1,11 +1,10 @@
-import { jetstream } from '@nats-io/jetstream';
 import Stripe from 'stripe';
-import { SUBJECTS, eventSubject } from '@app/contracts';
-import { newId } from '@app/platform/ids';
+import { SUBJECTS } from '@app/contracts';
 import { waitFor } from '../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate, testCertificate } from '../../tools/webhooks/https-receiver';
 import { TestMesh } from '../harness';
 import { createLead } from '../support/leads';
+import { publishEvents as publishEventsTo } from '../support/webhook-events';
 import { expectApiError } from './gateway-assertions';
 
 type Workspace = Awaited<ReturnType<TestMesh['workspace']>>;
@@ -50,20 +49,7 @@ describe('webhooks end to end', () => {
     (await mesh.query('webhooks', 'SELECT count(*)::int AS n FROM webhook_attempts WHERE endpoint_id = $1', [endpointId]))[0].n as number;
   const until = (what: string, check: () => boolean | Promise<boolean>, ms = 15_000) => waitFor(what, async () => check(), ms, 50);
   /** Events straight into the stream, as any service's outbox relay publishes them. */
-  const publishEvents = async (workspaceId: string, n: number, type = 'lead.created') => {
-    const js = jetstream(await mesh.natsClient());
-    const ids: string[] = [];
-    for (let i = 0; i < n; i++) {
-      const id = newId('evt_');
-      ids.push(id);
-      const envelope = {
-        id, object: 'event', type, api_version: '2026-09-28', created: new Date().toISOString(), workspace_id: workspaceId, livemode: true,
-        data: { object: { id: newId('lead_'), object: 'lead', full_name: `Lead ${i}` } },
-      };
-      await js.publish(eventSubject(type), JSON.stringify(envelope), { msgID: id });
-    }
-    return ids;
-  };
+  const publishEvents = (workspaceId: string, n: number, type = 'lead.created') => publishEventsTo(mesh, workspaceId, n, type);
 
   describe('GET/POST/DELETE /webhook_endpoints', () => {
     it('a member key is 403 permission_denied; owners and admins may', async () => {

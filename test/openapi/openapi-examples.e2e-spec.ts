@@ -176,6 +176,16 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     // Webhook endpoints
     const endpoint = await call('POST', '/webhook_endpoints', '/webhook_endpoints', { key, body: { url: 'https://127.0.0.1:9/hooks/lim', events: ['lead.created', 'lead.updated'], description: 'CRM sync' } });
     await call('GET', '/webhook_endpoints', '/webhook_endpoints', { key });
+    await call('GET', '/webhook_endpoints/{id}', `/webhook_endpoints/${endpoint.body.id}`, { key });
+    await call('PATCH', '/webhook_endpoints/{id}', `/webhook_endpoints/${endpoint.body.id}`, { key, body: { events: ['*'], description: 'CRM sync (every event)' } });
+    await call('POST', '/webhook_endpoints/{id}/secret/roll', `/webhook_endpoints/${endpoint.body.id}/secret/roll`, { key, body: {} });
+    // an event for it: its delivery to a port nothing listens on fails, with the error recorded
+    await call('POST', '/leads', '/leads', { key, body: { full_name: 'Edsger Dijkstra', email: 'edsger@goto.test' } });
+    await waitFor('a delivery attempt', async () =>
+      (await mesh.request('GET', `/webhook_endpoints/${endpoint.body.id}/deliveries`, { key })).body.data[0]?.attempts.length > 0, 30_000);
+    const deliveries = await call('GET', '/webhook_endpoints/{id}/deliveries', `/webhook_endpoints/${endpoint.body.id}/deliveries`, { key });
+    await call('POST', '/webhook_endpoints/{id}/deliveries/{delivery_id}/retry',
+      `/webhook_endpoints/${endpoint.body.id}/deliveries/${deliveries.body.data[0].id}/retry`, { key, body: {} });
     await call('DELETE', '/webhook_endpoints/{id}', `/webhook_endpoints/${endpoint.body.id}`, { key });
 
     // The public opt-out portal: form, mailed link, confirmation

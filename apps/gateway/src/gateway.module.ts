@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { createFileStorage, FILE_STORAGE, loadExportLinkConfig, PlatformModule } from '@app/platform';
 import { AuditLogStore } from './audit/audit-log.store';
@@ -10,6 +10,7 @@ import { CreditsController } from './credits/credits.controller';
 import { GatewayConfig } from './config';
 import { EXPORT_LINKS, ExportsController } from './exports/exports.controller';
 import { ApiErrorFilter } from './http/error-filter';
+import { InputPipe } from './http/input.pipe';
 import { GatewayPipeline } from './http/pipeline';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { LeadsController } from './leads/leads.controller';
@@ -52,6 +53,8 @@ export class GatewayModule {
         { provide: FILE_STORAGE, useFactory: () => createFileStorage() },
         { provide: EXPORT_LINKS, useFactory: () => loadExportLinkConfig() },
         { provide: APP_FILTER, useClass: ApiErrorFilter },
+        // every @Body()/@Query() typed with a contracts DTO is validated against it, path ids checked
+        { provide: APP_PIPE, useClass: InputPipe },
       ],
     };
   }

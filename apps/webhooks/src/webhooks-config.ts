@@ -12,6 +12,8 @@ export interface WebhooksConfig {
   endpointConcurrency: number;
   /** Answer `webhooks.test.clockAdvance` and schedule retries on the movable clock (tests only). */
   testClock: boolean;
+  /** How long a rolled secret's predecessor still signs deliveries, beside the new one (24 hours). */
+  secretRollGraceMs: number;
   /** Time allowed for a 2xx (spec: 10 seconds). */
   timeoutMs: number;
 }
@@ -40,6 +42,7 @@ export function loadWebhooksConfig(env: NodeJS.ProcessEnv = process.env): Webhoo
     concurrency: envInt(env, 'WEBHOOK_CONCURRENCY', 256, 1, 10_000),
     endpointConcurrency: envInt(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 64, 1, 1000),
     testClock: env.WEBHOOK_TEST_CLOCK === '1',
+    secretRollGraceMs: envInt(env, 'WEBHOOK_SECRET_ROLL_GRACE_MS', 24 * 3_600_000, 0, 7 * 24 * 3_600_000),
     timeoutMs: envInt(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
   };
 }

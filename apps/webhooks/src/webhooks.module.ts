@@ -6,6 +6,7 @@ import { Dispatcher } from './dispatch/dispatcher';
 import { FanoutConsumer } from './dispatch/fanout.consumer';
 import { OutcomeRecorder } from './dispatch/outcome-recorder';
 import { OutcomesRepository } from './dispatch/outcomes.repository';
+import { DeliveriesService } from './endpoints/deliveries.service';
 import { EndpointsController } from './endpoints/endpoints.controller';
 import { EndpointsRepository } from './endpoints/endpoints.repository';
 import { EndpointsService } from './endpoints/endpoints.service';
@@ -23,6 +24,7 @@ export class WebhooksModule {
         { provide: WEBHOOKS_CONFIG, useValue: webhooks },
         EndpointsRepository,
         EndpointsService,
+        DeliveriesService,
         DeliveriesRepository,
         OutcomesRepository,
         OutcomeRecorder,

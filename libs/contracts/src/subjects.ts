@@ -86,6 +86,12 @@ export const SUBJECTS = {
     endpointsList: 'webhooks.endpoints.list',
     endpointsCreate: 'webhooks.endpoints.create',
     endpointsDelete: 'webhooks.endpoints.delete',
+    endpointsGet: 'webhooks.endpoints.get',
+    endpointsUpdate: 'webhooks.endpoints.update',
+    endpointsRollSecret: 'webhooks.endpoints.rollSecret',
+    /** An endpoint's deliveries with their attempts (GET /webhook_endpoints/{id}/deliveries). */
+    endpointDeliveries: 'webhooks.endpoints.deliveries',
+    deliveriesRetry: 'webhooks.deliveries.retry',
     /** Operator (admin CLI): switch a disabled endpoint back on; the failure count restarts. */
     endpointsEnable: 'webhooks.endpoints.enable',
     /** Operator (admin CLI): recent attempts of an endpoint with status and latency. */

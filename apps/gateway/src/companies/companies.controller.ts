@@ -1,9 +1,8 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiQuery } from '@nestjs/swagger';
 import { Company, ListCompaniesQueryDto, ListEnvelope, RequestContext, SUBJECTS } from '@app/contracts';
 import { pageOf } from '../http/page-query';
 import { Ctx } from '../http/request-context.decorator';
-import { assertIdParam, validateInput } from '../http/validation';
+import { Operation } from '../openapi/operation.decorator';
 import { RpcClient } from '../rpc/rpc.client';
 
 @Controller('api/v1/companies')
@@ -11,14 +10,14 @@ export class CompaniesController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
-  @ApiQuery({ type: ListCompaniesQueryDto })
-  list(@Ctx() ctx: RequestContext, @Query() query: unknown): Promise<ListEnvelope<Company>> {
-    return this.rpc.send(SUBJECTS.crm.companiesList, ctx, pageOf(validateInput(ListCompaniesQueryDto, query, 'query')));
+  @Operation({ summary: 'List companies', response: 'list:Company', errors: [400, 401, 403, 429, 500] })
+  list(@Ctx() ctx: RequestContext, @Query() query: ListCompaniesQueryDto): Promise<ListEnvelope<Company>> {
+    return this.rpc.send(SUBJECTS.crm.companiesList, ctx, pageOf(query));
   }
 
   @Get(':id')
+  @Operation({ summary: 'Retrieve a company', response: 'Company', errors: [401, 403, 404, 429, 500] })
   get(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<Company> {
-    assertIdParam(id, 'company');
     return this.rpc.send(SUBJECTS.crm.companiesGet, ctx, { id });
   }
 }

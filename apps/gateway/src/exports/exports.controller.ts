@@ -1,15 +1,15 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBody } from '@nestjs/swagger';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { CreateExportDto, Export, ExportFile, RequestContext, SUBJECTS } from '@app/contracts';
 import { ExportLinkConfig, FILE_STORAGE, FileNotFoundError, FileStorage, rootLogger, verifyExportLink } from '@app/platform';
 import { AuditLogStore } from '../audit/audit-log.store';
 import { ApiError } from '../http/api-error';
 import { Ctx } from '../http/request-context.decorator';
-import { assertIdParam, validateInput } from '../http/validation';
+import { LensOnPlan } from '../http/lens.guard';
 import { RpcClient } from '../rpc/rpc.client';
 import { Public } from '../http/public.decorator';
 import { requestLogFields } from '../http/request-log';
+import { Operation } from '../openapi/operation.decorator';
 
 export const EXPORT_LINKS = Symbol('EXPORT_LINKS');
 
@@ -28,14 +28,17 @@ export class ExportsController {
 
   /** Queues an export (202) and writes it to the audit log. */
   @Post()
-  @ApiBody({ type: CreateExportDto })
   @HttpCode(202)
-  async create(@Ctx() ctx: RequestContext, @Body() body: unknown, @Req() request: FastifyRequest): Promise<Export> {
-    const input = validateInput(CreateExportDto, body, 'body');
-    const lens = input.filter?.lens;
-    if (lens && !ctx.lenses.includes(lens)) {
-      throw new ApiError('permission_denied', `The lens '${lens}' is not included in this workspace's plan`, 'filter.lens');
-    }
+  @Operation({
+    summary: 'Start an export',
+    description: 'Queues a background CSV or JSON export of leads (only revealed contact fields). Recorded in the audit log.',
+    response: 'Export',
+    status: 202,
+    errors: [400, 401, 403, 409, 429, 500],
+    idempotent: true,
+  })
+  @LensOnPlan('body', 'filter.lens')
+  async create(@Ctx() ctx: RequestContext, @Body() input: CreateExportDto, @Req() request: FastifyRequest): Promise<Export> {
     const created = await this.rpc.send<Export>(SUBJECTS.crm.exportsCreate, ctx, input);
     await this.audit.record({
       workspace_id: ctx.workspace_id,
@@ -51,8 +54,13 @@ export class ExportsController {
   }
 
   @Get(':id')
+  @Operation({
+    summary: 'Retrieve an export',
+    description: '`download_url` is set once status is `completed` and works for 24 hours.',
+    response: 'Export',
+    errors: [401, 403, 404, 429, 500],
+  })
   get(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<Export> {
-    assertIdParam(id, 'export');
     return this.rpc.send(SUBJECTS.crm.exportsGet, ctx, { id });
   }
 
@@ -63,11 +71,23 @@ export class ExportsController {
    */
   @Get(':id/download')
   @Public()
+  @Operation({
+    summary: 'Download an export file (signed link)',
+    description:
+      'The `download_url` of a completed export. The signature is the credential: no API key is needed; rate limited per client ' +
+      'address. An expired, altered or unknown link is 404.',
+    response: 'file',
+    errors: [404, 429, 500],
+    media: {
+      'text/csv': { schema: { type: 'string' } },
+      'application/json': { schema: { type: 'array', items: { type: 'object', additionalProperties: true } } },
+    },
+  })
   async download(
     @Param('id') id: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply,
   ): Promise<void> {
     const notFound = () => new ApiError('not_found', 'This download link is invalid or has expired; fetch the export again for a fresh link');
-    if (id.length > 255 || !verifyExportLink(id, query.expires, query.signature, this.links.signingSecret)) throw notFound();
+    if (!verifyExportLink(id, query.expires, query.signature, this.links.signingSecret)) throw notFound();
     // A signed link carries no workspace: crm answers for the export id alone.
     const ctx = { request_id: request.id } as RequestContext;
     let file: ExportFile;

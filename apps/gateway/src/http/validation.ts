@@ -1,6 +1,5 @@
 import { plainToInstance } from 'class-transformer';
-import { validateSync, ValidationError } from 'class-validator';
-import { Lens, RequestContext } from '@app/contracts';
+import { getMetadataStorage, validateSync, ValidationError } from 'class-validator';
 import { ApiError } from './api-error';
 
 function firstProblem(errors: ValidationError[], path = ''): { param: string; message: string } {
@@ -51,14 +50,7 @@ export function validateInput<T extends object>(dto: new () => T, input: unknown
   return instance;
 }
 
-/** A lens not on the workspace's plan is 403, never data. */
-export function assertLensAllowed(ctx: RequestContext, lens: Lens | undefined): void {
-  if (lens && !ctx.lenses.includes(lens)) {
-    throw new ApiError('permission_denied', `The lens '${lens}' is not included in this workspace's plan`, 'lens');
-  }
-}
-
-/** Path ids longer than any real id cannot exist. */
-export function assertIdParam(id: string, resource: string): void {
-  if (id.length > 255) throw new ApiError('not_found', `No such ${resource}: '${id.slice(0, 40)}…'`, 'id');
+/** Whether a class carries class-validator rules: a contracts DTO that validateInput can check input against. */
+export function isContractDto(type: Function): boolean {
+  return getMetadataStorage().getTargetValidationMetadatas(type, '', true, false).length > 0;
 }

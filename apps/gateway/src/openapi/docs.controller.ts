@@ -2,6 +2,7 @@ import { Controller, Get, Header } from '@nestjs/common';
 import { Public } from '../http/public.decorator';
 import { docsPage } from './docs-page';
 import { errorCataloguePage } from './error-catalogue';
+import { HTML_PAGE, Operation } from './operation.decorator';
 import { RouteCatalog } from './route-catalog';
 
 const PAGE_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:";
@@ -19,6 +20,13 @@ export class DocsController {
 
   @Get('openapi.json')
   @Public()
+  @Operation({
+    summary: 'This OpenAPI document',
+    description: 'Generated from the gateway\'s code. No API key needed.',
+    response: 'file',
+    errors: [429, 500],
+    media: { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.', additionalProperties: true } } },
+  })
   @Header('Content-Type', 'application/json; charset=utf-8')
   @Header('Cache-Control', 'public, max-age=300')
   openapi(): string {
@@ -27,6 +35,13 @@ export class DocsController {
 
   @Get('docs')
   @Public()
+  @Operation({
+    summary: 'Interactive API reference',
+    description: 'A self-contained page rendering this document, with a "Try it" form. No API key needed.',
+    response: 'file',
+    errors: [429, 500],
+    media: HTML_PAGE,
+  })
   @Header('Content-Type', 'text/html; charset=utf-8')
   @Header('Cache-Control', 'public, max-age=300')
   @Header('Content-Security-Policy', PAGE_POLICY)
@@ -37,6 +52,13 @@ export class DocsController {
   /** One anchor per error code (`#not_found`): what it means, what to do, whether to retry. */
   @Get('docs/errors')
   @Public()
+  @Operation({
+    summary: 'Error catalogue',
+    description: 'One section per error code, anchored by the code (`#not_found`): what it means, what to do, whether to retry. `error.doc_url` links here. No API key needed.',
+    response: 'file',
+    errors: [429, 500],
+    media: HTML_PAGE,
+  })
   @Header('Content-Type', 'text/html; charset=utf-8')
   @Header('Cache-Control', 'public, max-age=300')
   @Header('Content-Security-Policy', PAGE_POLICY)

@@ -1,7 +1,7 @@
 /**
  * Request and response examples of the OpenAPI document, recorded from a real run of the mesh
  * (test/openapi/openapi-examples.e2e-spec.ts with OPENAPI_EXAMPLES_WRITE=1 writes examples.json;
- * `npm run openapi:examples`). Keyed `METHOD /path` as in operations.ts.
+ * `npm run openapi:examples`). Keyed `METHOD /path` as the document's operations.
  */
 export interface RecordedExample {
   /** The request as sent: path with its query string. */

@@ -1,18 +1,20 @@
 import 'reflect-metadata';
 import { RequestMethod } from '@nestjs/common';
-import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, PARAMTYPES_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { MetadataScanner } from '@nestjs/core';
-import { DECORATORS } from '@nestjs/swagger';
 import * as contracts from '@app/contracts';
 import {
   API_VERSIONS, Company, CreatedWebhookEndpoint, CreditBalance, CURRENT_API_VERSION, DeletedEnvelope, EmailMessage, Enrollment,
   EnrollmentResult, ErrorBody, EventEnvelope, Export, ExportFilter, Lead, LedgerEntry, ListEnvelope, PAGE_LIMIT, Pipeline, Reveal,
-  SEARCH_MAX_PAGE, SearchHit, SearchResults, Sequence, SequenceStep, Source, Stage, StageRef, Suppression, Task, WebhookEndpoint,
+  RolledWebhookEndpoint, SEARCH_MAX_PAGE, SearchHit, SearchResults, Sequence, SequenceStep, Source, Stage, StageRef, Suppression, Task,
+  WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint,
 } from '@app/contracts';
 import { isPublicHandler } from '../http/public.decorator';
+import { isContractDto } from '../http/validation';
 import { dtoToJsonSchema, JsonSchema } from './dto-schema';
 import { addRecordedExamples } from './examples';
-import { COMMON_ERRORS, ERROR_RESPONSES, OPERATIONS, OperationDoc } from './operations';
+import { COMMON_ERRORS, ERROR_RESPONSES, OperationDoc, operationOf } from './operation.decorator';
 import { componentRef, ResourceSchemas, schemaName } from './resource-schema';
 
 export const API_BASE = '/api/v1';
@@ -75,7 +77,7 @@ export function toOpenApiPath(path: string): string {
 const RESOURCES: Function[] = [
   ErrorBody, DeletedEnvelope, Source, SearchHit, SearchResults, Reveal, StageRef, Lead, Company, Stage, Pipeline, Task,
   SequenceStep, Sequence, Enrollment, EnrollmentResult, Suppression, LedgerEntry, CreditBalance, WebhookEndpoint,
-  CreatedWebhookEndpoint, ExportFilter, Export, EmailMessage, EventEnvelope,
+  CreatedWebhookEndpoint, RolledWebhookEndpoint, WebhookDeliveryAttempt, WebhookDelivery, ExportFilter, Export, EmailMessage, EventEnvelope,
 ];
 const resources = new ResourceSchemas(RESOURCES);
 
@@ -94,11 +96,22 @@ const GENERIC_OBJECT: JsonSchema = {
   additionalProperties: true,
 };
 
-/** The contracts DTOs a handler declares it validates its body and query with (`@ApiBody({ type })`, `@ApiQuery({ type })`). */
-export function declaredInputs(handler: Function): { body?: Function; query?: Function } {
-  const parameters = (Reflect.getMetadata(DECORATORS.API_PARAMETERS, handler) ?? []) as { in: string; type?: unknown }[];
-  const dto = (place: string) => parameters.find((p) => p.in === place && typeof p.type === 'function' && p.type !== String)?.type as Function | undefined;
-  return { body: dto('body'), query: dto('query') };
+/**
+ * The contracts DTOs a handler takes as its whole body and query (`@Body() body: CreateLeadDto`,
+ * `@Query() query: ListLeadsQueryDto`): what the input pipe validates them against.
+ */
+export function declaredInputs(controller: Function, handlerName: string): { body?: Function; query?: Function } {
+  const types = (Reflect.getMetadata(PARAMTYPES_METADATA, controller.prototype, handlerName) ?? []) as unknown[];
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handlerName) ?? {}) as Record<string, { index: number; data?: unknown }>;
+  const dto = (place: RouteParamtypes): Function | undefined => {
+    for (const [key, { index, data }] of Object.entries(args)) {
+      if (Number(key.split(':')[0]) !== place || data !== undefined) continue;
+      const type = types[index];
+      if (typeof type === 'function' && type !== Object && type !== String && isContractDto(type)) return type;
+    }
+    return undefined;
+  };
+  return { body: dto(RouteParamtypes.BODY), query: dto(RouteParamtypes.QUERY) };
 }
 
 /** Query parameters whose string form the DTO checks but whose meaning is a number. */
@@ -209,9 +222,9 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
     const path = toOpenApiPath(route.path);
     const key = `${route.method} ${path}`;
     const pathParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-    const inputs = declaredInputs(route.handler);
+    const inputs = declaredInputs(route.controller, route.handlerName);
     const hasBody = ['POST', 'PUT', 'PATCH'].includes(route.method);
-    const doc = OPERATIONS[key] ?? fallbackDoc(route.method, path, pathParams.length > 0, Boolean(inputs.query) || hasBody);
+    const doc = operationOf(route.handler) ?? fallbackDoc(route.method, path, pathParams.length > 0, Boolean(inputs.query) || hasBody);
     // served without an API key (`@Public()`): no security, no Service-Version
     const keyless = isPublicHandler(route.handler);
     const tag = path.split('/').filter(Boolean)[0]?.replace(/\.json$/, '') ?? 'api';

@@ -2,6 +2,7 @@ import {
   COMPANY_SIZES, LENSES, Lens, SEARCH_FILTER_KEYS, SEARCH_MAX_PAGE, SEARCH_Q_MAX, SearchRequest,
 } from '@app/contracts';
 import { ApiError } from '../http/api-error';
+import type { OperationDoc } from '../openapi/operation.decorator';
 
 export const INVESTOR_STAGES = ['pre_seed', 'seed', 'series_a', 'series_b', 'series_c', 'growth'] as const;
 export const INVESTOR_TYPES = ['vc', 'angel', 'family_office', 'corporate', 'accelerator', 'private_equity'] as const;
@@ -88,3 +89,23 @@ export function parseSearchQuery(query: unknown): SearchRequest {
   }
   return { lens, q, filters, page };
 }
+
+const SEARCH_FILTERS = [...new Set(Object.values(SEARCH_FILTER_KEYS).flat())];
+
+/** GET /search's query parameters as the document describes them (the handler checks them with parseSearchQuery). */
+export const SEARCH_QUERY_DOC: OperationDoc['query'] = {
+  lens: { required: true, description: 'The lens to search.', schema: { type: 'string', enum: [...LENSES] } },
+  q: { description: 'Free text: names, topics, domains, programs.', schema: { type: 'string', maxLength: SEARCH_Q_MAX } },
+  filters: {
+    description:
+      'Filters as `filters[key]=value`; repeat the key for several values. Leads: ' + SEARCH_FILTER_KEYS.leads.join(', ') +
+      '. Investors: ' + SEARCH_FILTER_KEYS.investors.join(', ') + '. Researchers: ' + SEARCH_FILTER_KEYS.researchers.join(', ') +
+      '. Grants: ' + SEARCH_FILTER_KEYS.grants.join(', ') + '.',
+    schema: {
+      type: 'object',
+      propertyNames: { enum: SEARCH_FILTERS },
+      additionalProperties: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 20 }] },
+    },
+  },
+  page: { description: '1 to 40.', schema: { type: 'integer', minimum: 1, maximum: SEARCH_MAX_PAGE, default: 1 } },
+};

@@ -4,6 +4,7 @@ import { RequestContext, SUBJECTS } from '@app/contracts';
 import { ApiError } from '../http/api-error';
 import { RpcClient } from '../rpc/rpc.client';
 import { Public } from '../http/public.decorator';
+import { HTML_PAGE, Operation } from '../openapi/operation.decorator';
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const page = (title: string, body: string) =>
@@ -27,6 +28,13 @@ export class OptoutController {
 
   @Get()
   @Public({ forms: true })
+  @Operation({
+    summary: 'Opt-out portal: request form',
+    description: 'A page for recipients: enter an address, receive a confirmation link. No API key.',
+    response: 'file',
+    errors: [429, 500],
+    media: HTML_PAGE,
+  })
   form(@Res() reply: FastifyReply): void {
     reply.type('text/html; charset=utf-8').send(page('Stop all outreach email', requestForm()));
   }
@@ -38,6 +46,22 @@ export class OptoutController {
   @Post()
   @Public({ forms: true })
   @HttpCode(200)
+  @Operation({
+    summary: 'Opt-out portal: send the confirmation link',
+    description:
+      'Mails a confirmation link to the address (whether or not it can receive mail, the answer is the same). A refused address is 400: ' +
+      'the form again, with the reason, to the HTML form; the error object to a JSON client. No API key.',
+    response: 'file',
+    status: 200,
+    errors: [400, 429, 500],
+    htmlErrors: 'negotiated',
+    idempotent: false,
+    requestMedia: {
+      'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] } },
+      'application/json': { schema: { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] } },
+    },
+    media: HTML_PAGE,
+  })
   async request(@Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const email = body && typeof body === 'object' ? (body as Record<string, unknown>).email : undefined;
     const fromForm = String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
@@ -59,6 +83,13 @@ export class OptoutController {
   /** The mailed link: a page with one button (a GET changes nothing; mail scanners open links). */
   @Get('confirm/:token')
   @Public({ forms: true })
+  @Operation({
+    summary: 'Opt-out portal: confirmation page (the mailed link)',
+    description: 'A page with one button; a GET changes nothing. No API key: the signed token is the credential.',
+    response: 'file',
+    errors: [429, 500],
+    media: HTML_PAGE,
+  })
   confirmPage(@Res() reply: FastifyReply): void {
     // no action: the button posts back to this very URL (a trailing slash or a proxy's prefix cannot misdirect it)
     reply.type('text/html; charset=utf-8').send(page('Confirm your opt-out',
@@ -69,6 +100,17 @@ export class OptoutController {
   @Post('confirm/:token')
   @Public({ forms: true })
   @HttpCode(200)
+  @Operation({
+    summary: 'Opt-out portal: confirm',
+    description: 'Adds a global suppression of the address: no workspace can email it. An expired or altered link is a 404 page. No API key.',
+    response: 'file',
+    status: 200,
+    errors: [404, 429, 500],
+    htmlErrors: true,
+    idempotent: false,
+    requestMedia: { 'application/x-www-form-urlencoded': { schema: { type: 'object' } } },
+    media: HTML_PAGE,
+  })
   async confirm(@Param('token') token: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     try {
       await this.rpc.send(SUBJECTS.sequences.optoutConfirm, { request_id: request.id } as RequestContext, { token });

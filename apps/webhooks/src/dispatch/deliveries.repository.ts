@@ -3,6 +3,7 @@ import { Pool } from 'pg';
 import { ApiVersion } from '@app/contracts';
 import { backlogGauge, listenOn, PG_POOL, Queryable, TraceCarrier } from '@app/platform';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
+import { AttemptOfDelivery, DELIVERY_COLUMNS, DeliveryRow } from './delivery.mapper';
 import { Candidate } from './endpoint-slots';
 
 /** NOTIFY channel: deliveries were recorded that no sender has claimed yet. */
@@ -24,6 +25,8 @@ export interface Claimed {
   attempts: number;
   url: string;
   secret_enc: string;
+  /** A rolled secret's predecessor within its grace period, which signs too; else null. */
+  previous_secret_enc: string | null;
   claim_token: string;
   /** The trace and request id of the event's publication (fanout.consumer.ts). */
   trace_context: TraceCarrier | null;
@@ -36,7 +39,11 @@ export interface EndpointMatch {
   api_version: ApiVersion;
   url: string;
   secret_enc: string;
+  previous_secret_enc: string | null;
 }
+
+/** The predecessor of a rolled secret while its grace period lasts (real time, as `t` is), else null. */
+const PREVIOUS_SECRET_SQL = `CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret_enc END AS previous_secret_enc`;
 
 /** A delivery row the fan-out makes; with a token it is made already claimed by this process. */
 export interface NewDelivery {
@@ -108,7 +115,7 @@ export class DeliveriesRepository {
              AND (locked_until IS NULL OR locked_until < now()) AND next_attempt_at <= ${this.clockSql}
            FOR UPDATE SKIP LOCKED)
          AND e.id = d.endpoint_id AND e.status = 'enabled'
-       RETURNING d.id, d.endpoint_id, d.event_id, d.body, d.attempts, e.url, e.secret_enc, d.claim_token, d.trace_context`,
+       RETURNING d.id, d.endpoint_id, d.event_id, d.body, d.attempts, e.url, e.secret_enc, ${PREVIOUS_SECRET_SQL}, d.claim_token, d.trace_context`,
       [ids, token, leaseSeconds],
     );
     return rows;
@@ -125,7 +132,7 @@ export class DeliveriesRepository {
 
   async enabledEndpointsOf(tx: Queryable, workspaceIds: string[]): Promise<EndpointMatch[]> {
     const { rows } = await tx.query<EndpointMatch>(
-      `SELECT id, workspace_id, events, api_version, url, secret_enc FROM webhook_endpoints
+      `SELECT id, workspace_id, events, api_version, url, secret_enc, ${PREVIOUS_SECRET_SQL} FROM webhook_endpoints e
        WHERE workspace_id = ANY($1::text[]) AND status = 'enabled'`,
       [workspaceIds],
     );
@@ -153,6 +160,49 @@ export class DeliveriesRepository {
       ],
     );
     return rows.map((r) => r.id);
+  }
+
+  /** An endpoint's deliveries, newest first, keyset on the time-ordered id; one extra row to learn `has_more`. */
+  async listOfEndpoint(endpointId: string, limit: number, below?: string): Promise<DeliveryRow[]> {
+    const { rows } = await this.pool.query<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
+       WHERE endpoint_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
+      [endpointId, below ?? null, limit + 1],
+    );
+    return rows;
+  }
+
+  /** The attempts of these deliveries, each delivery's in order. */
+  async attemptsOf(deliveryIds: string[]): Promise<AttemptOfDelivery[]> {
+    if (deliveryIds.length === 0) return [];
+    const { rows } = await this.pool.query<AttemptOfDelivery>(
+      `SELECT delivery_id, attempt, attempted_at, outcome, status_code, error, latency_ms FROM webhook_attempts
+       WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt`,
+      [deliveryIds],
+    );
+    return rows;
+  }
+
+  /**
+   * The delivery due again now (pending, on the retry clock), unless an attempt of it is in flight
+   * (a lease held): then it is left as it is. Returns the row and whether it was made due;
+   * undefined when the endpoint has no such delivery.
+   */
+  async retryNow(endpointId: string, deliveryId: string): Promise<{ row: DeliveryRow; due: boolean } | undefined> {
+    const { rows } = await this.pool.query<DeliveryRow>(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${this.clockSql}, completed_at = NULL, locked_until = NULL, claim_token = NULL
+       WHERE id = $1 AND endpoint_id = $2 AND (locked_until IS NULL OR locked_until < now())
+       RETURNING ${DELIVERY_COLUMNS}`,
+      [deliveryId, endpointId],
+    );
+    if (rows[0]) {
+      await this.notifyUnclaimed(this.pool);
+      return { row: rows[0], due: true };
+    }
+    const { rows: held } = await this.pool.query<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2`, [deliveryId, endpointId],
+    );
+    return held[0] && { row: held[0], due: false };
   }
 
   /** Wakes the senders of every replica (at the commit of `db`'s transaction). */

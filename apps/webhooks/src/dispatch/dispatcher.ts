@@ -16,6 +16,8 @@ const POLL_MS = 1000;
 const CLAIM_BATCH = 200;
 /** How long this process remembers a deleted endpoint, so a claim read before the delete sends nothing. */
 const DELETED_MEMORY_MS = 60_000;
+/** Decrypted secrets kept at most (the cache starts over beyond it). */
+const MAX_CACHED_SECRETS = 10_000;
 
 /** Broadcast to every replica: abort attempts in flight to a deleted endpoint. */
 export const ENDPOINT_DELETED_SUBJECT = NATS_BROADCASTS.webhookEndpointDeleted;
@@ -34,6 +36,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
   /** Attempts of this process, sending or waiting for their outcome's commit. */
   private readonly slots: EndpointSlots;
   private readonly aborts = new Map<string, Set<AbortController>>();
+  /** Decrypted secrets by their stored form: a rolled secret is a new key, so nothing goes stale. */
   private readonly secrets = new Map<string, string>();
   /** Endpoints deleted lately (id -> when): claims of theirs still in hand are not sent. */
   private readonly deleted = new Map<string, number>();
@@ -86,7 +89,6 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     for (const [id, at] of this.deleted) if (now - at > DELETED_MEMORY_MS) this.deleted.delete(id);
     this.deleted.set(endpointId, now);
     for (const controller of this.aborts.get(endpointId) ?? []) controller.abort();
-    this.secrets.delete(endpointId);
   }
 
   /** Seconds a claim lasts: it outlives its attempt unless the process dies. */
@@ -204,13 +206,20 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
       });
   }
 
-  private secretOf(row: Claimed): string {
-    let secret = this.secrets.get(row.endpoint_id);
+  private decrypt(stored: string): string {
+    let secret = this.secrets.get(stored);
     if (!secret) {
-      secret = decryptSecret(row.secret_enc, this.config.secretKey);
-      this.secrets.set(row.endpoint_id, secret);
+      if (this.secrets.size >= MAX_CACHED_SECRETS) this.secrets.clear();
+      secret = decryptSecret(stored, this.config.secretKey);
+      this.secrets.set(stored, secret);
     }
     return secret;
+  }
+
+  /** The secrets that sign an attempt: the current one, and a rolled one's predecessor in its grace period. */
+  private secretsOf(row: Claimed): string[] {
+    const current = this.decrypt(row.secret_enc);
+    return row.previous_secret_enc ? [current, this.decrypt(row.previous_secret_enc)] : [current];
   }
 
   private async attempt(row: Claimed, signal: AbortSignal, answered: () => void): Promise<void> {
@@ -220,7 +229,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
       result = await this.sender.send({
         url: row.url,
         body: row.body,
-        headers: { 'service-signature': signatureHeader(this.secretOf(row), row.body, t), 'user-agent': 'LeadIntelligence-Webhooks/1.0' },
+        headers: { 'service-signature': signatureHeader(this.secretsOf(row), row.body, t), 'user-agent': 'LeadIntelligence-Webhooks/1.0' },
         timeoutMs: this.config.timeoutMs,
         signal,
       });

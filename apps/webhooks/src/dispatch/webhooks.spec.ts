@@ -36,6 +36,18 @@ describe('signature', () => {
     expect(verifySignature(body, signatureHeader(secret, body, now - 299), secret)).toEqual({ ok: true });
     expect(verifySignature(body, undefined, secret).ok).toBe(false);
   });
+
+  it('during a roll\'s grace period: one v1 per secret, the current first; the stripe verifier and the example receiver accept either', () => {
+    const previous = newSigningSecret();
+    const header = signatureHeader([secret, previous], body, now);
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(header.split(',').slice(0, 2).join(',')).toBe(signatureHeader(secret, body, now));
+    for (const s of [secret, previous]) {
+      expect(stripe.webhooks.constructEvent(body, header, s)).toMatchObject({ id: 'evt_1' });
+      expect(verifySignature(body, header, s)).toEqual({ ok: true });
+    }
+    expect(verifySignature(body, header, newSigningSecret()).ok).toBe(false);
+  });
 });
 
 describe('secrets at rest', () => {

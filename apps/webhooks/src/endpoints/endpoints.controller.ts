@@ -1,14 +1,19 @@
 import { Controller } from '@nestjs/common';
 import {
-  CreateWebhookEndpointDto, ListDeliveriesRequest, ListWebhookEndpointsRequest, RequestContext, SUBJECTS, WebhookEndpointRef,
+  CreateWebhookEndpointDto, ListDeliveriesRequest, ListEndpointDeliveriesRequest, RetryDeliveryRequest, ListWebhookEndpointsRequest, RequestContext, SUBJECTS, UpdateWebhookEndpointRequest,
+  WebhookEndpointRef,
 } from '@app/contracts';
 import { Rpc } from '@app/platform';
+import { DeliveriesService } from './deliveries.service';
 import { EndpointsService } from './endpoints.service';
 
 /** NATS request-reply handlers of the webhook subjects. */
 @Controller()
 export class EndpointsController {
-  constructor(private readonly endpoints: EndpointsService) {}
+  constructor(
+    private readonly endpoints: EndpointsService,
+    private readonly deliveriesOfEndpoints: DeliveriesService,
+  ) {}
 
   @Rpc(SUBJECTS.webhooks.endpointsList)
   list(ctx: RequestContext, body: ListWebhookEndpointsRequest) {
@@ -23,6 +28,31 @@ export class EndpointsController {
   @Rpc(SUBJECTS.webhooks.endpointsDelete)
   delete(ctx: RequestContext, body: { id: string }) {
     return this.endpoints.delete(ctx, body.id);
+  }
+
+  @Rpc(SUBJECTS.webhooks.endpointsGet)
+  get(ctx: RequestContext, body: { id: string }) {
+    return this.endpoints.get(ctx, body.id);
+  }
+
+  @Rpc(SUBJECTS.webhooks.endpointsUpdate)
+  update(ctx: RequestContext, body: UpdateWebhookEndpointRequest) {
+    return this.endpoints.update(ctx, body);
+  }
+
+  @Rpc(SUBJECTS.webhooks.endpointsRollSecret)
+  rollSecret(ctx: RequestContext, body: { id: string }) {
+    return this.endpoints.rollSecret(ctx, body.id);
+  }
+
+  @Rpc(SUBJECTS.webhooks.endpointDeliveries)
+  endpointDeliveries(ctx: RequestContext, body: ListEndpointDeliveriesRequest) {
+    return this.deliveriesOfEndpoints.list(ctx, body);
+  }
+
+  @Rpc(SUBJECTS.webhooks.deliveriesRetry)
+  retryDelivery(ctx: RequestContext, body: RetryDeliveryRequest) {
+    return this.deliveriesOfEndpoints.retry(ctx, body);
   }
 
   @Rpc(SUBJECTS.webhooks.endpointsEnable)

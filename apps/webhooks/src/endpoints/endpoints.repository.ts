@@ -2,12 +2,21 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
 import { Repository } from 'typeorm';
-import { WebhookAttempt } from '@app/contracts';
+import { WebhookAttempt, WebhookEndpointStatus } from '@app/contracts';
 import { IdempotentCreate, keysetPage, PG_POOL, Queryable } from '@app/platform';
 import { DELIVERIES_CHANNEL } from '../dispatch/deliveries.repository';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 
-export type EndpointRow = Omit<WebhookEndpointEntity, 'disabled_at'>;
+export type EndpointRow = Omit<WebhookEndpointEntity, 'disabled_at' | 'previous_secret_enc' | 'previous_secret_expires_at'>;
+
+/** What PATCH /webhook_endpoints/{id} changes; a field left undefined stays as it is. */
+export interface EndpointChanges {
+  url?: string;
+  events?: string[];
+  /** Present (null clears it) or undefined (unchanged). */
+  description?: string | null;
+  status?: WebhookEndpointStatus;
+}
 
 /** An attempt as the deliveries list shows it, with its delivery's event and state. */
 export interface AttemptRow extends Omit<WebhookAttempt, 'attempted_at' | 'next_attempt_at'> {
@@ -40,6 +49,44 @@ export class EndpointsRepository {
     const { rows } = await db.query<EndpointRow>(
       `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND ($2::text IS NULL OR workspace_id = $2)`,
       [id, workspaceId],
+    );
+    return rows[0];
+  }
+
+  /**
+   * The fields sent, changed in one statement (SET reads the row as it was). Switching a disabled
+   * endpoint on restarts its failure count (spec: states and transitions); switching it off
+   * stamps `disabled_at`. Undefined when the workspace has no such endpoint.
+   */
+  async update(db: Queryable, workspaceId: string, id: string, changes: EndpointChanges): Promise<EndpointRow | undefined> {
+    const { rows } = await db.query<EndpointRow>(
+      `UPDATE webhook_endpoints SET
+         url = coalesce($3, url),
+         events = coalesce($4::text[], events),
+         description = CASE WHEN $5::bool THEN $6 ELSE description END,
+         status = coalesce($7, status),
+         consecutive_failures = CASE WHEN $7 = 'enabled' AND status = 'disabled' THEN 0 ELSE consecutive_failures END,
+         disabled_at = CASE WHEN $7 = 'enabled' THEN NULL WHEN $7 = 'disabled' AND status = 'enabled' THEN now() ELSE disabled_at END
+       WHERE id = $1 AND workspace_id = $2
+       RETURNING ${ENDPOINT_COLUMNS}`,
+      [id, workspaceId, changes.url ?? null, changes.events ?? null, changes.description !== undefined, changes.description ?? null, changes.status ?? null],
+    );
+    return rows[0];
+  }
+
+  /**
+   * A new signing secret; the one it replaces keeps signing (a second `v1`) for `graceMs`, and the
+   * one before that is forgotten. Undefined when the workspace has no such endpoint.
+   */
+  async rollSecret(
+    workspaceId: string, id: string, secretEnc: string, graceMs: number,
+  ): Promise<(EndpointRow & { previous_secret_expires_at: Date }) | undefined> {
+    const { rows } = await this.pool.query<EndpointRow & { previous_secret_expires_at: Date }>(
+      `UPDATE webhook_endpoints SET previous_secret_enc = secret_enc, secret_enc = $3,
+         previous_secret_expires_at = date_trunc('milliseconds', now()) + $4 * interval '1 millisecond'
+       WHERE id = $1 AND workspace_id = $2
+       RETURNING ${ENDPOINT_COLUMNS}, previous_secret_expires_at`,
+      [id, workspaceId, secretEnc, graceMs],
     );
     return rows[0];
   }

@@ -2,11 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { NatsConnection } from '@nats-io/transport-node';
 import {
   ApiVersion, CreatedWebhookEndpoint, CreateWebhookEndpointDto, DeletedEnvelope, ID_PREFIX, ListEnvelope,
-  ListWebhookEndpointsRequest, RequestContext, WebhookAttempt, WebhookEndpoint,
+  ListWebhookEndpointsRequest, RequestContext, RolledWebhookEndpoint, UpdateWebhookEndpointRequest, WebhookAttempt, WebhookEndpoint,
 } from '@app/contracts';
 import { DomainError, NATS_CONNECTION, newId, toListPage, UnitOfWork } from '@app/platform';
 import { literalAllowed } from '../dispatch/address-guard';
 import { ENDPOINT_DELETED_SUBJECT } from '../dispatch/dispatcher';
+import { OutcomesRepository } from '../dispatch/outcomes.repository';
 import { decryptSecret, encryptSecret, newSigningSecret } from '../secrets';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
 import { renderEndpoint } from './endpoint.mapper';
@@ -16,6 +17,7 @@ import { EndpointsRepository } from './endpoints.repository';
 export class EndpointsService {
   constructor(
     private readonly endpoints: EndpointsRepository,
+    private readonly outcomes: OutcomesRepository,
     @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksConfig,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     private readonly uow: UnitOfWork,
@@ -26,13 +28,54 @@ export class EndpointsService {
     return toListPage(rows, query.limit, renderEndpoint);
   }
 
-  /** A new endpoint pinned at the request's API version; the secret is shown in this answer only. */
-  async create(ctx: RequestContext, body: CreateWebhookEndpointDto): Promise<CreatedWebhookEndpoint> {
-    // A literal address is judged now, since no DNS answer can change it; a host name is judged
-    // on every attempt, on the addresses actually connected to.
-    if (!literalAllowed(new URL(body.url).hostname, this.config.allowedHosts)) {
+  async get(ctx: RequestContext, id: string): Promise<WebhookEndpoint> {
+    const row = await this.endpoints.findById(ctx.workspace_id, id);
+    if (!row) throw DomainError.notFound('webhook endpoint', id, 'id');
+    return renderEndpoint(row);
+  }
+
+  /**
+   * The fields sent change; the others stay. Switched off, the endpoint's pending retries are
+   * dropped as when 100 failed deliveries disable it (an attempt in flight finishes); switched
+   * back on, its failure count restarts and it receives new events only.
+   */
+  async update(ctx: RequestContext, body: UpdateWebhookEndpointRequest): Promise<WebhookEndpoint> {
+    if (body.url !== undefined) this.checkAddress(body.url);
+    const row = await this.uow.run(async (tx) => {
+      const updated = await this.endpoints.update(tx, ctx.workspace_id, body.id, {
+        url: body.url, events: body.events && [...new Set(body.events)], description: body.description, status: body.status,
+      });
+      if (updated?.status === 'disabled') await this.outcomes.dropPendingOf(tx, [updated.id]);
+      return updated;
+    });
+    if (!row) throw DomainError.notFound('webhook endpoint', body.id, 'id');
+    return renderEndpoint(row);
+  }
+
+  /**
+   * A new secret, shown in this answer only. The secret it replaces signs beside it (a second
+   * `v1`) for WEBHOOK_SECRET_ROLL_GRACE_MS, so receivers can switch without missing a delivery.
+   */
+  async rollSecret(ctx: RequestContext, id: string): Promise<RolledWebhookEndpoint> {
+    const secret = newSigningSecret();
+    const row = await this.endpoints.rollSecret(ctx.workspace_id, id, encryptSecret(secret, this.config.secretKey), this.config.secretRollGraceMs);
+    if (!row) throw DomainError.notFound('webhook endpoint', id, 'id');
+    return { ...renderEndpoint(row), secret, previous_secret_expires_at: row.previous_secret_expires_at.toISOString() };
+  }
+
+  /**
+   * A literal address is judged now, since no DNS answer can change it; a host name is judged
+   * on every attempt, on the addresses actually connected to.
+   */
+  private checkAddress(url: string): void {
+    if (!literalAllowed(new URL(url).hostname, this.config.allowedHosts)) {
       throw DomainError.invalid('url', 'url points at a private, loopback, link-local or reserved address, to which nothing is ever delivered');
     }
+  }
+
+  /** A new endpoint pinned at the request's API version; the secret is shown in this answer only. */
+  async create(ctx: RequestContext, body: CreateWebhookEndpointDto): Promise<CreatedWebhookEndpoint> {
+    this.checkAddress(body.url);
     const id = newId(ID_PREFIX.webhookEndpoint);
     const secret = newSigningSecret();
     return this.uow.run((tx) => {

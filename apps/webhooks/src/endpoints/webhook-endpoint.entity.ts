@@ -30,6 +30,13 @@ export class WebhookEndpointEntity {
   @Column({ type: 'text' })
   secret_enc: string;
 
+  /** The secret before the last roll, still signing until `previous_secret_expires_at`. */
+  @Column({ type: 'text', nullable: true })
+  previous_secret_enc: string | null;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  previous_secret_expires_at: Date | null;
+
   @Column({ type: 'text' })
   status: WebhookEndpointStatus;
 

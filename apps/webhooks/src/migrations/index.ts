@@ -1,6 +1,8 @@
 import { DeadEventsMigration, EventBusMigration, OutboxTraceContextMigration } from '@app/platform/migrations';
 import { Webhooks1764000001000 } from './1764000001000-webhooks';
 import { DeliveryTraceContext1764000004000 } from './1764000004000-delivery-trace-context';
+import { SecretRoll1764000005000 } from './1764000005000-secret-roll';
+import { DeliveriesByEndpoint1764000006000 } from './1764000006000-deliveries-by-endpoint';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -18,4 +20,6 @@ export const MIGRATIONS = [
   DeadEvents1764000002000,
   OutboxTraceContext1764000003000,
   DeliveryTraceContext1764000004000,
+  SecretRoll1764000005000,
+  DeliveriesByEndpoint1764000006000,
 ];

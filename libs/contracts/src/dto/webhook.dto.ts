@@ -2,7 +2,9 @@ import {
   ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, MaxLength, ValidateIf,
 } from 'class-validator';
 import { PUBLIC_EVENT_TYPES } from '../events';
+import { WEBHOOK_ENDPOINT_STATUSES, WebhookEndpointStatus } from '../resources/webhook';
 import { PageQueryDto } from './pagination.dto';
+import { NOT_NULL_WHEN_PRESENT } from './validators';
 
 export const WEBHOOK_LIMITS = { description: 200, url: 2048, events: PUBLIC_EVENT_TYPES.length + 1 } as const;
 export const WEBHOOK_EVENT_CHOICES = [...PUBLIC_EVENT_TYPES, '*'] as const;
@@ -20,9 +22,39 @@ export class CreateWebhookEndpointDto {
   description?: string | null;
 }
 
+/**
+ * Body of PATCH /webhook_endpoints/{id}: only the fields sent change. `status` `enabled` on a
+ * disabled endpoint restarts its failure count (spec: states and transitions); `disabled` stops
+ * deliveries and drops its pending retries, as the automatic disabling does.
+ */
+export class UpdateWebhookEndpointDto {
+  @ValidateIf(NOT_NULL_WHEN_PRESENT) @IsString() @MaxLength(WEBHOOK_LIMITS.url)
+  url?: string;
+
+  @ValidateIf(NOT_NULL_WHEN_PRESENT) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(WEBHOOK_LIMITS.events)
+  @IsIn(WEBHOOK_EVENT_CHOICES, { each: true, message: `each value in events must be one of: ${WEBHOOK_EVENT_CHOICES.join(', ')}` })
+  events?: string[];
+
+  @IsOptional() @ValidateIf((_o, v) => v !== null) @IsString() @MaxLength(WEBHOOK_LIMITS.description)
+  description?: string | null;
+
+  @ValidateIf(NOT_NULL_WHEN_PRESENT) @IsIn(WEBHOOK_ENDPOINT_STATUSES)
+  status?: WebhookEndpointStatus;
+}
+
 export class ListWebhookEndpointsQueryDto extends PageQueryDto {}
 
 export type ListWebhookEndpointsRequest = { limit: number; starting_after?: string };
+
+export class ListWebhookDeliveriesQueryDto extends PageQueryDto {}
+
+/** GET /webhook_endpoints/{id}/deliveries as the gateway asks it. */
+export type ListEndpointDeliveriesRequest = { id: string; limit: number; starting_after?: string };
+
+/** POST /webhook_endpoints/{id}/deliveries/{delivery_id}/retry as the gateway asks it. */
+export type RetryDeliveryRequest = { id: string; delivery_id: string };
+
+export type UpdateWebhookEndpointRequest = UpdateWebhookEndpointDto & { id: string };
 
 /** Operator requests (admin CLI), not reachable through the gateway. */
 export interface WebhookEndpointRef {
