@@ -10,7 +10,7 @@ export const INVOCATION = 'npm run -s admin --';
 /**
  * The environment the CLI reads, and nothing else (help.spec.ts runs the CLI and checks both
  * ways): the operator's NATS identity and bus (libs/platform/src/nats-auth.ts, where unset the
- * ones `npm start` made for this checkout: admin-context.ts), and search:seed's batching.
+ * ones `npm start` made for this checkout: admin-context.ts), and search:seed's batching and retries.
  */
 export const SETTINGS: { name: string; text: string }[] = [
   { name: 'NATS_URL', text: 'the NATS server; unset: the one `npm start` runs for this checkout (.data/nats/url), else nats://127.0.0.1:4222' },
@@ -24,6 +24,7 @@ export const SETTINGS: { name: string; text: string }[] = [
   { name: 'NATS_COALESCE_WRITES', text: 'off: each NATS flush written to the socket at once (docs/configuration.md)' },
   { name: 'SEED_CHUNK', text: 'search:seed: entities per request (default 2000)' },
   { name: 'SEED_PARALLEL', text: 'search:seed: requests in flight (default 4)' },
+  { name: 'ADMIN_RETRIES', text: 'search:seed, ingest: times one chunk or batch is asked when it gets no answer (default 5)' },
 ];
 
 const SETTING_WIDTH = Math.max(...SETTINGS.map((s) => s.name.length)) + 2;
