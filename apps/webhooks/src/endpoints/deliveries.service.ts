@@ -32,9 +32,12 @@ export class DeliveriesService {
     if (endpoint.status === 'disabled') {
       throw DomainError.conflict('The endpoint is disabled and receives nothing; enable it (PATCH status enabled) first', 'id');
     }
+    // the attempts made before this retry: the answer is the delivery as scheduled (pending, due
+    // now), whether or not the dispatcher has already sent it by the time the answer is built
+    const before = (await this.attemptsByDelivery([body.delivery_id])).get(body.delivery_id) ?? [];
     const result = await this.deliveries.retryNow(body.id, body.delivery_id);
     if (!result) throw DomainError.notFound('webhook delivery', body.delivery_id, 'delivery_id');
-    return renderDelivery(result.row, (await this.attemptsByDelivery([result.row.id])).get(result.row.id) ?? []);
+    return renderDelivery(result.row, before);
   }
 
   private async endpointOf(ctx: RequestContext, id: string): Promise<EndpointRow> {
