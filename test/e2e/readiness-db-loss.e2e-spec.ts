@@ -1,6 +1,6 @@
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../tools/mesh/processes';
 import { PG_SERVER_URL, TestMesh } from '../harness';
-import { TcpProxy } from '../support/tcp-proxy';
+import { TcpProxy } from '../../tools/mesh/tcp-proxy';
 import { sleep } from './gateway-assertions';
 
 /**

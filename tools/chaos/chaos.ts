@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { PUBLIC_EVENT_TYPES, SERVICE_NAMES, ServiceName } from '@app/contracts';
 import { randomToken } from '@app/platform';
+import { percentile } from '../bench/bench-mesh';
 import { MeshCluster } from '../mesh/cluster-shape';
 import { startDemoSandbox } from '../mesh/demo-sandbox';
 import { freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, ROOT, RunningApp, spawnApp, startNatsServer, waitFor } from '../mesh/processes';
@@ -226,9 +227,7 @@ async function clusterShape(dir: string, prefix: string, settings: NodeJS.Proces
 }
 
 function p99(values: number[]): number {
-  if (!values.length) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]);
+  return values.length ? Math.round(percentile(values, 99)) : 0;
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {

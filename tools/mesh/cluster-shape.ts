@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { ServiceName } from '@app/contracts';
-import { DEFAULT_HTTP_PORTS, ensureEventsStream, ensureNatsIdentities, eventsStreamSettings, NatsIdentityFiles } from '@app/platform';
+import { DEFAULT_HTTP_PORTS, ensureEventsStream, ensureNatsIdentities, eventsStreamSettings, NatsIdentityFiles, natsServers } from '@app/platform';
 import { PgPair } from './pg-pair';
 import {
   APPS, freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers, waitFor,
@@ -93,13 +93,12 @@ export class MeshCluster {
       nats.push({ id: `nats-${i}`, port: await port(4230 + i), clusterPort: await port(6230 + i), dir: join(opts.dir, `nats-${i}`) });
     }
     const apps: ClusterApp[] = [];
-    const order = (first: number) => nats.map((_, i) => nats[(first + i) % nats.length]).map((n) => `nats://127.0.0.1:${n.port}`).join(',');
     let turn = 0;
     for (const name of APPS) {
       const count = name === 'gateway' ? opts.gateways : opts.replicas;
       for (let r = 1; r <= count; r++) {
         const wanted = name === 'gateway' ? DEFAULT_HTTP_PORTS.gateway + (r - 1) : DEFAULT_HTTP_PORTS[name] + 100 * (r - 1);
-        apps.push({ id: `${name}-${r}`, name, port: await port(wanted), natsUrl: order(turn++ % nats.length) });
+        apps.push({ id: `${name}-${r}`, name, port: await port(wanted), natsUrl: serverList(nats, turn++ % nats.length) });
       }
     }
     const cluster = new MeshCluster(opts, identities, nats, pg, apps);
@@ -117,7 +116,7 @@ export class MeshCluster {
 
   /** Every node's URL, the first node first (the admin CLI's and the tests' NATS_URL). */
   get natsUrl(): string {
-    return this.nats.map((n) => `nats://127.0.0.1:${n.port}`).join(',');
+    return serverList(this.nats, 0);
   }
 
   /** The environment of the operator's tools (admin CLI): the cluster's bus and databases, the operator identity. */
@@ -208,7 +207,7 @@ export class MeshCluster {
 
   /** The probe, connected to any node that answers. */
   async withProbe<T>(work: (nc: NatsConnection) => Promise<T>): Promise<T> {
-    const nc = await connect({ ...this.probe.options(this.natsUrl), servers: this.natsUrl.split(','), timeout: 3000 });
+    const nc = await connect({ ...this.probe.options(this.natsUrl), servers: natsServers(this.natsUrl), timeout: 3000 });
     try {
       return await work(nc);
     } finally {
@@ -239,4 +238,9 @@ export class MeshCluster {
   writeUrlFile(file: string): void {
     writeFileSync(file, `${this.natsUrl}\n`);
   }
+}
+
+/** A NATS_URL naming every node, starting at node `first` and going round. */
+function serverList(nodes: NatsNode[], first: number): string {
+  return nodes.map((_, i) => `nats://127.0.0.1:${nodes[(first + i) % nodes.length].port}`).join(',');
 }

@@ -1,9 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer, Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { tcpAnswers, waitFor } from './processes';
+import { waitFor } from './processes';
+import { TcpProxy } from './tcp-proxy';
 
 /**
  * PostgreSQL as production runs it, on one machine: a primary and a streaming standby made from
@@ -15,8 +15,8 @@ import { tcpAnswers, waitFor } from './processes';
  * follows it, cutting the connections it held to the old one.
  */
 export class PgPair {
-  private readonly rwProxy: FollowProxy;
-  private readonly roProxy: FollowProxy;
+  private readonly rwProxy: TcpProxy;
+  private readonly roProxy: TcpProxy;
   private primaryDir: string;
   private standbyDir: string | undefined;
   private primaryPort: number;
@@ -26,7 +26,7 @@ export class PgPair {
     private readonly bin: string,
     readonly dir: string,
     ports: { primary: number; standby: number },
-    proxies: { rw: FollowProxy; ro: FollowProxy },
+    proxies: { rw: TcpProxy; ro: TcpProxy },
   ) {
     this.primaryDir = join(dir, 'primary');
     this.standbyDir = join(dir, 'standby');
@@ -76,8 +76,8 @@ export class PgPair {
       const rows = await sql(ports.primary, "SELECT sync_state FROM pg_stat_replication WHERE state = 'streaming'");
       return rows.some((row) => row.sync_state === 'sync');
     }, 30_000, 200);
-    const rw = await FollowProxy.start(ports.rw, ports.primary);
-    const ro = await FollowProxy.start(ports.ro, ports.standby);
+    const rw = await TcpProxy.start('127.0.0.1', ports.primary, ports.rw);
+    const ro = await TcpProxy.start('127.0.0.1', ports.standby, ports.ro);
     return new PgPair(bin, dir, ports, { rw, ro });
   }
 
@@ -122,8 +122,9 @@ export class PgPair {
   async stop(): Promise<void> {
     await this.rwProxy.close();
     await this.roProxy.close();
-    for (const dir of [this.primaryDir, this.standbyDir, join(this.dir, 'primary'), join(this.dir, 'standby')]) {
-      if (dir && existsSync(join(dir, 'postmaster.pid'))) pgCtl(this.bin, dir, 'stop', ['-m', 'immediate']);
+    // both clusters, whichever is primary now (a stopped one has no postmaster.pid)
+    for (const dir of [join(this.dir, 'primary'), join(this.dir, 'standby')]) {
+      if (existsSync(join(dir, 'postmaster.pid'))) pgCtl(this.bin, dir, 'stop', ['-m', 'immediate']);
     }
   }
 }
@@ -163,55 +164,5 @@ async function sql(port: number, text: string): Promise<any[]> {
     return (await client.query(text)).rows;
   } finally {
     await client.end();
-  }
-}
-
-/** A TCP endpoint that leads to one PostgreSQL port, which `follow` changes (cutting what it held). */
-class FollowProxy {
-  private readonly sockets = new Set<Socket>();
-
-  private constructor(
-    private readonly server: Server,
-    readonly port: number,
-    private target: number,
-  ) {}
-
-  static async start(port: number, target: number): Promise<FollowProxy> {
-    let proxy: FollowProxy | undefined;
-    const server = createServer((client) => proxy?.forward(client));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', resolve);
-    });
-    const address = server.address();
-    proxy = new FollowProxy(server, typeof address === 'object' && address ? address.port : port, target);
-    await waitFor(`endpoint on ${proxy.port}`, () => tcpAnswers('127.0.0.1', proxy!.port), 5000, 50);
-    return proxy;
-  }
-
-  follow(target: number): void {
-    this.target = target;
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
-  }
-
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-
-  private forward(client: Socket): void {
-    const upstream = createConnection(this.target, '127.0.0.1');
-    for (const socket of [client, upstream]) {
-      this.sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => {
-        this.sockets.delete(socket);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream);
-    upstream.pipe(client);
   }
 }

@@ -1,7 +1,7 @@
 import { Pool } from 'pg';
 import pino from 'pino';
 import { PG_SERVER_URL } from '../../../test/harness';
-import { TcpProxy } from '../../../test/support/tcp-proxy';
+import { TcpProxy } from '../../../tools/mesh/tcp-proxy';
 import { DatabaseWatch, SLOW_PROBES_TO_LEAVE } from './database-watch';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
