@@ -84,6 +84,8 @@ interface Outcome {
 interface Fault {
   name: string;
   run: () => Promise<void>;
+  /** The database fails over: errors while it does are counted apart (ClientView.failover). */
+  failover?: boolean;
 }
 
 /** The mesh a run drives: one process of each service, or the cluster shape. */
@@ -219,6 +221,7 @@ async function clusterShape(dir: string, prefix: string, settings: NodeJS.Proces
   });
   faults.push({
     name: 'database failover (standby promoted, old primary stopped)',
+    failover: true,
     run: async () => {
       failover.ms = await cluster.pg.failover();
     },
@@ -379,7 +382,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await pause(options.phaseMs);
       phase(`${fault.name}: begins`);
       faultInProgress = true;
-      inFailover = fault.name.startsWith('database failover');
+      inFailover = fault.failover === true;
       await fault.run();
       faultInProgress = false;
       inFailover = false;
