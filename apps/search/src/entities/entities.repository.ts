@@ -173,7 +173,7 @@ const COLUMNS = 'id, lens, name, person_name, first_name, last_name, title, orga
 export class EntitiesRepository {
   private readonly rankedCacheEntries: number;
 
-  constructor(@Inject(PG_POOL) readonly pool: Pool, @Inject(SEARCH_CONFIG) config: SearchConfig) {
+  constructor(@Inject(PG_POOL) private readonly pool: Pool, @Inject(SEARCH_CONFIG) config: SearchConfig) {
     this.rankedCacheEntries = config.rankedCacheEntries;
   }
 
