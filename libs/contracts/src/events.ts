@@ -82,6 +82,13 @@ export class EventEnvelope<T = unknown> {
   @LivemodeProperty()
   livemode!: boolean;
 
+  @ApiPropertyOptional({
+    type: 'boolean',
+    enum: [true],
+    description: 'Present (true) only on a sample event sent by POST /webhook_endpoints/{id}/test: nothing happened, and its `livemode` is false.',
+  })
+  sample?: true;
+
   @ApiProperty({ type: EventData })
   data!: EventData<T>;
 }
