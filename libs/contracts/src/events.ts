@@ -70,7 +70,7 @@ export class EventEnvelope<T = unknown> {
   @ApiProperty({ type: 'string', description: 'One of the event types; new types may be added.', examples: [...PUBLIC_EVENT_TYPES] })
   type!: EventType;
 
-  @ApiProperty({ type: 'string', description: 'The version pinned on the endpoint at creation.', format: 'date' })
+  @ApiProperty({ type: 'string', description: 'The version pinned on the endpoint at creation; read through GET /events, the workspace\'s default version.', format: 'date' })
   api_version!: ApiVersion;
 
   @DateTimeProperty()

@@ -32,11 +32,15 @@ export class EventsService implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksConfig,
   ) {}
 
+  /** Prunes at start-up, then hourly: a process restarted more often than hourly still prunes. */
   onApplicationBootstrap(): void {
-    this.stopPruning = runPeriodically(async () => {
-      const pruned = await this.events.prune(this.config.eventsRetentionDays);
-      if (pruned > 0) this.log.info({ pruned, retention_days: this.config.eventsRetentionDays }, 'webhooks: events past their retention deleted');
-    }, PRUNE_EVERY_MS);
+    void this.prune().catch((err: Error) => this.log.warn({ err: err.message }, 'webhooks: pruning events failed'));
+    this.stopPruning = runPeriodically(() => this.prune(), PRUNE_EVERY_MS);
+  }
+
+  private async prune(): Promise<void> {
+    const pruned = await this.events.prune(this.config.eventsRetentionDays);
+    if (pruned > 0) this.log.info({ pruned, retention_days: this.config.eventsRetentionDays }, 'webhooks: events past their retention deleted');
   }
 
   onApplicationShutdown(): void {
