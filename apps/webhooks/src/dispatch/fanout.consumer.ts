@@ -1,7 +1,7 @@
 import { EventEnvelope, PUBLIC_EVENT_TYPES, PublicEventType } from '@app/contracts';
 import { BatchEventHandler, DurableConsumer, newId, randomToken, ReceivedEvent, TraceCarrier, UnitOfWork } from '@app/platform';
-import { Claimed, DeliveriesRepository, NewDelivery } from './deliveries.repository';
 import { EventsService } from '../events/events.service';
+import { Claimed, DeliveriesRepository, NewDelivery } from './deliveries.repository';
 import { Dispatcher } from './dispatcher';
 import { renderEvent } from './render';
 

@@ -34,7 +34,8 @@ export class EventsRepository {
     if (events.length === 0) return;
     await tx.query(
       `INSERT INTO webhook_events (id, workspace_id, livemode, type, created, envelope)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::bool[], $4::text[], $5::timestamptz[], $6::json[])
+       SELECT u.id, u.workspace_id, u.livemode, u.type, u.created, u.envelope::json
+       FROM unnest($1::text[], $2::text[], $3::bool[], $4::text[], $5::timestamptz[], $6::text[]) AS u(id, workspace_id, livemode, type, created, envelope)
        ON CONFLICT (id) DO NOTHING`,
       [
         events.map((e) => e.id), events.map((e) => e.workspace_id), events.map((e) => e.livemode === true), events.map((e) => e.type),
