@@ -18,7 +18,6 @@ const shared = {
     '^@app/platform$': '<rootDir>/libs/platform/src',
     '^@app/platform/(.*)$': '<rootDir>/libs/platform/src/$1',
   },
-  testTimeout: 60_000,
 };
 
 /** @type {import('jest').Config} */
@@ -28,5 +27,7 @@ module.exports = {
     { ...shared, displayName: 'integration', testMatch: ['**/*.integration-spec.ts'] },
     { ...shared, displayName: 'e2e', testMatch: ['**/*.e2e-spec.ts'] },
   ],
+  // a global option: jest ignores it inside a project
+  testTimeout: 60_000,
   maxWorkers: 2,
 };
