@@ -17,9 +17,9 @@ function unitSpecs(dir: string, found: string[] = []): string[] {
 
 /**
  * What a unit spec may not use: the mesh harness, the tests' peers and process helpers, a
- * PostgreSQL or NATS client, a child process, a local S3 server. A spec that needs one of them is
- * an `*.integration-spec.ts` (or `*.e2e-spec.ts`), so `npm run test:unit` runs in seconds on a
- * machine with neither PostgreSQL nor NATS.
+ * PostgreSQL or NATS client, a child process (kubectl through test/deploy/render too), a local
+ * S3 server. A spec that needs one of them is an `*.integration-spec.ts` (or `*.e2e-spec.ts`),
+ * so `npm run test:unit` runs in seconds on a machine with neither PostgreSQL nor NATS.
  */
 const OUTSIDE_WORLD: Record<string, RegExp> = {
   'the mesh harness': /^import .* from '[./]+\/harness';/m,
@@ -28,6 +28,7 @@ const OUTSIDE_WORLD: Record<string, RegExp> = {
   'a NATS connection': /^import .*\bconnect\b.* from '@nats-io\/transport-node';/m,
   'a child process': /^import .* from '(node:)?child_process';/m,
   'a local S3 server': /require\('s3rver'\)/,
+  'kubectl (test/deploy/render)': /^import .*\bkustomize\b.* from '\.\/render';/m,
 };
 
 /**
@@ -76,5 +77,7 @@ describe('unit specs need no PostgreSQL, NATS, peers or processes', () => {
     expect(caught('a NATS connection', "import { nkeys } from '@nats-io/transport-node';")).toBe(false);
     expect(caught('a child process', "import { spawnSync } from 'node:child_process';")).toBe(true);
     expect(caught('a local S3 server', "const S3rver = require('s3rver');")).toBe(true);
+    expect(caught('kubectl (test/deploy/render)', "import { kustomize, loadYaml, Obj } from './render';")).toBe(true);
+    expect(caught('kubectl (test/deploy/render)', "import { loadYaml } from './render';")).toBe(false);
   });
 });
