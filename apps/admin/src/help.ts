@@ -8,7 +8,7 @@ import { AdminCommand } from './commands/command';
 export const INVOCATION = 'npm run -s admin --';
 
 /**
- * The environment the CLI reads, and nothing else (help.spec.ts runs the CLI and checks both
+ * The environment the CLI reads, and nothing else (help.integration-spec.ts runs the CLI and checks both
  * ways): the operator's NATS identity and bus (libs/platform/src/nats-auth.ts, where unset the
  * ones `npm start` made for this checkout: admin-context.ts), and search:seed's batching and retries.
  */

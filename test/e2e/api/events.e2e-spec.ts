@@ -5,7 +5,7 @@ import { newId } from '@app/platform/ids';
 import { waitFor } from '../../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate, testCertificate } from '../../../tools/webhooks/https-receiver';
 import { TestMesh } from '../../harness';
-import { expectApiError } from '../gateway-assertions';
+import { expectApiError } from '../../support/gateway-assertions';
 
 type Workspace = Awaited<ReturnType<TestMesh['workspace']>>;
 
