@@ -27,7 +27,7 @@ module.exports = {
     { ...shared, displayName: 'integration', testMatch: ['**/*.integration-spec.ts'] },
     { ...shared, displayName: 'e2e', testMatch: ['**/*.e2e-spec.ts'] },
   ],
-  // read from the root (jest-circus takes the global value, not the projects')
+  // a global option: jest ignores it inside a project
   testTimeout: 60_000,
   maxWorkers: 2,
 };

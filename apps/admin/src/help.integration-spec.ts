@@ -91,7 +91,7 @@ process.on('exit', () => writeFileSync(${JSON.stringify(out)}, JSON.stringify([.
       for (const entry of readdirSync(at, { withFileTypes: true })) {
         const path = join(at, entry.name);
         if (entry.isDirectory()) walk(path);
-        else if (entry.name.endsWith('.ts') && !/\.(spec|integration-spec|e2e-spec)\.ts$/.test(entry.name)) {
+        else if (entry.name.endsWith('.ts') && !/spec\.ts$/.test(entry.name)) {
           const source = readFileSync(path, 'utf8');
           for (const m of source.matchAll(/\benv(?:\.([A-Z][A-Z0-9_]*)|\[\s*'([A-Z][A-Z0-9_]*)'\s*\])|\benv\w*\(\s*env\s*,\s*'([A-Z][A-Z0-9_]*)'/g)) names.add(m[1] ?? m[2] ?? m[3]);
         }

@@ -37,3 +37,4 @@ export * from './data-source';
 export * from './migrations';
 export * from './unit-of-work';
 export * from './idempotent-create';
+export * from './webhook-signature';

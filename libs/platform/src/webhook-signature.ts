@@ -1,4 +1,9 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+
+/** A new signing secret: `whsec_` and 32 random bytes, base64url. */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
 
 /**
  * `Service-Signature: t=<unix>,v1=<hex>`: HMAC-SHA256 of `t.body` keyed by the whole secret; one
