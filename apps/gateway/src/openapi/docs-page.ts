@@ -130,7 +130,8 @@ button { background:var(--accent); color:#fff; border:0; border-radius:6px; padd
   function render(doc) {
     var main = document.getElementById('main');
     var toc = document.getElementById('toc');
-    var server = (doc.servers && doc.servers[0] && doc.servers[0].url) || '';
+    // "Try it" calls the gateway serving the page: the first server without variables
+    var server = ((doc.servers || []).filter(function (s) { return s.url.indexOf('{') < 0; })[0] || { url: '' }).url;
     var byTag = {};
     Object.keys(doc.paths).forEach(function (path) {
       Object.keys(doc.paths[path]).forEach(function (method) {
