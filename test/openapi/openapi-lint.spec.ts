@@ -244,6 +244,13 @@ describe('OpenAPI document', () => {
       }
     }
     for (const name of Object.keys(doc.components.schemas)) expect(main).toContain(`id="schema-${name}"`);
+    // the webhooks section: every event type with its example; error descriptions link the catalogue
+    for (const hook of Object.values<any>(doc.webhooks)) {
+      expect(main).toContain(`id="${hook.post.operationId}"`);
+      expect(toc).toContain(`href="#${hook.post.operationId}"`);
+    }
+    expect(main).toContain('&quot;type&quot;: &quot;credits.low&quot;');
+    expect(main).toContain('<a href="https://docs.leadintel.dev/api/errors#not_found"><code>not_found</code> in the error catalogue</a>');
     expect(main).toContain('<code>entity_id</code>');
   });
 
