@@ -1,7 +1,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test', '<rootDir>/tools'],
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test', '<rootDir>/tools', '<rootDir>/packages'],
   testMatch: ['**/*.spec.ts', '**/*.integration-spec.ts', '**/*.e2e-spec.ts'],
   transform: { '^.+\\.(t|j)s$': ['@swc/jest'] },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@nats-io|uid|load-esm|file-type|@standard-schema)/)'],

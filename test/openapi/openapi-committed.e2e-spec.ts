@@ -5,7 +5,7 @@ import { TestMesh } from '../harness';
 
 /**
  * docs/openapi.json is the document the gateway serves: integrators diff it between releases
- * and generate clients from it (examples/typed-client). A change to the API that does not
+ * and generate clients from it (packages/client). A change to the API that does not
  * update it fails here, with the one command that does.
  */
 

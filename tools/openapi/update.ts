@@ -4,6 +4,7 @@ import { loadGatewayConfig } from '../../apps/gateway/src/config';
 import { GatewayModule } from '../../apps/gateway/src/gateway.module';
 import { buildOpenApiDocument } from '../../apps/gateway/src/openapi/generator';
 import { ROOT } from '../mesh/processes';
+import { CLIENT_TYPES, clientTypes } from './client-types';
 import { POSTMAN_COLLECTION, postmanCollection } from './postman';
 
 /**
@@ -12,7 +13,8 @@ import { POSTMAN_COLLECTION, postmanCollection } from './postman';
  * generator), for integrators to diff. test/openapi/openapi-committed.e2e-spec.ts fails when
  * the served document and the committed one differ. It also writes docs/postman_collection.json,
  * the Postman collection generated from that document (tools/openapi/postman.ts;
- * test/openapi/postman.spec.ts fails when the two are out of step).
+ * test/openapi/postman.spec.ts fails when the two are out of step), and packages/client's types
+ * (tools/openapi/client-types.ts).
  */
 export const COMMITTED_DOCUMENT = join(ROOT, 'docs', 'openapi.json');
 
@@ -31,4 +33,8 @@ if (require.main === module) {
   // from the document as committed (parsed back), as the sync test rebuilds it
   writeFileSync(POSTMAN_COLLECTION, documentText(postmanCollection(JSON.parse(documentText(doc)))));
   process.stdout.write(`wrote ${POSTMAN_COLLECTION}\n`);
+  void clientTypes(JSON.parse(documentText(doc))).then((types) => {
+    writeFileSync(CLIENT_TYPES, types);
+    process.stdout.write(`wrote ${CLIENT_TYPES}\n`);
+  });
 }
