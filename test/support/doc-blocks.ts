@@ -61,6 +61,9 @@ export function shapeDifferences(expected: unknown, actual: unknown, at = '$'): 
     if (typeof actual !== 'string') return [`${at}: ${JSON.stringify(actual)} where the docs show a string`];
     const id = ID.exec(expected);
     if (id && !WORD.test(expected)) return actual.startsWith(`${id[1]}_`) ? [] : [`${at}: ${JSON.stringify(actual)} where the docs show an ID ${id[1]}_…`];
+    // a placeholder of an ID (`ws_…`), as the README writes them
+    const placeholder = /^([a-z]+(?:_test|_live)?)_…$/.exec(expected);
+    if (placeholder) return actual.startsWith(`${placeholder[1]}_`) ? [] : [`${at}: ${JSON.stringify(actual)} where the docs show ${expected}`];
     if (expected.startsWith('whsec_')) return actual.startsWith('whsec_') ? [] : [`${at}: not a whsec_ secret`];
     if (TIME.test(expected)) return TIME.test(actual) ? [] : [`${at}: ${JSON.stringify(actual)} where the docs show a time`];
     if (WORD.test(expected)) return expected === actual ? [] : [`${at}: ${JSON.stringify(actual)} where the docs show ${JSON.stringify(expected)}`];
@@ -97,4 +100,19 @@ export function missingLines(expected: string, actual: string): string[] {
     else have.splice(at, 1);
   }
   return missing;
+}
+
+/** A command of a shell block, its continuation lines joined, with the `# …` comment after it. */
+export interface Command {
+  line: string;
+  comment?: string;
+}
+
+/** The commands of a shell block: one per line, `\` continuations joined, a trailing `# comment` apart. */
+export function commandsOf(code: string): Command[] {
+  const joined = code.replace(/\\\n\s*/g, ' ').split('\n').filter((l) => l.trim() !== '');
+  return joined.map((text) => {
+    const hash = /\s#\s(.*)$/.exec(text);
+    return hash ? { line: text.slice(0, hash.index).trim(), comment: hash[1].trim() } : { line: text.trim() };
+  });
 }
