@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
+import { POSTMAN_COLLECTION } from '../../tools/openapi/postman';
 import { COMMITTED_DOCUMENT, documentText, servedDocument } from '../../tools/openapi/update';
 import { TestMesh } from '../harness';
 
@@ -34,6 +35,13 @@ describe('docs/openapi.json, the committed OpenAPI document', () => {
     if (differ.length) throw new Error(`docs/openapi.json differs from the served document at ${differ.join(', ')}: run npm run openapi:update`);
     // and the update script writes exactly this file
     expect(readFileSync(COMMITTED_DOCUMENT, 'utf8')).toBe(documentText(servedDocument()));
+  });
+
+  it('the gateway serves the committed Postman collection, without a key', async () => {
+    const res = await fetch(`${mesh.baseUrl}/postman_collection.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.text()).toBe(readFileSync(POSTMAN_COLLECTION, 'utf8'));
   });
 
   it('the comparison does fail on a change', () => {

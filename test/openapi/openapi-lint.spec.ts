@@ -289,7 +289,7 @@ describe('OpenAPI document', () => {
     // what the pipeline admits without a key is what `@Public()` marks, and the document says so
     const marked = discoverRoutes(gatewayControllers()).filter((r) => isPublicHandler(r.handler)).map((r) => `${r.method} ${toOpenApiPath(r.path)}`);
     expect(marked.sort()).toEqual([
-      'GET /docs', 'GET /docs/errors', 'GET /exports/{id}/download', 'GET /openapi.json', 'GET /optout', 'GET /optout/confirm/{token}',
+      'GET /docs', 'GET /docs/errors', 'GET /exports/{id}/download', 'GET /openapi.json', 'GET /optout', 'GET /optout/confirm/{token}', 'GET /postman_collection.json',
       'GET /unsubscribe/{token}', 'POST /optout', 'POST /optout/confirm/{token}', 'POST /unsubscribe/{token}',
     ]);
     const keyless = Object.entries<any>(doc.paths).flatMap(([path, ops]) =>

@@ -41,7 +41,7 @@ button { background:var(--accent); color:#fff; border:0; border-radius:6px; padd
 <body>
 <nav>
   <strong>Lead Intelligence API</strong>
-  <p class="muted" style="font-size:12px">Generated from the gateway's code. <a href="${specUrl}" style="display:inline">openapi.json</a></p>
+  <p class="muted" style="font-size:12px">Generated from the gateway's code. <a href="${specUrl}" style="display:inline">openapi.json</a> · <a href="postman_collection.json" style="display:inline">Postman collection</a> · <a href="docs/errors" style="display:inline">errors</a> · <a href="#webhooks" style="display:inline">webhooks</a></p>
   <label class="muted" style="font-size:12px">API key for “Try it” (kept in this tab)</label>
   <input id="apikey" type="password" placeholder="svc_test_…" autocomplete="off">
   <input id="filter" type="search" placeholder="Filter operations" style="margin-top:8px">

@@ -239,7 +239,7 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
     // served without an API key (`@Public()`): no security, no Service-Version
     const keyless = isPublicHandler(route.handler);
     const tag = path.split('/').filter(Boolean)[0]?.replace(/\.json$/, '') ?? 'api';
-    const tagName = key === 'GET /openapi.json' ? 'docs' : tag === 'unsubscribe' || tag === 'optout' ? 'suppressions' : tag;
+    const tagName = key === 'GET /openapi.json' || key === 'GET /postman_collection.json' ? 'docs' : tag === 'unsubscribe' || tag === 'optout' ? 'suppressions' : tag;
     tags.add(tagName);
 
     const parameters: unknown[] = pathParams.map((name) => ({
