@@ -4,7 +4,7 @@ import { ROOT } from '../mesh/processes';
 /**
  * The TypeScript types of packages/client (its `paths`, `components` and `webhooks`), generated
  * from the OpenAPI document by openapi-typescript. `npm run openapi:update` writes them to
- * packages/client/src/api.d.ts; test/openapi/client-types.spec.ts fails when they are out of
+ * packages/client/src/api.d.ts; test/openapi/client-types.integration-spec.ts fails when they are out of
  * step with docs/openapi.json.
  */
 export const CLIENT_TYPES = join(ROOT, 'packages', 'client', 'src', 'api.d.ts');

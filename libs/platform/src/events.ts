@@ -1,6 +1,7 @@
 import { ApiVersion, EventEnvelope, EventType, ID_PREFIX } from '@app/contracts';
 import { Queryable } from './db';
 import { newId } from './ids';
+import { appendToOutbox } from './outbox.repository';
 import { currentCarrier } from './log-context';
 
 export interface NewEvent<T> {
@@ -35,14 +36,7 @@ export function buildEnvelope<T>(event: NewEvent<T>, now = new Date()): EventEnv
  */
 export async function recordEvent<T>(tx: Queryable, event: NewEvent<T>): Promise<EventEnvelope<T>> {
   const envelope = buildEnvelope(event);
-  const carrier = currentCarrier();
-  await tx.query('INSERT INTO outbox (id, type, envelope, trace_context) VALUES ($1, $2, $3, $4)', [
-    envelope.id,
-    envelope.type,
-    JSON.stringify(envelope),
-    carrier ? JSON.stringify(carrier) : null,
-  ]);
-  await tx.query('NOTIFY outbox');
+  await appendToOutbox(tx, envelope, currentCarrier());
   return envelope;
 }
 

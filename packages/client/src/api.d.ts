@@ -97,6 +97,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description The events of the last 30 days in the key's mode (test keys: `livemode` false; live keys: true), newest first, each envelope as delivered, rendered with the workspace's default API version. `type` keeps one event type; `created[gte]` and `created[lte]` bound `created` (inclusive).
+         */
+        get: operations["events_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an event
+         * @description The envelope as delivered, rendered with the workspace's default API version. An event of the other mode, of another workspace or older than 30 days is 404.
+         */
+        get: operations["events_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/exports": {
         parameters: {
             query?: never;
@@ -646,6 +686,26 @@ export interface paths {
          * @description Returns a new `secret`, which cannot be retrieved again. Until `previous_secret_expires_at` (24 hours by default) each delivery carries two `v1` signatures in `Service-Signature`, one per secret.
          */
         post: operations["webhookEndpoints_rollSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook_endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a sample event to a webhook endpoint
+         * @description Sends a sample event of `type` to this endpoint at once, whatever types it subscribes to: a new `evt_` id, `livemode` false and `"sample": true`, with sample `data`, signed as every delivery. Answers the delivery (pending); its attempts appear in the endpoint's deliveries. Sample events are not listed by GET /events. 409 when the endpoint is disabled.
+         */
+        post: operations["webhookEndpoints_sendTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1513,7 +1573,7 @@ export interface components {
             type: string;
             /**
              * Format: date
-             * @description The version pinned on the endpoint at creation.
+             * @description The version pinned on the endpoint at creation; read through GET /events, the workspace's default version.
              */
             api_version: string;
             /** Format: date-time */
@@ -1522,6 +1582,11 @@ export interface components {
             workspace_id: string;
             /** @description False when produced by a test key. */
             livemode: boolean;
+            /**
+             * @description Present (true) only on a sample event sent by POST /webhook_endpoints/{id}/test: nothing happened, and its `livemode` is false.
+             * @constant
+             */
+            sample?: true;
             data: {
                 /** @description The resource, rendered with `api_version`: Lead (lead.*), Reveal, EmailMessage (email.*), Enrollment (sequence.completed), Suppression (unsubscribe.created) or CreditBalance (credits.low). */
                 object: components["schemas"]["Lead"] | components["schemas"]["Reveal"] | components["schemas"]["EmailMessage"] | components["schemas"]["Enrollment"] | components["schemas"]["Suppression"] | components["schemas"]["CreditBalance"] | {
@@ -1631,6 +1696,10 @@ export interface components {
             description?: string | null;
             /** @enum {string} */
             status?: "enabled" | "disabled";
+        };
+        TestWebhookEndpointDto: {
+            /** @enum {string} */
+            type: "lead.created" | "lead.updated" | "lead.stage_changed" | "reveal.completed" | "email.sent" | "email.replied" | "email.bounced" | "sequence.completed" | "unsubscribe.created" | "credits.low";
         };
         /** @description `data.object` of `lead.stage_changed`: the move of one lead between stages. */
         LeadStageChange: {
@@ -2104,6 +2173,87 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    events_list: {
+        parameters: {
+            query?: {
+                type?: "lead.created" | "lead.updated" | "lead.stage_changed" | "reveal.completed" | "email.sent" | "email.replied" | "email.bounced" | "sequence.completed" | "unsubscribe.created" | "credits.low";
+                "created[gte]"?: string;
+                "created[lte]"?: string;
+                limit?: number;
+                starting_after?: string;
+            };
+            header?: {
+                /** @description API version (a date). Defaults to the version pinned on the key. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List events */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        object: "list";
+                        data: components["schemas"]["Event"][];
+                        /** @description Another page exists. */
+                        has_more: boolean;
+                        /** @description Pass as `starting_after` for the next page; null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationFailed"];
+            403: components["responses"]["PermissionDenied"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    events_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (a date). Defaults to the version pinned on the key. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path: {
+                /** @description ID of the event. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Retrieve an event */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            401: components["responses"]["AuthenticationFailed"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -3569,6 +3719,50 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithRolledSecret"];
                 };
             };
+            401: components["responses"]["AuthenticationFailed"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    webhookEndpoints_sendTest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (a date). Defaults to the version pinned on the key. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Makes a POST safe to retry for 24 hours: a retry returns the original response with `Idempotent-Replayed: true`; the same key with another body is 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description ID of the webhook endpoint. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestWebhookEndpointDto"];
+            };
+        };
+        responses: {
+            /** @description Send a sample event to a webhook endpoint */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
             401: components["responses"]["AuthenticationFailed"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];

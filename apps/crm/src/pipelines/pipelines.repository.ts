@@ -43,8 +43,8 @@ export async function provisionPipelines(db: Queryable, workspaceId: string): Pr
 
 /**
  * Pipelines and stages are listed through TypeORM; what a lead's create or stage move reads
- * (entryStage, findStage) stays hand-written on the lead's own transaction, part of the
- * benchmarked lead statements (docs/benchmarks.md).
+ * (entryStage, findStage) stays hand-written on the lead's own transaction, part of every lead
+ * insert, the write path `npm run bench -- leads` loads.
  */
 @Injectable()
 export class PipelinesRepository {
