@@ -9,7 +9,7 @@
  */
 const shared = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test', '<rootDir>/tools'],
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test', '<rootDir>/tools', '<rootDir>/packages'],
   transform: { '^.+\\.(t|j)s$': ['@swc/jest'] },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@nats-io|uid|load-esm|file-type|@standard-schema)/)'],
   moduleNameMapper: {

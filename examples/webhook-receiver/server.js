@@ -42,7 +42,8 @@ function handle(req, res) {
     if (seen.has(event.id)) return; // a retry of an event already handled
     seen.add(event.id);
     // events may arrive out of order: compare event.created, or fetch the current object
-    console.log(`${event.created} ${event.type} ${event.id} ${event.data.object && event.data.object.id}`);
+    const object = event.data.object || {};
+    console.log(`${event.created} ${event.type} ${event.id} ${object.id || object.object}`); // credits.low's balance has no id
   });
 }
 

@@ -11,8 +11,10 @@ describe('the contract and the README links', () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const links = [...readme.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)].map((m) => m[1]).filter((l) => !/^[a-z]+:/.test(l));
 
-  it('the README links the contract, the OpenAPI document, the changelog and the typed client, all in the repository', () => {
-    expect(links).toEqual(expect.arrayContaining(['docs/spec/lead-intelligence-api.md', 'docs/openapi.json', 'CHANGELOG.md', 'examples/typed-client']));
+  it('the README links the contract, the OpenAPI document, the changelog, the typed client, the Postman collection and the quickstart, all in the repository', () => {
+    expect(links).toEqual(expect.arrayContaining([
+      'docs/spec/lead-intelligence-api.md', 'docs/openapi.json', 'CHANGELOG.md', 'packages/client', 'docs/postman_collection.json', 'docs/quickstart.md',
+    ]));
     for (const link of links) {
       const target = normalize(join(ROOT, link));
       expect({ link, inside: target.startsWith(`${ROOT}/`), exists: existsSync(target) }).toEqual({ link, inside: true, exists: true });

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
+import { POSTMAN_COLLECTION } from '../../tools/openapi/postman';
 import { COMMITTED_DOCUMENT, documentText, servedDocument } from '../../tools/openapi/update';
 import { TestMesh } from '../harness';
 
 /**
  * docs/openapi.json is the document the gateway serves: integrators diff it between releases
- * and generate clients from it (examples/typed-client). A change to the API that does not
+ * and generate clients from it (packages/client). A change to the API that does not
  * update it fails here, with the one command that does.
  */
 
@@ -34,6 +35,13 @@ describe('docs/openapi.json, the committed OpenAPI document', () => {
     if (differ.length) throw new Error(`docs/openapi.json differs from the served document at ${differ.join(', ')}: run npm run openapi:update`);
     // and the update script writes exactly this file
     expect(readFileSync(COMMITTED_DOCUMENT, 'utf8')).toBe(documentText(servedDocument()));
+  });
+
+  it('the gateway serves the committed Postman collection, without a key', async () => {
+    const res = await fetch(`${mesh.baseUrl}/postman_collection.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.text()).toBe(readFileSync(POSTMAN_COLLECTION, 'utf8'));
   });
 
   it('the comparison does fail on a change', () => {

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { runInNewContext } from 'node:vm';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
-import { CreateLeadDto, CreateTaskDto, ERROR_STATUS, ListLeadsQueryDto } from '@app/contracts';
+import { CreateLeadDto, CreateTaskDto, ERROR_STATUS, ListLeadsQueryDto, PUBLIC_EVENT_TYPES } from '@app/contracts';
 import { docsPage } from '../../apps/gateway/src/openapi/docs-page';
 import { dtoToJsonSchema } from '../../apps/gateway/src/openapi/dto-schema';
 import { buildOpenApiDocument, discoverRoutes, toOpenApiPath } from '../../apps/gateway/src/openapi/generator';
@@ -61,7 +63,11 @@ describe('OpenAPI document', () => {
 
   it('is OpenAPI 3.1 served under /api/v1 with the Bearer scheme and the version of the spec', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.servers).toEqual([expect.objectContaining({ url: '/api/v1' })]);
+    // an absolute URL with variables (defaults: the local mesh), then the gateway serving the document
+    expect(doc.servers).toEqual([
+      expect.objectContaining({ url: '{scheme}://{host}/api/v1', variables: { scheme: expect.objectContaining({ default: 'http', enum: ['http', 'https'] }), host: expect.objectContaining({ default: '127.0.0.1:3000' }) } }),
+      expect.objectContaining({ url: '/api/v1' }),
+    ]);
     expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ ApiKey: [] }]);
     expect(doc.info.version).toBe('2026-09-28');
@@ -159,6 +165,55 @@ describe('OpenAPI document', () => {
     expect(doc.webhooks.event.post.parameters[0].name).toBe('Service-Signature');
   });
 
+  it('webhooks: one entry per event type of the spec, each with its schema and an example that validates against it', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['event', ...PUBLIC_EVENT_TYPES].sort());
+    expect(PUBLIC_EVENT_TYPES).toHaveLength(10);
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const envelope = ['id', 'object', 'type', 'api_version', 'created', 'workspace_id', 'livemode', 'data'];
+    for (const type of PUBLIC_EVENT_TYPES) {
+      const op = doc.webhooks[type].post;
+      expect(op.parameters).toContainEqual(expect.objectContaining({ name: 'Service-Signature', in: 'header', required: true }));
+      const media = op.requestBody.content['application/json'];
+      const name = media.schema.$ref.split('/').pop();
+      const schema = doc.components.schemas[name];
+      expect({ type, fixed: schema.properties.type.const }).toEqual({ type, fixed: type });
+      expect(schema.allOf).toEqual([{ $ref: '#/components/schemas/Event' }]);
+      const examples = Object.values<any>(media.examples);
+      expect({ type, examples: examples.length }).toEqual({ type, examples: 1 });
+      const value = examples[0].value;
+      expect(Object.keys(value).sort()).toEqual([...envelope].sort());
+      expect(value).toMatchObject({ object: 'event', type, id: expect.stringMatching(/^evt_/), workspace_id: expect.stringMatching(/^ws_/) });
+      const validate = ajv.compile({ ...media.schema, components: doc.components });
+      expect({ type, errors: validate(value) ? null : validate.errors }).toEqual({ type, errors: null });
+      // the narrowing is live: another type's example does not validate against this type's schema
+      const other = PUBLIC_EVENT_TYPES[(PUBLIC_EVENT_TYPES.indexOf(type) + 1) % PUBLIC_EVENT_TYPES.length];
+      expect(validate(Object.values<any>(doc.webhooks[other].post.requestBody.content['application/json'].examples)[0].value)).toBe(false);
+    }
+    const updated = Object.values<any>(doc.webhooks['lead.updated'].post.requestBody.content['application/json'].examples)[0].value;
+    expect(Object.keys(updated.data.previous_attributes).length).toBeGreaterThan(0);
+  });
+
+  it('every error response links its section of the error catalogue', () => {
+    const base = 'https://docs.leadintel.dev/api/errors';
+    const check = (where: string, response: any, status: number) => {
+      const code = Object.entries(ERROR_STATUS).find(([, s]) => s === status)?.[0] ?? 'internal_error';
+      expect({ where, links: response.description.includes(`](${base}#${code})`) }).toEqual({ where, links: true });
+    };
+    for (const [name, response] of Object.entries<any>(doc.components.responses)) {
+      const status = ERROR_STATUS[response.content['application/json'].example.error.code as keyof typeof ERROR_STATUS];
+      check(name, response, status);
+      expect(response.content['application/json'].example.error.doc_url).toBe(`${base}#${response.content['application/json'].example.error.code}`);
+    }
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        for (const [status, response] of Object.entries<any>(op.responses)) {
+          if (Number(status) >= 400 && !response.$ref) check(`${method} ${path} ${status}`, response, Number(status));
+        }
+      }
+    }
+  });
+
   it("the reference page's script renders every operation and schema of the document (stub DOM)", async () => {
     const html = docsPage('openapi.json');
     const script = html.split('<script>')[1].split('</script>')[0];
@@ -189,6 +244,13 @@ describe('OpenAPI document', () => {
       }
     }
     for (const name of Object.keys(doc.components.schemas)) expect(main).toContain(`id="schema-${name}"`);
+    // the webhooks section: every event type with its example; error descriptions link the catalogue
+    for (const hook of Object.values<any>(doc.webhooks)) {
+      expect(main).toContain(`id="${hook.post.operationId}"`);
+      expect(toc).toContain(`href="#${hook.post.operationId}"`);
+    }
+    expect(main).toContain('&quot;type&quot;: &quot;credits.low&quot;');
+    expect(main).toContain('<a href="https://docs.leadintel.dev/api/errors#not_found"><code>not_found</code> in the error catalogue</a>');
     expect(main).toContain('<code>entity_id</code>');
   });
 
@@ -227,7 +289,7 @@ describe('OpenAPI document', () => {
     // what the pipeline admits without a key is what `@Public()` marks, and the document says so
     const marked = discoverRoutes(gatewayControllers()).filter((r) => isPublicHandler(r.handler)).map((r) => `${r.method} ${toOpenApiPath(r.path)}`);
     expect(marked.sort()).toEqual([
-      'GET /docs', 'GET /docs/errors', 'GET /exports/{id}/download', 'GET /openapi.json', 'GET /optout', 'GET /optout/confirm/{token}',
+      'GET /docs', 'GET /docs/errors', 'GET /exports/{id}/download', 'GET /openapi.json', 'GET /optout', 'GET /optout/confirm/{token}', 'GET /postman_collection.json',
       'GET /unsubscribe/{token}', 'POST /optout', 'POST /optout/confirm/{token}', 'POST /unsubscribe/{token}',
     ]);
     const keyless = Object.entries<any>(doc.paths).flatMap(([path, ops]) =>

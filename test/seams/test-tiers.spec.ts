@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
-const SCANNED = ['apps', 'libs', 'test', 'tools'];
+const SCANNED = ['apps', 'libs', 'test', 'tools', 'packages'];
 
 /** Every unit spec (`*.spec.ts`, the jest project `unit`) under the scanned folders. */
 function unitSpecs(dir: string, found: string[] = []): string[] {

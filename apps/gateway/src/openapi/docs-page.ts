@@ -41,7 +41,7 @@ button { background:var(--accent); color:#fff; border:0; border-radius:6px; padd
 <body>
 <nav>
   <strong>Lead Intelligence API</strong>
-  <p class="muted" style="font-size:12px">Generated from the gateway's code. <a href="${specUrl}" style="display:inline">openapi.json</a></p>
+  <p class="muted" style="font-size:12px">Generated from the gateway's code. <a href="${specUrl}" style="display:inline">openapi.json</a> · <a href="postman_collection.json" style="display:inline">Postman collection</a> · <a href="docs/errors" style="display:inline">errors</a> · <a href="#webhooks" style="display:inline">webhooks</a></p>
   <label class="muted" style="font-size:12px">API key for “Try it” (kept in this tab)</label>
   <input id="apikey" type="password" placeholder="svc_test_…" autocomplete="off">
   <input id="filter" type="search" placeholder="Filter operations" style="margin-top:8px">
@@ -55,7 +55,7 @@ button { background:var(--accent); color:#fff; border:0; border-radius:6px; padd
   var esc = function (s) { return String(s == null ? '' : s).replace(/[&<>"']/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]; }); };
   var md = function (s) {
     return esc(s).split(/\\n\\n+/).map(function (p) {
-      return '<p>' + p.replace(/\\*\\*([^*]+)\\*\\*/g, '<strong>$1</strong>').replace(/\`([^\`]+)\`/g, '<code>$1</code>') + '</p>';
+      return '<p>' + p.replace(/\\*\\*([^*]+)\\*\\*/g, '<strong>$1</strong>').replace(/\`([^\`]+)\`/g, '<code>$1</code>').replace(/\\[([^\\]]+)\\]\\((https?:\\/\\/[^)\\s"]+)\\)/g, '<a href="$2">$1</a>') + '</p>';
     }).join('');
   };
   var keyInput = document.getElementById('apikey');
@@ -130,7 +130,8 @@ button { background:var(--accent); color:#fff; border:0; border-radius:6px; padd
   function render(doc) {
     var main = document.getElementById('main');
     var toc = document.getElementById('toc');
-    var server = (doc.servers && doc.servers[0] && doc.servers[0].url) || '';
+    // "Try it" calls the gateway serving the page: the first server without variables
+    var server = ((doc.servers || []).filter(function (s) { return s.url.indexOf('{') < 0; })[0] || { url: '' }).url;
     var byTag = {};
     Object.keys(doc.paths).forEach(function (path) {
       Object.keys(doc.paths[path]).forEach(function (method) {
@@ -151,6 +152,23 @@ button { background:var(--accent); color:#fff; border:0; border-radius:6px; padd
         html += renderOp(doc, server, e, id);
       });
     });
+    // webhooks: what the API sends to an endpoint, one section per event type with its body and example
+    var hooks = Object.keys(doc.webhooks || {});
+    if (hooks.length) {
+      nav += '<h2>Webhooks</h2>';
+      html += '<h2 id="webhooks">Webhooks</h2>';
+      hooks.forEach(function (name) {
+        var op = doc.webhooks[name].post;
+        var media = op.requestBody && op.requestBody.content && op.requestBody.content['application/json'];
+        var examples = (media && media.examples) || {};
+        var sample = examples[Object.keys(examples)[0]];
+        nav += '<a href="#' + esc(op.operationId) + '" data-text="' + esc(('webhook ' + name + ' ' + op.summary).toLowerCase()) + '"><span class="m POST" style="min-width:52px;font-size:10px">EVENT</span>' + esc(name) + '</a>';
+        html += '<section class="op" id="' + esc(op.operationId) + '"><h3><span class="m POST">POST</span><code>' + esc(name) + '</code></h3>' +
+          '<p><strong>' + esc(op.summary || '') + '</strong></p>' + (op.description ? '<div class="desc">' + md(op.description) + '</div>' : '') +
+          (media ? '<h4>Body</h4>' + schemaTable(doc, media.schema) : '') +
+          (sample ? '<h4>Example</h4><pre>' + esc(JSON.stringify(sample.value, null, 2)) + '</pre>' : '') + '</section>';
+      });
+    }
     html += '<h2 id="schemas">Schemas</h2>' + Object.keys((doc.components && doc.components.schemas) || {}).map(function (name) {
       var s = doc.components.schemas[name];
       return '<details id="schema-' + esc(name) + '"><summary><code>' + esc(name) + '</code> <span class="muted">' + esc(s.description || '') + '</span></summary>' + schemaTable(doc, s) + '</details>';

@@ -3,6 +3,7 @@ import { Public } from '../http/public.decorator';
 import { docsPage } from './docs-page';
 import { errorCataloguePage } from './error-catalogue';
 import { HTML_PAGE, Operation } from './operation.decorator';
+import { postmanCollection } from './postman';
 import { RouteCatalog } from './route-catalog';
 
 const PAGE_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:";
@@ -15,6 +16,7 @@ const PAGE_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src '
 @Controller('api/v1')
 export class DocsController {
   private errors?: string;
+  private postman?: string;
 
   constructor(private readonly catalog: RouteCatalog) {}
 
@@ -31,6 +33,22 @@ export class DocsController {
   @Header('Cache-Control', 'public, max-age=300')
   openapi(): string {
     return this.catalog.documentJson();
+  }
+
+  @Get('postman_collection.json')
+  @Public()
+  @Operation({
+    summary: 'This document as a Postman collection',
+    description: 'A Postman collection (v2.1) generated from this document: a folder per tag, a request per operation with its recorded example. Import it by URL, then set the `apiKey` variable. No API key needed.',
+    response: 'file',
+    errors: [429, 500],
+    media: { 'application/json': { schema: { type: 'object', description: 'A Postman collection, format v2.1.0.', additionalProperties: true } } },
+  })
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  @Header('Cache-Control', 'public, max-age=300')
+  postmanCollection(): string {
+    this.postman ??= `${JSON.stringify(postmanCollection(JSON.parse(this.catalog.documentJson())), null, 2)}\n`;
+    return this.postman;
   }
 
   @Get('docs')

@@ -16,6 +16,7 @@ import { dtoToJsonSchema, JsonSchema } from './dto-schema';
 import { addRecordedExamples } from './examples';
 import { COMMON_ERRORS, ERROR_RESPONSES, OperationDoc, operationOf } from './operation.decorator';
 import { componentRef, ResourceSchemas, schemaName } from './resource-schema';
+import { eventSchemas, eventWebhooks, SIGNATURE_HEADER } from './webhook-events';
 
 export const API_BASE = '/api/v1';
 export const OPENAPI_PATH = `${API_BASE}/openapi.json`;
@@ -140,10 +141,19 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const RESPONSE_HEADERS = { 'Request-Id': header('RequestId'), 'RateLimit-Limit': header('RateLimitLimit'), 'RateLimit-Remaining': header('RateLimitRemaining'), 'RateLimit-Reset': header('RateLimitReset') };
 
-function errorResponse(status: number, description: string): Record<string, unknown> {
-  const code = Object.entries(contracts.ERROR_STATUS).find(([, s]) => s === status)?.[0] ?? 'internal_error';
+/** The code an error status answers with (the spec's one code per status). */
+const codeOf = (status: number): string => Object.entries(contracts.ERROR_STATUS).find(([, s]) => s === status)?.[0] ?? 'internal_error';
+
+/** A sentence linking the error catalogue's section of the code a status answers with. */
+const catalogueLink = (status: number, docsUrl: string): string => {
+  const code = codeOf(status);
+  return ` What it means, what to do, whether to retry: [\`${code}\` in the error catalogue](${docsUrl}#${code}).`;
+};
+
+function errorResponse(status: number, description: string, docsUrl: string): Record<string, unknown> {
+  const code = codeOf(status);
   return {
-    description,
+    description: `${description}${catalogueLink(status, docsUrl)}`,
     headers: { ...RESPONSE_HEADERS, ...(status === 429 ? { 'Retry-After': header('RetryAfter') } : {}) },
     content: {
       'application/json': {
@@ -154,7 +164,7 @@ function errorResponse(status: number, description: string): Record<string, unkn
             code,
             message: description.replace(/^`[a-z_]+`: /, ''),
             ...(status === 400 ? { param: 'limit' } : {}),
-            doc_url: `https://docs.example.com/errors#${code}`,
+            doc_url: `${docsUrl}#${code}`,
           },
         },
       },
@@ -215,6 +225,7 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
     return componentRef(name);
   };
 
+  const docsUrl = options.docsUrl ?? 'https://docs.example.com/errors';
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
   const operationIds = new Set<string>();
@@ -229,7 +240,7 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
     // served without an API key (`@Public()`): no security, no Service-Version
     const keyless = isPublicHandler(route.handler);
     const tag = path.split('/').filter(Boolean)[0]?.replace(/\.json$/, '') ?? 'api';
-    const tagName = key === 'GET /openapi.json' ? 'docs' : tag === 'unsubscribe' || tag === 'optout' ? 'suppressions' : tag;
+    const tagName = key === 'GET /openapi.json' || key === 'GET /postman_collection.json' ? 'docs' : tag === 'unsubscribe' || tag === 'optout' ? 'suppressions' : tag;
     tags.add(tagName);
 
     const parameters: unknown[] = pathParams.map((name) => ({
@@ -293,10 +304,10 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
       if (doc.htmlErrors && code < 429) {
         const html = { 'text/html': { schema: { type: 'string' } } };
         responses[String(code)] = doc.htmlErrors === 'negotiated'
-          ? { description: `${known?.description ?? `Error ${code}`} (an HTML page to a form post, the error object to a JSON client)`, content: { ...html, 'application/json': { schema: componentRef('Error') } } }
-          : { description: `${known?.description ?? `Error ${code}`} (an HTML page)`, content: html };
+          ? { description: `${known?.description ?? `Error ${code}`} (an HTML page to a form post, the error object to a JSON client).${catalogueLink(code, docsUrl)}`, content: { ...html, 'application/json': { schema: componentRef('Error') } } }
+          : { description: `${known?.description ?? `Error ${code}`} (an HTML page).${catalogueLink(code, docsUrl)}`, content: html };
       } else {
-        responses[String(code)] = known ? { $ref: `#/components/responses/${known.name}` } : { description: `Error ${code}` };
+        responses[String(code)] = known ? { $ref: `#/components/responses/${known.name}` } : { description: `Error ${code}.${catalogueLink(code, docsUrl)}` };
       }
     }
 
@@ -317,19 +328,13 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
 
   addRecordedExamples(paths);
 
-  const docsUrl = options.docsUrl ?? 'https://docs.example.com/errors';
   const responses = Object.fromEntries(
-    Object.entries(ERROR_RESPONSES).map(([status, { name, description }]) => {
-      const response = errorResponse(Number(status), description);
-      const example = (response.content as any)['application/json'].example.error;
-      example.doc_url = `${docsUrl}#${example.code}`;
-      return [name, response];
-    }),
+    Object.entries(ERROR_RESPONSES).map(([status, { name, description }]) => [name, errorResponse(Number(status), description, docsUrl)]),
   );
   // Every resource of the spec is documented, also one whose routes are not served yet; a
   // GenericObject no route falls back to is left out.
   const usedComponents = Object.fromEntries(
-    Object.entries(schemas).filter(([name]) => name !== 'GenericObject' || usedSchemas.has(name)),
+    Object.entries({ ...schemas, ...eventSchemas() }).filter(([name]) => name !== 'GenericObject' || usedSchemas.has(name)),
   );
 
   return {
@@ -341,7 +346,17 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     externalDocs: { description: 'Error codes: what each means, what to do, whether to retry (`error.doc_url` links here).', url: docsUrl },
-    servers: [{ url: API_BASE, description: 'This gateway' }],
+    servers: [
+      {
+        url: `{scheme}://{host}${API_BASE}`,
+        description: 'A gateway by its address: the mesh `npm start` runs on this machine by default; set `host` to your deployment\'s.',
+        variables: {
+          scheme: { enum: ['http', 'https'], default: 'http', description: '`https` in production (a TLS gateway or a proxy in front of it).' },
+          host: { default: '127.0.0.1:3000', description: 'Host name and port of the gateway.' },
+        },
+      },
+      { url: API_BASE, description: 'The gateway serving this document (relative to it)' },
+    ],
     security: [{ ApiKey: [] }],
     tags: [...tags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `${humanize(name)}.` })),
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
@@ -357,17 +372,13 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
             'rejecting a `t` more than 300 seconds from your clock.',
           tags: ['webhook_endpoints'],
           security: [],
-          parameters: [
-            {
-              name: 'Service-Signature', in: 'header', required: true,
-              description: '`t=<unix_seconds>,v1=<hex_hmac>`; several `v1` values may be present.',
-              schema: { type: 'string', examples: ['t=1790000000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd'] },
-            },
-          ],
+          parameters: [SIGNATURE_HEADER],
           requestBody: { required: true, content: { 'application/json': { schema: componentRef('Event') } } },
           responses: { '200': { description: 'Any 2xx status acknowledges the delivery.' } },
         },
       },
+      // one entry per event type: its schema and an example
+      ...eventWebhooks(),
     },
     components: {
       securitySchemes: {

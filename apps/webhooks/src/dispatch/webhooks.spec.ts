@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Stripe from 'stripe';
 import { EventEnvelope } from '@app/contracts';
 import { decryptSecret, encryptSecret } from '../secrets';
@@ -47,6 +49,31 @@ describe('signature', () => {
       expect(verifySignature(body, header, s)).toEqual({ ok: true });
     }
     expect(verifySignature(body, header, newSigningSecret()).ok).toBe(false);
+  });
+});
+
+describe('the signature test vectors (docs/webhook-signature-vectors.json)', () => {
+  const vectors = JSON.parse(readFileSync(join(__dirname, '../../../../docs/webhook-signature-vectors.json'), 'utf8')) as {
+    cases: { name: string; secret: string; body: string; header: string; now: number; valid: boolean }[];
+  };
+  const t = (header: string) => Number(/(?:^|,)\s*t=(\d+)/.exec(header)?.[1]);
+
+  it('the signer makes the header of every case signed with one or two secrets as listed', () => {
+    const valid = vectors.cases.find((c) => c.name === 'valid')!;
+    expect(signatureHeader(valid.secret, valid.body, t(valid.header))).toBe(valid.header);
+    const rolled = vectors.cases.filter((c) => c.name.startsWith('two v1'));
+    expect(signatureHeader([rolled[0].secret, rolled[1].secret], rolled[0].body, t(rolled[0].header))).toBe(rolled[0].header);
+  });
+
+  it.each(vectors.cases.map((c) => [c.name, c] as const))('%s: the example receiver agrees', (_name, c) => {
+    expect({ receiver: verifySignature(c.body, c.header, c.secret, c.now).ok }).toEqual({ receiver: c.valid });
+  });
+
+  it("the stripe verifier accepts the valid cases signed as the service signs (its clock is the machine's: the tolerance reaches back to t)", () => {
+    for (const c of vectors.cases.filter((v) => v.valid && !v.header.includes(' ') && !v.header.includes('v1=0000'))) {
+      const tolerance = Math.floor(Date.now() / 1000) - t(c.header) + 60;
+      expect(stripe.webhooks.constructEvent(c.body, c.header, c.secret, tolerance)).toMatchObject({ id: JSON.parse(c.body).id });
+    }
   });
 });
 
