@@ -36,13 +36,13 @@ export function buildEnvelope<T>(event: NewEvent<T>, now = new Date()): EventEnv
 export async function recordEvent<T>(tx: Queryable, event: NewEvent<T>): Promise<EventEnvelope<T>> {
   const envelope = buildEnvelope(event);
   const carrier = currentCarrier();
-  await tx.query('INSERT INTO outbox (id, type, envelope, trace_context) VALUES ($1, $2, $3, $4)', [
-    envelope.id,
-    envelope.type,
-    JSON.stringify(envelope),
-    carrier ? JSON.stringify(carrier) : null,
-  ]);
-  await tx.query('NOTIFY outbox');
+  // One statement, prepared once per connection: the row and the NOTIFY that wakes the relays
+  // (pg_notify is NOTIFY's function form, sent at commit and dropped with a rollback like it).
+  await tx.query({
+    name: 'record-event',
+    text: `WITH recorded AS (INSERT INTO outbox (id, type, envelope, trace_context) VALUES ($1, $2, $3, $4)) SELECT pg_notify('outbox', '')`,
+    values: [envelope.id, envelope.type, JSON.stringify(envelope), carrier ? JSON.stringify(carrier) : null],
+  });
   return envelope;
 }
 

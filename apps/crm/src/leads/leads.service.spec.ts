@@ -26,14 +26,17 @@ function leadRow(overrides: Partial<LeadRow> = {}): LeadRow {
 
 function setup() {
   const statements: { text: string; values?: unknown[] }[] = [];
-  const tx = { query: jest.fn(async (text: string, values?: unknown[]) => (statements.push({ text, values }), { rows: [], rowCount: 1 })) } as unknown as Tx;
+  // a statement comes as text and values, or as one config object (a named statement)
+  const record = (q: string | { text: string; values?: unknown[] }, values?: unknown[]) =>
+    statements.push(typeof q === 'string' ? { text: q, values } : { text: q.text, values: q.values });
+  const tx = { query: jest.fn(async (q: string | { text: string; values?: unknown[] }, values?: unknown[]) => (record(q, values), { rows: [], rowCount: 1 })) } as unknown as Tx;
   const uow = { run: jest.fn((work: (tx: Tx) => Promise<unknown>) => work(tx)) } as unknown as UnitOfWork;
   const leads = { findById: jest.fn(), findIdByEmail: jest.fn(), update: jest.fn(), delete: jest.fn(), list: jest.fn() };
   const companies = { exists: jest.fn() };
   const service = new LeadsService(
     leads as unknown as LeadsRepository, companies as unknown as CompaniesRepository, {} as PipelinesRepository, {} as OrganizationsClient, uow,
   );
-  const events = () => statements.filter((s) => s.text.startsWith('INSERT INTO outbox')).map((s) => JSON.parse(s.values?.[2] as string));
+  const events = () => statements.filter((s) => s.text.includes('INSERT INTO outbox')).map((s) => JSON.parse(s.values?.[2] as string));
   return { service, leads, uow, tx, events };
 }
 
