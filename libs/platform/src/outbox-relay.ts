@@ -5,6 +5,7 @@ import { Logger } from 'pino';
 import { eventSubject } from '@app/contracts';
 import { ensureEventsStream } from './jetstream';
 import { listenOn } from './db';
+import { wakeOnCommittedEvents } from './events';
 import { UnitOfWork } from './unit-of-work';
 
 export interface RelayOptions {
@@ -23,6 +24,7 @@ export class OutboxRelay {
   private running = false;
   private loop?: Promise<void>;
   private closeListener?: () => Promise<void>;
+  private stopLocalWake?: () => void;
   private wake?: () => void;
   /** A NOTIFY came while a batch was being published: rows may wait that the batch did not see. */
   private notified = false;
@@ -56,6 +58,7 @@ export class OutboxRelay {
    */
   async stop(): Promise<void> {
     this.running = false;
+    this.stopLocalWake?.();
     this.wake?.();
     await this.loop;
     await this.closeListener?.().catch(() => undefined);
@@ -85,6 +88,11 @@ export class OutboxRelay {
   }
 
   private async listen(): Promise<void> {
+    // events committed by this process's units of work (they send no NOTIFY while this relay runs: events.ts)
+    this.stopLocalWake = wakeOnCommittedEvents(() => {
+      this.notified = true;
+      this.wake?.();
+    });
     try {
       this.closeListener = await listenOn(this.pool, 'outbox', () => {
         this.notified = true;
