@@ -322,27 +322,20 @@ export class EntitiesRepository {
     // planning a first page afresh). At most BAND_STATEMENTS_PER_CONNECTION shapes are kept per
     // connection; others are planned per read.
     const name = `search-bands-${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-    const client = await this.reads.connect();
-    let rows: { generation: string; band: number | null; id: string | null }[];
-    try {
+    const rows = await this.reads.run(async (client) => {
       let kept = this.bandStatements.get(client);
       if (!kept) this.bandStatements.set(client, (kept = new Set()));
-      const named = kept.has(name) || kept.size < BAND_STATEMENTS_PER_CONNECTION;
-      if (named) {
-        kept.add(name);
-        // hand-written: the ids and the generation from one snapshot, with the band predicates spelled out for the planner
-        await client.query('BEGIN READ ONLY; SET LOCAL plan_cache_mode = force_generic_plan');
-        ({ rows } = await client.query<{ generation: string; band: number | null; id: string | null }>({ name, text, values }));
-        await client.query('COMMIT');
-      } else {
-        ({ rows } = await client.query<{ generation: string; band: number | null; id: string | null }>(text, values));
+      if (!kept.has(name) && kept.size >= BAND_STATEMENTS_PER_CONNECTION) {
+        return (await client.query<{ generation: string; band: number | null; id: string | null }>(text, values)).rows;
       }
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      client.release(err as Error);
-      throw err;
-    }
-    client.release();
+      kept.add(name);
+      // hand-written: the ids and the generation from one snapshot, with the band predicates spelled
+      // out for the planner (a failure destroys the connection, its transaction with it: SearchReads.run)
+      await client.query('BEGIN READ ONLY; SET LOCAL plan_cache_mode = force_generic_plan');
+      const banded = await client.query<{ generation: string; band: number | null; id: string | null }>({ name, text, values });
+      await client.query('COMMIT');
+      return banded.rows;
+    });
     if (rows[0].id === null) return { generation: rows[0].generation, ids: [] };
     for (let r = 1; r < rows.length; r++) if ((rows[r].band as number) < (rows[r - 1].band as number)) return undefined;
     return { generation: rows[0].generation, ids: rows.map((r) => r.id as string) };
@@ -354,26 +347,13 @@ export class EntitiesRepository {
    */
   private async readRanked(where: string, values: unknown[], limit: number): Promise<{ generation: string; ids: string[] }> {
     // hand-written: the ids and the generation from one snapshot
-    const { rows } = await this.onReadConnection((client) => client.query<{ generation: string; id: string | null }>(
+    const { rows } = await this.reads.run((client) => client.query<{ generation: string; id: string | null }>(
       `SELECT g.generation, m.id FROM (${GENERATION_SQL}) g
          LEFT JOIN LATERAL (SELECT e.id, e.rank_score FROM entities e WHERE ${where} ORDER BY e.rank_score DESC, e.id LIMIT ${limit}) m ON true
         ORDER BY m.rank_score DESC, m.id`,
       values,
     ));
     return { generation: rows[0].generation, ids: rows[0].id === null ? [] : rows.map((r) => r.id as string) };
-  }
-
-  /** `read` on a connection of SearchReads, handed back after (destroyed when it failed). */
-  private async onReadConnection<T>(read: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.reads.connect();
-    try {
-      const result = await read(client);
-      client.release();
-      return result;
-    } catch (err) {
-      client.release(err as Error);
-      throw err;
-    }
   }
 
   private keep(key: string, entry: RankedIds): RankedIds {
@@ -389,7 +369,7 @@ export class EntitiesRepository {
    */
   private async pageOf(workspaceId: string, ids: string[]): Promise<Page & { generation: string }> {
     // a named statement: planned once per connection (its plan does not depend on the ids), not per page
-    const { rows } = await this.onReadConnection((client) => client.query<EntityRow & { generation: string; profile: OpportunityProfile | null; n: string | null }>({
+    const { rows } = await this.reads.run((client) => client.query<EntityRow & { generation: string; profile: OpportunityProfile | null; n: string | null }>({
       name: 'search-page',
       text: `SELECT g.generation, (SELECT o.profile FROM opportunity_profiles o WHERE o.workspace_id = $1) AS profile, p.* FROM (${GENERATION_SQL}) g
          LEFT JOIN LATERAL (
