@@ -9,14 +9,6 @@ const REPLICA_CONNECT_TIMEOUT_MS = 2000;
 const FALLBACK_WARNING_MS = 60_000;
 
 /**
- * Where search pages are read (EntitiesRepository.search): a pool of its own on a streaming
- * replica when SEARCH_READ_DATABASE_URL is set, else the service's pool on the primary. A page
- * read on the replica may be milliseconds behind the primary (its ranked-ids cache is stamped
- * with the generation read in the same snapshot, so it is never newer than the rows). A replica
- * that does not answer (none left behind CloudNativePG's `-ro` service, a restart) does not take
- * search down: that page is read on the primary (run), and a warning says so.
- */
-/**
  * An error that says the replica's connection is gone or its statement was cancelled by recovery,
  * not that the read is wrong: no SQLSTATE (a socket error, a connection ended), connection
  * exceptions (08), the server shutting down (57P01-57P03), a conflict with recovery (40001).
@@ -27,6 +19,14 @@ function replicaGone(err: Error): boolean {
   return code.startsWith('08') || code.startsWith('57P') || code === '40001';
 }
 
+/**
+ * Where search pages are read (EntitiesRepository.search): a pool of its own on a streaming
+ * replica when SEARCH_READ_DATABASE_URL is set, else the service's pool on the primary. A page
+ * read on the replica may be milliseconds behind the primary (its ranked-ids cache is stamped
+ * with the generation read in the same snapshot, so it is never newer than the rows). A replica
+ * that does not answer (none left behind CloudNativePG's `-ro` service, a restart) does not take
+ * search down: that page is read on the primary (run), and a warning says so.
+ */
 @Injectable()
 export class SearchReads implements OnApplicationShutdown {
   private readonly replica: Pool | undefined;
