@@ -65,12 +65,12 @@ describe('search pages on a streaming standby (SEARCH_READ_DATABASE_URL), reveal
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
     const standby = pair.standby!.port;
     await waitFor('the seed on the standby', async () => Number((await on(standby, 'SELECT count(*) AS n FROM entities'))[0].n) === 300, 30_000, 100);
-  });
+  }, 240_000); // two PostgreSQL clusters (initdb, pg_basebackup) and four services
   afterAll(async () => {
     await mesh?.close();
     await pair?.stop();
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   it('pages come from the standby: with its replay paused, an entity written on the primary is on no page, and a reveal of it is read on the primary', async () => {
     const standby = pair.standby!.port;
