@@ -63,7 +63,8 @@ describe('search pages against a brute-force ranking', () => {
   beforeAll(async () => {
     // the gateway starts while the index is filled: three services starting at once on a busy
     // two-core machine kept the gateway from being ready within the harness's 30 s
-    mesh = await TestMesh.start(['billing', 'search']);
+    // every page of a few dozen queries, more than a minute's default budget of one key
+    mesh = await TestMesh.start(['billing', 'search'], { RATE_LIMIT_PER_MINUTE: '100000' });
     const fill = async () => {
       expect(await mesh.admin('search:seed', '--count', '4000')).toMatchObject({ inserted: 4000 });
       // on, just above and just below every band boundary, outside the scale, and tied ranks
