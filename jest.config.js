@@ -1,8 +1,15 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Three projects, one per tier of tests (CONVENTIONS.md, "Tests, in three layers"):
+ * - unit: `*.spec.ts`, no PostgreSQL, no NATS, no built dist/, no peer servers; its setup points
+ *   DATABASE_URL, PGHOST and NATS_URL at nothing, so a spec that reaches for either fails there;
+ * - integration: `*.integration-spec.ts`, one service or tool against real PostgreSQL, NATS or
+ *   local peers;
+ * - e2e: `*.e2e-spec.ts`, the whole mesh (or a part of it) started from dist/.
+ * `npm test` runs all three; `npm run test:unit`, `test:integration`, `test:e2e` run one.
+ */
+const shared = {
   testEnvironment: 'node',
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test', '<rootDir>/tools'],
-  testMatch: ['**/*.spec.ts', '**/*.integration-spec.ts', '**/*.e2e-spec.ts'],
   transform: { '^.+\\.(t|j)s$': ['@swc/jest'] },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@nats-io|uid|load-esm|file-type|@standard-schema)/)'],
   moduleNameMapper: {
@@ -11,6 +18,16 @@ module.exports = {
     '^@app/platform$': '<rootDir>/libs/platform/src',
     '^@app/platform/(.*)$': '<rootDir>/libs/platform/src/$1',
   },
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['**/*.spec.ts'], setupFiles: ['<rootDir>/test/unit-setup.ts'] },
+    { ...shared, displayName: 'integration', testMatch: ['**/*.integration-spec.ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['**/*.e2e-spec.ts'] },
+  ],
+  // a global option: jest ignores it inside a project
   testTimeout: 60_000,
   maxWorkers: 2,
 };

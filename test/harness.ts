@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConnectionOptions, NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import { Client } from 'pg';
-import { natsInboxPrefix, NatsIdentity, RequestContext, ServiceName } from '@app/contracts';
+import { CreatedKey, CreatedWorkspace, CreateKeyRequest, CreateWorkspaceRequest, LENSES, Lens, natsInboxPrefix, NatsIdentity, RequestContext, ServiceName, SUBJECTS } from '@app/contracts';
 import { askService, connectMesh, randomToken } from '@app/platform';
+import { operatorContext } from '../apps/admin/src/admin-context';
 import {
   freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
 } from '../tools/mesh/processes';
@@ -48,6 +49,7 @@ export class TestMesh {
   /** The probe identity's seed (test clients only; no app has it). */
   private readonly probe = probeIdentity();
   private rpcClient?: Promise<NatsConnection>;
+  private operatorClient?: Promise<NatsConnection>;
   private clients: NatsConnection[] = [];
   private natsTls?: NatsTlsFiles;
 
@@ -70,6 +72,9 @@ export class TestMesh {
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      // Node 22.1+ keeps the compiled code of every module it loads here, so the many app and admin
+      // processes the suite starts do not compile the same modules again (older Node ignores it)
+      NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || join(tmpdir(), 'lim-test-compile-cache'),
       DATABASE_URL: PG_SERVER_URL,
       DB_PREFIX: dbPrefix,
       NATS_URL: `nats://127.0.0.1:${natsPort}`,
@@ -162,14 +167,36 @@ export class TestMesh {
     });
   }
 
-  /** A fresh agency workspace with one live key (or whatever the options say). */
+  /**
+   * A fresh agency workspace with one live key (or whatever the options say): the requests
+   * `workspace:create` and `key:create` send, asked as the operator over this mesh's bus without
+   * an admin process per call (a fixture; the CLI itself is tested through `admin`).
+   */
   async workspace(options: { plan?: string; lenses?: string; mode?: 'live' | 'test' } = {}) {
-    const args = ['workspace:create', '--name', `ws-${randomToken(6)}`];
-    if (options.plan) args.push('--plan', options.plan);
-    if (options.lenses) args.push('--lenses', options.lenses);
-    const workspace = await this.admin(...args);
-    const key = await this.admin('key:create', '--workspace', workspace.id, '--mode', options.mode ?? 'live');
+    const workspace = await this.asOperator<CreatedWorkspace>(SUBJECTS.gateway.workspacesCreate, {
+      name: `ws-${randomToken(6)}`,
+      plan: (options.plan ?? 'agency') as CreateWorkspaceRequest['plan'],
+      lenses: options.lenses ? [...new Set(options.lenses.split(',').map((lens) => lens.trim() as Lens))] : [...LENSES],
+      plan_credits: 0,
+      pack_credits: 0,
+    } satisfies CreateWorkspaceRequest);
+    const key = await this.asOperator<CreatedKey>(SUBJECTS.gateway.keysCreate, {
+      workspace_id: workspace.id,
+      mode: options.mode ?? 'live',
+      name: null,
+    } satisfies CreateKeyRequest);
     return { workspace, key: key.key as string, keyId: key.id as string };
+  }
+
+  /** A request-reply as the admin CLI sends it (the operator's identity and context); a domain error throws. */
+  async asOperator<T>(subject: string, body: unknown): Promise<T> {
+    this.operatorClient ??= connectMesh(this.identityOptions('operator')).then((nc) => {
+      this.clients.push(nc);
+      return nc;
+    });
+    const packet = await askService<T>(await this.operatorClient, subject, { ctx: operatorContext(), body }, 10_000);
+    if (packet.err) throw new Error(`${subject} answered ${JSON.stringify(packet.err)}`);
+    return packet.response as T;
   }
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {

@@ -186,6 +186,10 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     const deliveries = await call('GET', '/webhook_endpoints/{id}/deliveries', `/webhook_endpoints/${endpoint.body.id}/deliveries`, { key });
     await call('POST', '/webhook_endpoints/{id}/deliveries/{delivery_id}/retry',
       `/webhook_endpoints/${endpoint.body.id}/deliveries/${deliveries.body.data[0].id}/retry`, { key, body: {} });
+    await call('POST', '/webhook_endpoints/{id}/test', `/webhook_endpoints/${endpoint.body.id}/test`, { key, body: { type: 'lead.created' } });
+    // the workspace's events, stored as the webhooks service consumed them
+    const events = await call('GET', '/events', '/events?type=lead.created&limit=2', { key });
+    await call('GET', '/events/{id}', `/events/${events.body.data[0].id}`, { key });
     await call('DELETE', '/webhook_endpoints/{id}', `/webhook_endpoints/${endpoint.body.id}`, { key });
 
     // The public opt-out portal: form, mailed link, confirmation

@@ -2,7 +2,7 @@ import { Pool } from 'pg';
 import pino from 'pino';
 import { DataSource, QueryRunner } from 'typeorm';
 import {
-  DeadEventsMigration, DeadLetters, EventBusMigration, EventConsumer, eventRetrySettings, OutboxRelay, OutboxTraceContextMigration, poolOf,
+  DeadEventsMigration, DeadEventsRepository, DeadLetters, EventBusMigration, EventConsumer, eventRetrySettings, OutboxRelay, OutboxRepository, OutboxTraceContextMigration, poolOf,
   poolSettings, recordEvent, runMigrations, serviceDataSourceOptions, UnitOfWork,
 } from '@app/platform';
 import { PG_SERVER_URL, TestMesh } from '../harness';
@@ -75,7 +75,7 @@ describe('outbox, relay and durable consumer', () => {
     expect((await pool.query('SELECT id FROM things')).rows).toEqual([{ id: 'a' }]);
     expect((await pool.query('SELECT count(*)::int AS n FROM outbox')).rows[0].n).toBe(1);
 
-    const relay = new OutboxRelay(uow, pool, nc, log);
+    const relay = new OutboxRelay(uow, new OutboxRepository(pool), nc, log);
     await relay.start();
     let failOnce = true;
     const consumer = new EventConsumer(nc, uow, {
@@ -88,7 +88,7 @@ describe('outbox, relay and durable consumer', () => {
           throw new Error('transient failure');
         }
       },
-    }, log, new DeadLetters('crm', pool, log, eventRetrySettings({})));
+    }, log, new DeadLetters('crm', new DeadEventsRepository(pool), log, eventRetrySettings({})));
     await consumer.start();
 
     await change('c');
@@ -107,7 +107,7 @@ describe('outbox, relay and durable consumer', () => {
     await pool.query('UPDATE outbox SET published_at = NULL WHERE seq = (SELECT min(seq) FROM outbox)');
     const again = new EventConsumer(nc, uow, { durable: 'test-consumer', types: ['lead.created'], handle: async (event, tx) => {
       await tx.query('INSERT INTO handled (event_id, attempt) VALUES ($1, 2)', [event.id]);
-    } }, log, new DeadLetters('crm', pool, log, eventRetrySettings({})));
+    } }, log, new DeadLetters('crm', new DeadEventsRepository(pool), log, eventRetrySettings({})));
     await again.start();
     await relay.publishBatch();
     await change('after-restart');
@@ -138,7 +138,7 @@ describe('outbox, relay and durable consumer', () => {
     });
     const published = async (id: string) =>
       (await pool.query(`SELECT published_at FROM outbox WHERE envelope->'data'->'object'->>'id' = $1`, [id])).rows[0]?.published_at != null;
-    const relay = new OutboxRelay(relayDb.uow, relayPool, nc, log, { idlePollMs: 60_000 });
+    const relay = new OutboxRelay(relayDb.uow, new OutboxRepository(relayPool), nc, log, { idlePollMs: 60_000 });
     try {
       await relay.start();
       await new Promise((r) => setTimeout(r, 300)); // idle: the next wake-up is a NOTIFY or 60 s away

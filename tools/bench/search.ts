@@ -47,8 +47,8 @@ const TYPES = ['vc', 'angel', 'family_office', 'corporate', 'accelerator', 'priv
  * autocannon (as the leads bench) on CONNECTIONS kept-alive connections: `options` says how long or
  * how many. Every response's latency is kept, for the p95 autocannon's summary does not give. A
  * raw client rather than node:http or fetch: the load generator shares the machine's two cores
- * with the mesh, and node:http spent about 0.4 ms of CPU per request (fetch about 1.9 ms), more
- * than billing did. BENCH_SEARCH_TRACE=<file> appends each request's start (ms) and latency (ms),
+ * with the mesh, and node:http (fetch more so) spends more CPU per request than a service of the
+ * mesh does. BENCH_SEARCH_TRACE=<file> appends each request's start (ms) and latency (ms),
  * a line each, to look at how latencies cluster in time.
  */
 async function drive(options: autocannon.Options): Promise<{ samples: number[]; errors: number }> {

@@ -74,9 +74,9 @@ export interface RunningApp {
  * V8 flags every service runs with, here and in the image (Dockerfile's NODE_OPTIONS; a deploy test
  * keeps the two equal). A young generation of up to 32 MB a semi-space instead of V8's default: a
  * service moves a request's JSON (a search page is ~30 KB) through buffers that die young, and with
- * the default they were scavenged and promoted often enough that the gateway spent ~20% of its CPU
- * in the collector; with 32 MB its CPU per served search page fell from 0.53-0.69 to 0.20-0.36 ms
- * (docs/benchmarks.md). At most 64 MB more per process, within every deployment's memory limit.
+ * the default they are scavenged and promoted so often that the collector takes a large share of
+ * the gateway's CPU under load. At most 64 MB more per process, within every deployment's memory
+ * limit.
  */
 export const APP_NODE_FLAGS = ['--max-semi-space-size=32'];
 
@@ -84,12 +84,10 @@ export const APP_NODE_FLAGS = ['--max-semi-space-size=32'];
  * V8 flags every service runs with that NODE_OPTIONS does not accept, so they are node's
  * arguments, here and in the image (Dockerfile's CMD; the deploy test keeps the two equal).
  * `--heap-growing-percent=200`: after each full collection the old generation may grow to three
- * times what survived before the next. V8's own factor, for heaps as small as ours (~35-40 MB
- * live), came out just above 1 (the limit ~6 MB above the live heap), so under load the gateway
- * ran a full mark-compact every 0.3-0.5 s: 62-77 in 20 s of load after an idle spell (its CPU per
- * served search page 0.50-0.65 against 0.25-0.33 ms), and without incremental marking (tried
- * first) 9 atomic ones of 31-76 ms when the load came at once. With the fixed factor: 2-5 per
- * 20 s, idle before or not (docs/benchmarks.md). Up to three times the live heap: within every
+ * times what survived before the next. V8's own factor, for heaps as small as ours, leaves the
+ * limit just above the live heap, so under load (above all after an idle spell) a service runs a
+ * full mark-compact every fraction of a second; turning incremental marking off instead makes
+ * long atomic pauses when load comes at once. Up to three times the live heap: within every
  * deployment's memory limit.
  */
 export const APP_V8_FLAGS = ['--heap-growing-percent=200'];

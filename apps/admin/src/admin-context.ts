@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NatsConnection } from '@nats-io/transport-node';
+import { NatsConnection, Subscription } from '@nats-io/transport-node';
 import {
   CURRENT_API_VERSION, DomainErrorPayload, ID_PREFIX, isDomainErrorPayload, MemberContext, MemberContextRequest, RequestContext, RpcRequest, SUBJECTS,
 } from '@app/contracts';
@@ -117,6 +117,17 @@ export class AdminContext {
         await new Promise((r) => setTimeout(r, Math.min(10_000, 1000 * 2 ** (attempt - 1))));
       }
     }
+  }
+
+  /**
+   * A subscription of the operator's to `subject` (what it may read besides its replies: the
+   * workspaces' events), in place at the server when this returns.
+   */
+  async subscribe(subject: string): Promise<Subscription> {
+    const nc = await this.connected(subject);
+    const subscription = nc.subscribe(subject);
+    await nc.flush();
+    return subscription;
   }
 
   private async resolve(request: MemberContextRequest): Promise<RequestContext> {

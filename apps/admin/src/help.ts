@@ -8,7 +8,7 @@ import { AdminCommand } from './commands/command';
 export const INVOCATION = 'npm run -s admin --';
 
 /**
- * The environment the CLI reads, and nothing else (help.spec.ts runs the CLI and checks both
+ * The environment the CLI reads, and nothing else (help.integration-spec.ts runs the CLI and checks both
  * ways): the operator's NATS identity and bus (libs/platform/src/nats-auth.ts, where unset the
  * ones `npm start` made for this checkout: admin-context.ts), and search:seed's batching and retries.
  */
@@ -36,8 +36,9 @@ export function overview(commands: AdminCommand[]): string {
     '       (in a service image: node dist/apps/admin/src/main.js <command> ...)',
     '',
     'The operator side of the platform: workspaces, members, keys, credits, mailboxes, sequences,',
-    'the search index. Prints one JSON object on stdout; on error, a message on stderr and exit 1',
-    '(2 for a usage error). Progress of long jobs goes to stderr, only when it is a terminal.',
+    'the search index. Prints one JSON object on stdout (listen: one a line as it goes); on error, a',
+    'message on stderr and exit 1 (2 for a usage error). Progress of long jobs goes to stderr, only',
+    'when it is a terminal.',
     '',
     'commands:',
     ...commands.flatMap((c) => wrap(c.summary ?? c.usage, 100 - width - 2).map((line, i) => `  ${(i === 0 ? c.name : '').padEnd(width)}${line}`)),

@@ -21,7 +21,7 @@ class UsageFailure extends Error {
   }
 }
 
-/** The admin CLI: one JSON object on stdout per command; a message on stderr and exit 1 (2 for usage) on error. */
+/** The admin CLI: one JSON object on stdout per command (listen: one a line as it goes); a message on stderr and exit 1 (2 for usage) on error. */
 async function run(argv: string[]): Promise<unknown> {
   const [name, ...rest] = argv;
   if (name === undefined) throw new UsageFailure('a command is required', overview(COMMANDS));

@@ -25,6 +25,7 @@ import { OptoutController } from './sequences/optout.controller';
 import { UnsubscribeController } from './sequences/unsubscribe.controller';
 import { SearchController } from './search/search.controller';
 import { TasksController } from './tasks/tasks.controller';
+import { EventsController } from './webhooks/events.controller';
 import { WebhookEndpointsController } from './webhooks/webhook-endpoints.controller';
 import { MemberEntity } from './workspaces/member.entity';
 import { WorkspaceEntity } from './workspaces/workspace.entity';
@@ -38,7 +39,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [PlatformModule.forService(config), TypeOrmModule.forFeature([WorkspaceEntity, MemberEntity, ApiKeyEntity])],
-      controllers: [DocsController, LeadsController, CompaniesController, PipelinesController, TasksController, ExportsController, CreditsController, SequencesController, SuppressionsController, UnsubscribeController, OptoutController, SearchController, WebhookEndpointsController, WorkspacesController],
+      controllers: [DocsController, LeadsController, CompaniesController, PipelinesController, TasksController, ExportsController, CreditsController, SequencesController, SuppressionsController, UnsubscribeController, OptoutController, SearchController, WebhookEndpointsController, EventsController, WorkspacesController],
       providers: [
         ApiKeysRepository,
         WorkspacesRepository,

@@ -14,7 +14,7 @@ import { RevealsRepository } from './reveals/reveals.repository';
 import { EMAIL_VERIFIER, RevealsService } from './reveals/reveals.service';
 import { ProfilesRepository } from './search/profiles.repository';
 import { SearchController } from './search/search.controller';
-import { SearchReads } from './search/search-reads';
+import { SearchReads } from './search/search-reads.store';
 import { SearchService } from './search/search.service';
 import { SEARCH_CONFIG, SearchConfig } from './search.config';
 

@@ -1,10 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
-/** A new signing secret: `whsec_` and 32 random bytes, base64url. */
-export function newSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
-}
-
 /** AES-256-GCM; the stored form names its scheme so a later key or cipher can be told apart. */
 export function encryptSecret(secret: string, key: Buffer): string {
   const iv = randomBytes(12);

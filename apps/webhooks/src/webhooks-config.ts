@@ -16,6 +16,8 @@ export interface WebhooksConfig {
   secretRollGraceMs: number;
   /** Time allowed for a 2xx (spec: 10 seconds). */
   timeoutMs: number;
+  /** Days an event stays readable through GET /events before it is pruned (30). */
+  eventsRetentionDays: number;
 }
 
 export const WEBHOOKS_CONFIG = Symbol('WEBHOOKS_CONFIG');
@@ -44,5 +46,6 @@ export function loadWebhooksConfig(env: NodeJS.ProcessEnv = process.env): Webhoo
     testClock: env.WEBHOOK_TEST_CLOCK === '1',
     secretRollGraceMs: envInt(env, 'WEBHOOK_SECRET_ROLL_GRACE_MS', 24 * 3_600_000, 0, 7 * 24 * 3_600_000),
     timeoutMs: envInt(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    eventsRetentionDays: envInt(env, 'EVENTS_RETENTION_DAYS', 30, 1, 3650),
   };
 }

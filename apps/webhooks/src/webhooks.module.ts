@@ -11,6 +11,9 @@ import { EndpointsController } from './endpoints/endpoints.controller';
 import { EndpointsRepository } from './endpoints/endpoints.repository';
 import { EndpointsService } from './endpoints/endpoints.service';
 import { WebhookEndpointEntity } from './endpoints/webhook-endpoint.entity';
+import { EventsController } from './events/events.controller';
+import { EventsRepository } from './events/events.repository';
+import { EventsService } from './events/events.service';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from './webhooks-config';
 
 @Module({})
@@ -19,7 +22,7 @@ export class WebhooksModule {
     return {
       module: WebhooksModule,
       imports: [PlatformModule.forService(config), TypeOrmModule.forFeature([WebhookEndpointEntity])],
-      controllers: [EndpointsController],
+      controllers: [EndpointsController, EventsController],
       providers: [
         { provide: WEBHOOKS_CONFIG, useValue: webhooks },
         EndpointsRepository,
@@ -30,6 +33,8 @@ export class WebhooksModule {
         OutcomeRecorder,
         Dispatcher,
         FanoutConsumer,
+        EventsRepository,
+        EventsService,
       ],
     };
   }

@@ -70,7 +70,7 @@ export class EventEnvelope<T = unknown> {
   @ApiProperty({ type: 'string', description: 'One of the event types; new types may be added.', examples: [...PUBLIC_EVENT_TYPES] })
   type!: EventType;
 
-  @ApiProperty({ type: 'string', description: 'The version pinned on the endpoint at creation.', format: 'date' })
+  @ApiProperty({ type: 'string', description: 'The version pinned on the endpoint at creation; read through GET /events, the workspace\'s default version.', format: 'date' })
   api_version!: ApiVersion;
 
   @DateTimeProperty()
@@ -81,6 +81,13 @@ export class EventEnvelope<T = unknown> {
 
   @LivemodeProperty()
   livemode!: boolean;
+
+  @ApiPropertyOptional({
+    type: 'boolean',
+    enum: [true],
+    description: 'Present (true) only on a sample event sent by POST /webhook_endpoints/{id}/test: nothing happened, and its `livemode` is false.',
+  })
+  sample?: true;
 
   @ApiProperty({ type: EventData })
   data!: EventData<T>;

@@ -92,6 +92,11 @@ export const SUBJECTS = {
     /** An endpoint's deliveries with their attempts (GET /webhook_endpoints/{id}/deliveries). */
     endpointDeliveries: 'webhooks.endpoints.deliveries',
     deliveriesRetry: 'webhooks.deliveries.retry',
+    /** A sample event of a type sent to one endpoint at once (POST /webhook_endpoints/{id}/test). */
+    endpointsTest: 'webhooks.endpoints.test',
+    /** The workspace's events as stored at consumption (GET /events, GET /events/{id}). */
+    eventsList: 'webhooks.events.list',
+    eventsGet: 'webhooks.events.get',
     /** Operator (admin CLI): switch a disabled endpoint back on; the failure count restarts. */
     endpointsEnable: 'webhooks.endpoints.enable',
     /** Operator (admin CLI): recent attempts of an endpoint with status and latency. */
@@ -111,6 +116,13 @@ export const KEYS_CHANGED_SUBJECT = 'gateway.keys.changed';
  */
 export const deadEventsSubject = (service: string): string => `${service}.events.dead`;
 export const replayEventsSubject = (service: string): string => `${service}.events.replay`;
+
+/**
+ * A workspace's events, published by the webhooks service (core NATS, no queue group, nothing
+ * kept) once each is stored, as GET /events/{id} renders it; the operator's `listen` reads them.
+ */
+export const WORKSPACE_EVENTS_PREFIX = 'webhooks.listen.';
+export const workspaceEventsSubject = (workspaceId: string): string => `${WORKSPACE_EVENTS_PREFIX}${workspaceId}`;
 
 /** Liveness over the bus: answered when a service's queue group has a responder. */
 export const pingSubject = (service: string): string => `${service}.ping`;

@@ -24,7 +24,7 @@ export function ignorePoolError(): void {}
  * its connections (ServiceConnection).
  * `effective_io_concurrency` (PoolSettings) is how many heap pages a bitmap heap scan asks the
  * kernel to read ahead: at the server's default (1) a search's matches are read one page at a time
- * when they are not cached (measured in docs/benchmarks.md). A startup option, so no SET round trip
+ * when they are not cached. A startup option, so no SET round trip
  * per connection; a pooler in front that refuses startup options (PgBouncer without
  * `ignore_startup_parameters = options`) needs it unset.
  */

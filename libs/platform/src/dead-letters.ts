@@ -1,8 +1,8 @@
 import { JsMsg } from '@nats-io/jetstream';
-import { Pool } from 'pg';
 import { Logger } from 'pino';
 import { DeadEvent, EventEnvelope, ReplayDeadEventsResult, ServiceName } from '@app/contracts';
 import { EventRetrySettings } from './config';
+import { DeadEventsRepository } from './dead-events.repository';
 import { counter, gauge } from './metrics';
 
 /** The wait before the delivery after the `deliveryCount`-th (1-based) failed. */
@@ -23,17 +23,6 @@ export type ApplyEvent = (event: EventEnvelope) => Promise<void>;
 const MAX_ERROR_LENGTH = 2000;
 const NO_OUTCOME = 'the last delivery ended without an outcome (the process stopped or the handler outlived ack_wait)';
 
-interface DeadRow {
-  consumer: string;
-  event_id: string;
-  type: string;
-  envelope: EventEnvelope;
-  last_error: string;
-  attempts: number;
-  first_failed_at: Date;
-  last_failed_at: Date;
-}
-
 const deadLettered = counter('events_dead_letter_total', 'Events a durable consumer gave up on and stored in dead_events', ['consumer']);
 
 /**
@@ -48,7 +37,7 @@ export class DeadLetters {
 
   constructor(
     private readonly service: ServiceName,
-    private readonly pool: Pool,
+    private readonly deadEvents: DeadEventsRepository,
     private readonly log: Logger,
     readonly settings: EventRetrySettings,
   ) {}
@@ -79,13 +68,7 @@ export class DeadLetters {
       return;
     }
     try {
-      await this.pool.query(
-        `INSERT INTO dead_events (consumer, event_id, type, envelope, last_error, attempts) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (consumer, event_id) DO UPDATE
-           SET envelope = EXCLUDED.envelope, last_error = EXCLUDED.last_error,
-               attempts = dead_events.attempts + EXCLUDED.attempts, last_failed_at = now()`,
-        [durable, event.id, String(event.type), JSON.stringify(event), reason, attempts],
-      );
+      await this.deadEvents.store(durable, event, reason, attempts);
     } catch (storeErr) {
       // the database is down: the server redelivers once more (serverMaxDeliver), stored then if it is back
       this.log.error({ err: (storeErr as Error).message, event_id: event.id, consumer: durable }, 'event consumer: could not store a dead event');
@@ -99,11 +82,7 @@ export class DeadLetters {
 
   /** The oldest dead events first. */
   async list(limit: number): Promise<DeadEvent[]> {
-    const { rows } = await this.pool.query<DeadRow>(
-      `SELECT consumer, event_id, type, envelope, last_error, attempts, first_failed_at, last_failed_at
-         FROM dead_events ORDER BY first_failed_at, consumer, event_id LIMIT $1`,
-      [limit],
-    );
+    const rows = await this.deadEvents.list(limit);
     return rows.map((r) => ({
       service: this.service,
       consumer: r.consumer,
@@ -122,11 +101,7 @@ export class DeadLetters {
    * the store, a failure stays there with its new error.
    */
   async replay(eventId: string | undefined): Promise<ReplayDeadEventsResult> {
-    const { rows } = await this.pool.query<Pick<DeadRow, 'consumer' | 'event_id' | 'envelope'>>(
-      `SELECT consumer, event_id, envelope FROM dead_events WHERE $1::text IS NULL OR event_id = $1
-        ORDER BY first_failed_at, consumer, event_id`,
-      [eventId ?? null],
-    );
+    const rows = await this.deadEvents.chosen(eventId);
     const result: ReplayDeadEventsResult = { replayed: [], failed: [] };
     for (const row of rows) {
       const apply = this.appliers.get(row.consumer);
@@ -135,14 +110,11 @@ export class DeadLetters {
         await apply(row.envelope);
       } catch (err) {
         const error = describe(err);
-        await this.pool.query(
-          `UPDATE dead_events SET last_error = $3, attempts = attempts + 1, last_failed_at = now() WHERE consumer = $1 AND event_id = $2`,
-          [row.consumer, row.event_id, error],
-        );
+        await this.deadEvents.recordFailure(row.consumer, row.event_id, error);
         result.failed.push({ consumer: row.consumer, event_id: row.event_id, error });
         continue;
       }
-      await this.pool.query('DELETE FROM dead_events WHERE consumer = $1 AND event_id = $2', [row.consumer, row.event_id]);
+      await this.deadEvents.remove(row.consumer, row.event_id);
       result.replayed.push({ consumer: row.consumer, event_id: row.event_id });
       this.log.info({ event_id: row.event_id, consumer: row.consumer }, 'event consumer: dead event replayed');
     }
@@ -151,10 +123,10 @@ export class DeadLetters {
 
   /** Rows waiting in the store per consumer, read when Prometheus scrapes. */
   observe(): void {
-    const { pool, appliers } = this;
+    const { deadEvents, appliers } = this;
     gauge('events_dead_letter_waiting', 'Events waiting in dead_events for a replay', ['consumer'], async function collect() {
       try {
-        const { rows } = await pool.query<{ consumer: string; n: number }>('SELECT consumer, count(*)::int AS n FROM dead_events GROUP BY consumer');
+        const rows = await deadEvents.waitingByConsumer();
         this.reset();
         for (const consumer of appliers.keys()) this.set({ consumer }, 0);
         for (const row of rows) this.set({ consumer: row.consumer }, row.n);

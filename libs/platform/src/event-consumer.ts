@@ -8,6 +8,7 @@ import { DeadLetters, serverMaxDeliver } from './dead-letters';
 import { ensureEventsStream } from './jetstream';
 import { carrierOfHeaders, continueFrom, TraceCarrier } from './log-context';
 import { SpanKind } from './tracing';
+import { markProcessed } from './processed-events.repository';
 import { Tx, UnitOfWork } from './unit-of-work';
 
 export interface ConsumerSpec {
@@ -191,11 +192,7 @@ export class EventConsumer {
 
   private async apply(event: EventEnvelope): Promise<void> {
     await this.uow.run(async (tx) => {
-      const fresh = await tx.query(
-        'INSERT INTO processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-        [this.spec.durable, event.id],
-      );
-      if (fresh.rowCount === 1) await this.spec.handle(event, tx);
+      if (await markProcessed(tx, this.spec.durable, event.id)) await this.spec.handle(event, tx);
     });
   }
 }

@@ -1,6 +1,7 @@
 import { ApiVersion, EventEnvelope, EventType, ID_PREFIX } from '@app/contracts';
 import { Queryable } from './db';
 import { newId } from './ids';
+import { appendToOutbox } from './outbox.repository';
 import { currentCarrier } from './log-context';
 
 export interface NewEvent<T> {
@@ -32,7 +33,7 @@ export function buildEnvelope<T>(event: NewEvent<T>, now = new Date()): EventEnv
  * process that recorded events, once it has committed (UnitOfWork). While there is one, an event
  * recorded in a unit of work sends no NOTIFY: a NOTIFY makes PostgreSQL serialise the commits of
  * every notifying transaction (the notification queue's lock is held through the commit's WAL
- * flush), which capped concurrent creates. Relays of other processes find such events at their
+ * flush), so concurrent creates could not share one. Relays of other processes find such events at their
  * idle poll, or through an event recorded elsewhere with a NOTIFY.
  */
 const localRelays = new Set<() => void>();
@@ -53,8 +54,6 @@ export function eventsCommitted(): void {
   for (const wake of localRelays) wake();
 }
 
-const INSERT_EVENT_SQL = 'INSERT INTO outbox (id, type, envelope, trace_context) VALUES ($1, $2, $3, $4)';
-
 /**
  * Records an event in the outbox. Call it with the client of the transaction that makes the
  * change, so the event exists if and only if the change does; the relay publishes it. The trace
@@ -62,20 +61,14 @@ const INSERT_EVENT_SQL = 'INSERT INTO outbox (id, type, envelope, trace_context)
  * the relay sends them as the message's headers, and consumers continue the trace.
  *
  * In a unit of work of a process that runs a relay, the relay is woken when the unit of work
- * commits (wakeOnCommittedEvents); elsewhere the same statement sends a NOTIFY (pg_notify, sent
- * at commit and dropped with a rollback as NOTIFY is) that wakes the relays of every process.
- * Prepared once per connection.
+ * commits (wakeOnCommittedEvents); elsewhere the append sends a NOTIFY that wakes the relays of
+ * every process (appendToOutbox).
  */
 export async function recordEvent<T>(tx: Queryable, event: NewEvent<T>): Promise<EventEnvelope<T>> {
   const envelope = buildEnvelope(event);
-  const carrier = currentCarrier();
-  const values = [envelope.id, envelope.type, JSON.stringify(envelope), carrier ? JSON.stringify(carrier) : null];
   const tracked = tx as Queryable & { [RECORDED_EVENTS]?: boolean };
-  if (RECORDED_EVENTS in tracked && localRelays.size > 0) {
-    tracked[RECORDED_EVENTS] = true;
-    await tx.query({ name: 'record-event', text: INSERT_EVENT_SQL, values });
-  } else {
-    await tx.query({ name: 'record-event-notify', text: `WITH recorded AS (${INSERT_EVENT_SQL}) SELECT pg_notify('outbox', '')`, values });
-  }
+  const wokenAtCommit = RECORDED_EVENTS in tracked && localRelays.size > 0;
+  if (wokenAtCommit) tracked[RECORDED_EVENTS] = true;
+  await appendToOutbox(tx, envelope, currentCarrier(), !wokenAtCommit);
   return envelope;
 }

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path';
 import { ConnectionOptions, nkeyAuthenticator, nkeys, TlsOptions } from '@nats-io/transport-node';
 import {
-  EVENTS_STREAM, eventSubject, NATS_BROADCASTS, NATS_CALLS, NATS_DURABLES, NATS_EVENT_OWNERS, NATS_IDENTITIES, natsInboxPrefix,
+  EVENTS_STREAM, eventSubject, NATS_BROADCASTS, WORKSPACE_EVENTS_PREFIX, NATS_CALLS, NATS_DURABLES, NATS_EVENT_OWNERS, NATS_IDENTITIES, natsInboxPrefix,
   NatsIdentity, SERVICE_NAMES, ServiceName,
 } from '@app/contracts';
 import { ConfigError } from './config-error';
@@ -107,8 +107,9 @@ function jetstreamGrants(durables: readonly string[]): string[] {
  * The permissions of an identity, from libs/contracts/src/nats-flows.ts. A service subscribes to
  * its own request subjects and its own inbox; it publishes the requests it makes, its own events
  * and the JetStream API calls of its own consumers; replies go through `allow_responses`. The
- * operator (admin CLI) asks every service (the gateway for workspaces, members and keys) and
- * manages the stream (dead letters).
+ * operator (admin CLI) asks every service (the gateway for workspaces, members and keys),
+ * manages the stream (dead letters) and reads the workspaces' events that the webhooks service
+ * publishes once stored (`listen`); only the webhooks service publishes those.
  */
 export function permissionsFor(identity: NatsIdentity): NatsPermissions {
   if (identity === 'operator') {
@@ -118,11 +119,11 @@ export function permissionsFor(identity: NatsIdentity): NatsPermissions {
         `${JS_API}.>`,
         `$JS.ACK.${EVENTS_STREAM}.>`,
       ],
-      subscribe: [`${natsInboxPrefix(identity)}.>`],
+      subscribe: [`${natsInboxPrefix(identity)}.>`, `${WORKSPACE_EVENTS_PREFIX}*`],
     };
   }
   const service: ServiceName = identity;
-  const broadcasts = service === 'webhooks' ? [NATS_BROADCASTS.webhookEndpointDeleted] : service === 'gateway' ? [NATS_BROADCASTS.keysChanged] : [];
+  const broadcasts = service === 'webhooks' ? [NATS_BROADCASTS.webhookEndpointDeleted, `${WORKSPACE_EVENTS_PREFIX}*`] : service === 'gateway' ? [NATS_BROADCASTS.keysChanged] : [];
   return {
     publish: [
       ...NATS_CALLS[service],

@@ -1,11 +1,10 @@
 import { jetstream, JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders, MsgHdrs, NatsConnection } from '@nats-io/transport-node';
-import { Pool } from 'pg';
 import { Logger } from 'pino';
 import { eventSubject } from '@app/contracts';
 import { ensureEventsStream } from './jetstream';
-import { listenOn } from './db';
 import { wakeOnCommittedEvents } from './events';
+import { OutboxRepository } from './outbox.repository';
 import { UnitOfWork } from './unit-of-work';
 
 export interface RelayOptions {
@@ -31,10 +30,10 @@ export class OutboxRelay {
   private readonly batchSize: number;
   private readonly idlePollMs: number;
 
-  /** `uow` for its batches' transactions; `pool` (the DataSource's) for the LISTEN connection and the sweep. */
+  /** `uow` for its batches' transactions; `outbox` for their statements, the LISTEN connection and the sweep. */
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly pool: Pool,
+    private readonly outbox: OutboxRepository,
     private readonly nc: NatsConnection,
     private readonly log: Logger,
     options: RelayOptions = {},
@@ -74,14 +73,10 @@ export class OutboxRelay {
     if (!this.js) this.js = jetstream(this.nc);
     const js = this.js;
     return this.uow.run(async (tx) => {
-      const { rows } = await tx.query<{ seq: string; id: string; type: string; envelope: string; trace_context: Record<string, string> | null }>(
-        `SELECT seq, id, type, envelope::text AS envelope, trace_context FROM outbox
-          WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.batchSize],
-      );
+      const rows = await this.outbox.claimBatch(tx, this.batchSize);
       if (rows.length > 0) {
         await Promise.all(rows.map((row) => js.publish(eventSubject(row.type), row.envelope, { msgID: row.id, headers: headersOf(row.trace_context) })));
-        await tx.query('UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])', [rows.map((r) => r.seq)]);
+        await this.outbox.markPublished(tx, rows.map((r) => r.seq));
       }
       return rows.length;
     });
@@ -94,7 +89,7 @@ export class OutboxRelay {
       this.wake?.();
     });
     try {
-      this.closeListener = await listenOn(this.pool, 'outbox', () => {
+      this.closeListener = await this.outbox.listen(() => {
         this.notified = true;
         this.wake?.();
       });
@@ -114,7 +109,7 @@ export class OutboxRelay {
         failures = 0;
         if (Date.now() - lastCleanup > 10 * 60 * 1000) {
           lastCleanup = Date.now();
-          await this.pool.query(`DELETE FROM outbox WHERE published_at < now() - interval '3 days'`);
+          await this.outbox.sweepPublished();
         }
       } catch (err) {
         failures++;

@@ -11,6 +11,7 @@ import { NATS_DURABLES, NATS_EVENT_OWNERS } from '@app/contracts';
 import { ServiceConfig } from './config';
 import { poolOf, serviceDataSourceOptions } from './data-source';
 import { deadEventsControllerFor } from './dead-events.controller';
+import { DeadEventsRepository } from './dead-events.repository';
 import { DeadLetters } from './dead-letters';
 import { BatchEventConsumer, discoverConsumers, EventConsumer } from './event-consumer';
 import { HealthController } from './health.controller';
@@ -21,6 +22,7 @@ import { pingControllerFor } from './ping.controller';
 import { rootLogger } from './logger';
 import { connectNats } from './nats';
 import { OutboxRelay } from './outbox-relay';
+import { OutboxRepository } from './outbox.repository';
 import { shutdownTracing } from './tracing';
 import { DEAD_LETTERS, NATS_CONNECTION, PG_POOL, SERVICE_CONFIG } from './tokens';
 import { UnitOfWork } from './unit-of-work';
@@ -44,7 +46,7 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig & PlatformOptions,
-    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly outbox: OutboxRepository,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(DEAD_LETTERS) private readonly deadLetters: DeadLetters,
     private readonly uow: UnitOfWork,
@@ -55,14 +57,23 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
     const providers: Provider[] = [
       { provide: SERVICE_CONFIG, useValue: { ...config, ...options } },
       // the one pool of the process is TypeORM's: hand-written SQL takes its clients from it
-      { provide: PG_POOL, inject: [DataSource], useFactory: (dataSource: DataSource) => poolOf(dataSource) },
+      {
+        provide: PG_POOL,
+        inject: [DataSource],
+        useFactory: (dataSource: DataSource) => {
+          const pool = poolOf(dataSource);
+          observePool(pool);
+          return pool;
+        },
+      },
       // the one way a service asks for a transaction (unit-of-work.ts)
       { provide: UnitOfWork, inject: [DataSource], useFactory: (dataSource: DataSource) => new UnitOfWork(dataSource) },
       { provide: NATS_CONNECTION, useFactory: () => connectNats(config.nats, config.service) },
+      { provide: OutboxRepository, inject: [PG_POOL], useFactory: (pool: Pool) => new OutboxRepository(pool) },
       {
         provide: DEAD_LETTERS,
         inject: [PG_POOL],
-        useFactory: (pool: Pool) => new DeadLetters(config.service, pool, rootLogger(config.service), config.eventRetry),
+        useFactory: (pool: Pool) => new DeadLetters(config.service, new DeadEventsRepository(pool), rootLogger(config.service), config.eventRetry),
       },
     ];
     // a service with durable consumers keeps a dead-letter store (DEAD_EVENTS_MIGRATION) the operator reads
@@ -94,10 +105,9 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
     const log = rootLogger(this.config.service);
     this.observeOutbox();
     if (NATS_DURABLES[this.config.service].length > 0) this.deadLetters.observe();
-    observePool(this.pool);
     // a service that records no events (webhooks) has nothing to relay: no LISTEN connection taken from its pool
     if (this.config.relay !== false && NATS_EVENT_OWNERS[this.config.service].length > 0) {
-      this.relay = new OutboxRelay(this.uow, this.pool, this.nc, log);
+      this.relay = new OutboxRelay(this.uow, this.outbox, this.nc, log);
       await this.relay.start();
     }
     for (const spec of discoverConsumers(this.discovery)) {
@@ -110,14 +120,12 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
 
   /** Outbox lag, read from the database when Prometheus scrapes. */
   private observeOutbox(): void {
-    const pool = this.pool;
+    const outbox = this.outbox;
     gauge('outbox_pending_events', 'Events written to the outbox and not yet published to JetStream', [], async function collect() {
       try {
-        const { rows } = await pool.query<{ n: string; age: number | null }>(
-          'SELECT count(*) AS n, extract(epoch FROM now() - min(created_at))::float8 AS age FROM outbox WHERE published_at IS NULL',
-        );
-        this.set(Number(rows[0].n));
-        oldest.set(rows[0].age ?? 0);
+        const { pending, oldestAgeSeconds } = await outbox.backlog();
+        this.set(pending);
+        oldest.set(oldestAgeSeconds);
       } catch {
         // the database is down: readiness says so; the last values stand
       }

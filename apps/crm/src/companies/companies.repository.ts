@@ -15,7 +15,7 @@ export interface CompanyRef {
 /**
  * Companies are read through TypeORM. What a lead's create or reveal does to its company
  * (exists, findOrCreate, applyFacts) stays hand-written on the lead's own transaction: it is
- * part of the benchmarked lead insert (docs/benchmarks.md).
+ * part of every lead insert, the write path `npm run bench -- leads` loads.
  */
 @Injectable()
 export class CompaniesRepository {

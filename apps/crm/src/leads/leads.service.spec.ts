@@ -1,5 +1,5 @@
 import { RequestContext } from '@app/contracts';
-import { Tx, UnitOfWork } from '@app/platform';
+import { IdempotentCreate, Tx, UnitOfWork } from '@app/platform';
 import { CompaniesRepository } from '../companies/companies.repository';
 import { OrganizationsClient } from '../companies/organizations.client';
 import { PipelinesRepository } from '../pipelines/pipelines.repository';
@@ -84,5 +84,75 @@ describe('LeadsService (fake repositories)', () => {
     await expect(refused).rejects.toMatchObject({ code: 'conflict', param: 'email' });
     await expect(refused).rejects.toThrow(/lead_9/);
     expect(leads.findIdByEmail).toHaveBeenCalledWith('ws_1', 'ada@example.com');
+  });
+});
+
+/** create with every collaborator it writes through: the inserted row is what the repository answers. */
+function createSetup() {
+  const statements: { text: string; values?: unknown[] }[] = [];
+  // a statement comes as text and values, or as one config object (a named statement)
+  const tx = {
+    query: jest.fn(async (q: string | { text: string; values?: unknown[] }, values?: unknown[]) => (
+      statements.push(typeof q === 'string' ? { text: q, values } : { text: q.text, values: q.values }), { rows: [], rowCount: 1 })),
+  } as unknown as Tx;
+  const uow = { run: jest.fn((work: (tx: Tx) => Promise<unknown>) => work(tx)) } as unknown as UnitOfWork;
+  const leads = {
+    createKeys: new IdempotentCreate({ table: 'lead_create_keys', column: 'lead_id', noun: 'lead' }),
+    // the insert reads the workspace's entry stage itself: here, the stage 'New' of pipe_1
+    insertAtEntryStage: jest.fn(async (_db: unknown, row: Omit<LeadRow, 'pipeline_id' | 'stage_id' | 'stage_name' | 'created_at' | 'updated_at'>) => ({
+      ...row, pipeline_id: 'pipe_1', stage_id: 'stg_new', stage_name: 'New', created_at: new Date('2026-11-27T06:00:00Z'), updated_at: new Date('2026-11-27T06:00:00Z'),
+    })),
+    ensureTags: jest.fn(async () => undefined),
+    findIdByEmail: jest.fn(),
+  };
+  const companies = {
+    exists: jest.fn(async () => false),
+    findOrCreate: jest.fn(async (_db: unknown, _ws: string, name: string | null, domain: string | null) => ({ id: 'comp_1', name: name ?? domain })),
+    applyFacts: jest.fn(async () => undefined),
+  };
+  const pipelines = {
+    provision: jest.fn(async () => undefined),
+  };
+  const organizations = { factsOf: jest.fn(async () => []) };
+  const service = new LeadsService(
+    leads as unknown as LeadsRepository, companies as unknown as CompaniesRepository, pipelines as unknown as PipelinesRepository,
+    organizations as unknown as OrganizationsClient, uow,
+  );
+  const events = () => statements.filter((s) => s.text.includes('INSERT INTO outbox')).map((s) => JSON.parse(s.values?.[2] as string));
+  return { service, leads, companies, uow, tx, events };
+}
+
+describe('LeadsService.create (fake repositories)', () => {
+  it('POST /leads: the name is derived, the phone normalized to E.164, every given field sourced to source_url with provider api, defaults applied', async () => {
+    const { service, events } = createSetup();
+    const lead = await service.create(ctx, {
+      first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone: '020 7946 0018', country: 'gb',
+      source_url: 'https://example.com/team', tags: ['vip', 'vip', 'london'],
+    } as never);
+    expect(lead).toMatchObject({
+      object: 'lead', lens: 'leads', full_name: 'Ada Lovelace', phone: '+442079460018', country: 'GB', lawful_basis: 'legitimate_interest',
+      owner_id: 'mem_1', tags: ['vip', 'london'], stage: { pipeline_id: 'pipe_1', stage_id: 'stg_new', name: 'New' }, revealed: false,
+    });
+    expect(lead.id).toMatch(/^lead_/);
+    expect(lead.sources!.map((s) => [s.field, s.value, s.provider, s.source_url])).toEqual(expect.arrayContaining([
+      ['full_name', 'Ada Lovelace', 'api', 'https://example.com/team'],
+      ['email', 'ada@example.com', 'api', 'https://example.com/team'],
+      ['phone', '+442079460018', 'api', 'https://example.com/team'],
+    ]));
+    expect(events()).toEqual([expect.objectContaining({ type: 'lead.created', data: { object: lead } })]);
+  });
+
+  it('a company given by domain is matched or created in the same unit of work, and the lead carries it', async () => {
+    const { service, companies, tx } = createSetup();
+    const lead = await service.create(ctx, { full_name: 'Acme buyer', company_domain: 'https://www.Acme.com/about' } as never);
+    expect(companies.findOrCreate).toHaveBeenCalledWith(tx, 'ws_1', null, 'acme.com', []);
+    expect(lead).toMatchObject({ company_id: 'comp_1', company_name: 'acme.com' });
+  });
+
+  it('a company_domain that is no domain name is invalid_request naming company_domain, before anything is written', async () => {
+    const { service, uow, leads } = createSetup();
+    await expect(service.create(ctx, { full_name: 'Acme', company_domain: 'not a domain' } as never)).rejects.toMatchObject({ code: 'invalid_request', param: 'company_domain' });
+    expect(uow.run).not.toHaveBeenCalled();
+    expect(leads.insertAtEntryStage).not.toHaveBeenCalled();
   });
 });

@@ -51,8 +51,8 @@ export const entryStageSql = (workspaceParam: string) =>
 
 /**
  * Pipelines and stages are listed through TypeORM; what a lead's create or stage move reads
- * (entryStageSql, findStage) stays hand-written on the lead's own transaction, part of the
- * benchmarked lead statements (docs/benchmarks.md).
+ * (entryStageSql, findStage) stays hand-written on the lead's own transaction, part of every lead
+ * insert, the write path `npm run bench -- leads` loads.
  */
 @Injectable()
 export class PipelinesRepository {

@@ -56,8 +56,8 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
   /**
    * How long a claim may stay unfinished before it counts as abandoned by a crashed replica:
    * longer than a live gateway holds one (its request's service calls, each within the RPC
-   * deadline, and the database). It was 2 minutes: a client retrying a create that was in flight
-   * when its gateway was SIGKILLed got 409 for 2 minutes though the service had answered.
+   * deadline, and the database), and no longer, so a client retrying a create that was in flight
+   * when its gateway was killed is not answered 409 long after the service answered.
    */
   private readonly abandonedAfterMs: number;
 

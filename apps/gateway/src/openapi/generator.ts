@@ -132,6 +132,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   suppressions: 'Emails and domains that are never contacted.',
   credits: 'Plan and pack balances with a ledger.',
   webhook_endpoints: 'HTTPS endpoints receiving signed events.',
+  events: 'The workspace\'s events of the last 30 days, each as delivered to webhook endpoints.',
   exports: 'Background CSV or JSON files of leads.',
   docs: 'This document, its reference page and the error catalogue.',
 };

@@ -26,7 +26,7 @@ export class PgCounterStore implements CounterStore, OnApplicationBootstrap, OnA
   }
 
   async add(bucket: string, want: number) {
-    // Hand-written and prepared (named): one upsert per lease on every request's path, the window taken from the database clock (docs/benchmarks.md).
+    // Hand-written and prepared (named): one upsert per lease on every request's path, the window taken from the database clock.
     const { rows } = await this.pool.query<{ window_start: string; count: string; reset_in: number }>({
       name: 'rate-limit-add',
       text: `WITH clock AS (SELECT extract(epoch FROM clock_timestamp()) AS now_s)

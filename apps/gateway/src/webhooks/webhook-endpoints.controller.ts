@@ -2,7 +2,7 @@ import { Body, CanActivate, Controller, Delete, ExecutionContext, Get, HttpCode,
 import { FastifyRequest } from 'fastify';
 import {
   CreatedWebhookEndpoint, CreateWebhookEndpointDto, DeletedEnvelope, ListEnvelope, ListWebhookEndpointsQueryDto, RequestContext,
-  ListWebhookDeliveriesQueryDto, RolledWebhookEndpoint, SUBJECTS, UpdateWebhookEndpointDto, WebhookDelivery, WebhookEndpoint,
+  ListWebhookDeliveriesQueryDto, RolledWebhookEndpoint, SUBJECTS, TestWebhookEndpointDto, UpdateWebhookEndpointDto, WebhookDelivery, WebhookEndpoint,
 } from '@app/contracts';
 import { ApiError } from '../http/api-error';
 import { Ctx } from '../http/request-context.decorator';
@@ -141,6 +141,22 @@ export class WebhookEndpointsController {
   })
   retryDelivery(@Ctx() ctx: RequestContext, @Param('id') id: string, @Param('delivery_id') deliveryId: string): Promise<WebhookDelivery> {
     return this.rpc.send(SUBJECTS.webhooks.deliveriesRetry, ctx, { id, delivery_id: deliveryId });
+  }
+
+  @Post(':id/test')
+  @HttpCode(202)
+  @Operation({
+    summary: 'Send a sample event to a webhook endpoint',
+    description: 'Sends a sample event of `type` to this endpoint at once, whatever types it subscribes to: a new `evt_` id, '
+      + '`livemode` false and `"sample": true`, with sample `data`, signed as every delivery. Answers the delivery (pending); '
+      + 'its attempts appear in the endpoint\'s deliveries. Sample events are not listed by GET /events. 409 when the endpoint is disabled.',
+    response: 'WebhookDelivery',
+    status: 202,
+    errors: [400, 401, 403, 404, 409, 429, 500],
+    idempotent: true,
+  })
+  sendTest(@Ctx() ctx: RequestContext, @Param('id') id: string, @Body() body: TestWebhookEndpointDto): Promise<WebhookDelivery> {
+    return this.rpc.send(SUBJECTS.webhooks.endpointsTest, ctx, { id, type: body.type });
   }
 
   @Delete(':id')

@@ -5,7 +5,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { EmailStatus, ID_PREFIX, Lens, LENSES, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL } from '@app/platform';
 import { SEARCH_CONFIG, SearchConfig } from '../search.config';
-import { SearchReads } from '../search/search-reads';
+import { SearchReads } from '../search/search-reads.store';
 import { EntityInput, facetTerms, RANK_BANDS, rankBandSql, searchTextOf } from './entity';
 
 export interface EntityRow {
@@ -179,17 +179,16 @@ const COLUMNS = 'id, lens, name, person_name, first_name, last_name, title, orga
 export class EntitiesRepository {
   private readonly rankedCacheEntries: number;
 
-  constructor(@Inject(PG_POOL) readonly pool: Pool, @Inject(SEARCH_CONFIG) config: SearchConfig, private readonly reads: SearchReads) {
+  constructor(@Inject(PG_POOL) private readonly pool: Pool, @Inject(SEARCH_CONFIG) config: SearchConfig, private readonly reads: SearchReads) {
     this.rankedCacheEntries = config.rankedCacheEntries;
   }
 
   /**
    * Inserts or updates by ext_key (same source record -> same entity); one transaction per batch:
    * the rows go to a temporary table of the connection with COPY (text format, entitiesCopyText),
-   * and one INSERT ... ON CONFLICT moves them into `entities`. COPY's text format costs PostgreSQL
-   * about half of what parsing the batch as one JSON array did (json_to_recordset lexed ~1.3 KB
-   * of JSON per row twice, validation then extraction: ~30 of the ~80 us of PostgreSQL CPU an
-   * entity cost a seed). The temporary table is created by the batch's transaction when the
+   * and one INSERT ... ON CONFLICT moves them into `entities`. COPY's text format is the cheapest
+   * way in for PostgreSQL: a batch as one JSON array would be lexed twice per row (validation,
+   * then extraction), the largest part of a seed's cost there. The temporary table is created by the batch's transaction when the
    * connection has none yet and emptied by every commit (ON COMMIT DELETE ROWS). The index
    * generation moves in the batch's transaction: pages ranked before it are read again.
    */
@@ -315,8 +314,8 @@ export class EntitiesRepository {
       `(SELECT ${i} AS band, e.id FROM entities e WHERE e.lens = '${lens}' AND ${rankBandSql(i, 'e.rank_score')}${rest} ORDER BY e.rank_score DESC, e.id LIMIT ${limit})`);
     const text = `SELECT g.generation, m.band, m.id FROM (${GENERATION_SQL}) g
          LEFT JOIN LATERAL (${bands.join('\n UNION ALL ')} LIMIT ${limit}) m ON true`;
-    // Planning twelve band reads costs PostgreSQL more than running them (1.7-1.9 ms against
-    // 0.5-1 ms for a first page at 1M entities, the planner weighs every band index for every band),
+    // Planning twelve band reads costs PostgreSQL more than running them for a first page (the
+    // planner weighs every band index for every band),
     // and the plan does not depend on the values: one named statement per query shape (lens, which
     // filters, limit) and connection, planned once as a generic plan (in auto mode PostgreSQL kept
     // planning a first page afresh). At most BAND_STATEMENTS_PER_CONNECTION shapes are kept per

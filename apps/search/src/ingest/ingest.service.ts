@@ -51,8 +51,8 @@ export class IngestService {
     }
     // a chunk of a large seed (`total: false`) leaves its index entries in the GIN pending list
     // (PostgreSQL merges it whenever it passes gin_pending_list_limit): merging after every chunk
-    // of 2,000 rewrote the posting pages of every key a few entries at a time, about 15% of a 1M
-    // seed's rate; the CLI's last request (`count_only`) merges what is left. Counting the index
+    // of 2,000 rewrote the posting pages of every key a few entries at a time, a large part of a
+    // seed's cost; the CLI's last request (`count_only`) merges what is left. Counting the index
     // reads the whole table, so such a chunk skips that too.
     if (body.total !== false) await this.entities.mergePendingIndexEntries();
     return { inserted, updated, total: body.total === false ? null : await this.entities.count() };

@@ -1,10 +1,9 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ImapFlow } from 'imapflow';
-import { PoolClient } from 'pg';
 import { counter, rootLogger } from '@app/platform';
 import { SecretBox } from '../mailboxes/secret-box';
 import { SEQUENCES_CONFIG, SequencesConfig } from '../sequences.config';
-import { ImapStateRepository, ImapStateRow } from './imap-state.repository';
+import { ImapPollSession, ImapStateRepository } from './imap-state.repository';
 import { InboundService } from './inbound.service';
 
 const log = rootLogger('sequences');
@@ -101,30 +100,11 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
    * it did not poll (locked elsewhere, or polled meanwhile).
    */
   async pollMailbox(mailboxId: string): Promise<boolean> {
-    const db = await this.states.connect();
-    let broken = false;
-    try {
-      if (!(await this.states.tryLock(db, mailboxId))) return false;
-      try {
-        // read under the lock: a replica that polled just before us has recorded its last UID
-        const state = await this.states.findDue(db, mailboxId);
-        if (!state) return false;
-        await this.poll(db, state);
-        return true;
-      } finally {
-        await this.states.unlock(db, mailboxId).catch(() => {
-          broken = true; // closing the connection releases the lock
-        });
-      }
-    } catch (err) {
-      broken = true;
-      throw err;
-    } finally {
-      db.release(broken);
-    }
+    return this.states.pollSession(mailboxId, (session) => this.poll(session));
   }
 
-  private async poll(db: PoolClient, state: ImapStateRow): Promise<void> {
+  private async poll(session: ImapPollSession): Promise<void> {
+    const { state } = session;
     let client: ImapFlow | undefined;
     let more = false;
     try {
@@ -144,11 +124,11 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
       await client.connect();
       const lock = await client.getMailboxLock('INBOX', { readOnly: true });
       try {
-        more = await this.fetchNew(db, client, state);
+        more = await this.fetchNew(session, client);
       } finally {
         lock.release();
       }
-      await this.states.recordPolled(db, state.mailbox_id, more ? 0 : this.config.imapPollMs);
+      await session.recordPolled(more ? 0 : this.config.imapPollMs);
       polls.inc({ outcome: 'ok' });
     } catch (err) {
       const failures = state.consecutive_failures + 1;
@@ -156,7 +136,7 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
       const reason = describe(err);
       log.warn({ mailbox_id: state.mailbox_id, err: reason, failures, next_poll_in_ms: delay }, 'imap poller: mailbox poll failed');
       polls.inc({ outcome: 'failed' });
-      await this.states.recordFailed(db, state.mailbox_id, reason.slice(0, 500), failures, delay);
+      await session.recordFailed(reason.slice(0, 500), failures, delay);
     } finally {
       if (client) {
         // LOGOUT to a server that stopped answering must not hold the mailbox's lock
@@ -168,7 +148,8 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /** Handles INBOX's new messages in UID order, recording each; true when more are left for an immediate next poll. */
-  private async fetchNew(db: PoolClient, client: ImapFlow, state: ImapStateRow): Promise<boolean> {
+  private async fetchNew(session: ImapPollSession, client: ImapFlow): Promise<boolean> {
+    const { state } = session;
     const mailbox = client.mailbox;
     if (!mailbox) throw new Error('INBOX is not open');
     const uidValidity = String(mailbox.uidValidity);
@@ -194,7 +175,7 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
     // after a full scan, every UID below UIDNEXT (as of SELECT) has been seen: older mail is never fetched
     const scanned = Math.max(0, (mailbox.uidNext ?? 0) - 1);
     if (batch.length === 0) {
-      if (!same) await this.states.recordProgress(db, state.mailbox_id, uidValidity, Math.max(lastUid, scanned), { clearStuck: false });
+      if (!same) await session.recordProgress(uidValidity, Math.max(lastUid, scanned), { clearStuck: false });
       return false;
     }
     const sizes = new Map<number, number>();
@@ -218,7 +199,7 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
           } catch (err) {
             const count = stuckUid === uid ? state.stuck_count + 1 : 1;
             if (count < STUCK_LIMIT) {
-              await this.states.recordStuck(db, state.mailbox_id, uid, count);
+              await session.recordStuck(uid, count);
               throw new Error(`handling UID ${uid} failed (${count} of ${STUCK_LIMIT}): ${describe(err)}`);
             }
             log.error({ mailbox_id: state.mailbox_id, uid, err: describe(err) }, `imap poller: message skipped after ${STUCK_LIMIT} failed attempts`);
@@ -228,11 +209,11 @@ export class ImapPoller implements OnApplicationBootstrap, OnApplicationShutdown
           messages.inc({ kind: 'skipped' });
         }
       }
-      await this.states.recordProgress(db, state.mailbox_id, uidValidity, uid, { clearStuck: stuckUid !== null });
+      await session.recordProgress(uidValidity, uid, { clearStuck: stuckUid !== null });
       stuckUid = null;
     }
     if (uids.length > batch.length) return true;
-    if (!same && scanned > batch[batch.length - 1]) await this.states.recordProgress(db, state.mailbox_id, uidValidity, scanned, { clearStuck: false });
+    if (!same && scanned > batch[batch.length - 1]) await session.recordProgress(uidValidity, scanned, { clearStuck: false });
     return false;
   }
 }

@@ -1,7 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
 import { ApiVersion } from '@app/contracts';
-import { backlogGauge, listenOn, PG_POOL, Queryable, TraceCarrier } from '@app/platform';
+import { backlogGauge, IdempotentCreate, listenOn, PG_POOL, Queryable, TraceCarrier } from '@app/platform';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
 import { AttemptOfDelivery, DELIVERY_COLUMNS, DeliveryRow } from './delivery.mapper';
 import { Candidate } from './endpoint-slots';
@@ -62,11 +62,23 @@ export interface NewDelivery {
  * `locked_until`, so only the holder records the attempt's outcome and a dead holder's lapse.
  */
 @Injectable()
-export class DeliveriesRepository {
+export class DeliveriesRepository implements OnApplicationBootstrap, OnApplicationShutdown {
+  /** Which sample delivery each Idempotency-Key of POST /webhook_endpoints/{id}/test made (webhook_test_keys). */
+  readonly testKeys = new IdempotentCreate({ table: 'webhook_test_keys', column: 'delivery_id', noun: 'sample delivery' });
+  private stopSweeping?: () => void;
+
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksConfig,
   ) {}
+
+  onApplicationBootstrap(): void {
+    this.stopSweeping = this.testKeys.sweepPeriodically(this.pool);
+  }
+
+  onApplicationShutdown(): void {
+    this.stopSweeping?.();
+  }
 
   /**
    * Calls `onUnclaimed` on every NOTIFY of DELIVERIES_CHANNEL, on a connection of the pool held
@@ -199,10 +211,15 @@ export class DeliveriesRepository {
       await this.notifyUnclaimed(this.pool);
       return { row: rows[0], due: true };
     }
-    const { rows: held } = await this.pool.query<DeliveryRow>(
+    const held = await this.findOfEndpoint(endpointId, deliveryId);
+    return held && { row: held, due: false };
+  }
+
+  async findOfEndpoint(endpointId: string, deliveryId: string, db: Queryable = this.pool): Promise<DeliveryRow | undefined> {
+    const { rows } = await db.query<DeliveryRow>(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2`, [deliveryId, endpointId],
     );
-    return held[0] && { row: held[0], due: false };
+    return rows[0];
   }
 
   /** Wakes the senders of every replica (at the commit of `db`'s transaction). */

@@ -1,9 +1,8 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { NATS_BROADCASTS } from '@app/contracts';
-import { continueFrom, NATS_CONNECTION, randomToken, rootLogger, SpanKind } from '@app/platform';
+import { continueFrom, NATS_CONNECTION, randomToken, rootLogger, signatureHeader, SpanKind } from '@app/platform';
 import { decryptSecret } from '../secrets';
-import { signatureHeader } from '../signature';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
 import { Claimed, DeliveriesRepository } from './deliveries.repository';
 import { EndpointSlots } from './endpoint-slots';

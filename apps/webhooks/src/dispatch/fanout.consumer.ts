@@ -1,5 +1,6 @@
 import { EventEnvelope, PUBLIC_EVENT_TYPES, PublicEventType } from '@app/contracts';
 import { BatchEventHandler, DurableConsumer, newId, randomToken, ReceivedEvent, TraceCarrier, UnitOfWork } from '@app/platform';
+import { EventsService } from '../events/events.service';
 import { Claimed, DeliveriesRepository, NewDelivery } from './deliveries.repository';
 import { Dispatcher } from './dispatcher';
 import { renderEvent } from './render';
@@ -20,7 +21,9 @@ function isPublicEvent(event: EventEnvelope): boolean {
  * of its workspace subscribed to the type (or `*`), live and test events alike (the envelope's
  * `livemode` tells them apart), in the transaction that records the event as processed: a
  * redelivered event adds nothing, and an event is acknowledged only after its rows are committed,
- * so a crash loses none.
+ * so a crash loses none. The same transaction stores each event once for GET /events
+ * (EventsService), whether or not any endpoint receives it; once committed, the events are
+ * announced to the operator's listeners.
  *
  * Deliveries this process has room to send now (the dispatcher's global and per-endpoint limits)
  * are inserted already claimed by it (lease and token, as a claim would set them) and sent as
@@ -47,6 +50,7 @@ export class FanoutConsumer implements BatchEventHandler {
     private readonly deliveries: DeliveriesRepository,
     private readonly dispatcher: Dispatcher,
     private readonly uow: UnitOfWork,
+    private readonly events: EventsService,
   ) {}
 
   /**
@@ -63,11 +67,15 @@ export class FanoutConsumer implements BatchEventHandler {
     // one order for every batch: two batches holding a redelivered event each wait, never deadlock
     const sortedIds = [...events.keys()].sort();
     const reserved: Claimed[] = [];
+    let stored: EventEnvelope[] = [];
     try {
       await this.uow.run(async (tx) => {
+        stored = [];
         const fresh = await this.deliveries.markProcessed(tx, FANOUT_DURABLE, sortedIds);
         if (fresh.length === 0) return;
         const todo = fresh.map((id) => events.get(id)!);
+        await this.events.store(tx, todo);
+        stored = todo;
         const endpoints = await this.deliveries.enabledEndpointsOf(tx, [...new Set(todo.map((e) => e.workspace_id))]);
         if (endpoints.length === 0) return;
         const token = randomToken(16);
@@ -110,5 +118,6 @@ export class FanoutConsumer implements BatchEventHandler {
       throw err;
     }
     for (const row of reserved) this.dispatcher.launch(row);
+    this.events.announce(stored);
   }
 }

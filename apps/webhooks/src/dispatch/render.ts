@@ -7,13 +7,16 @@ import { API_VERSIONS, ApiVersion, EventEnvelope } from '@app/contracts';
  */
 const DOWNGRADES: Partial<Record<ApiVersion, (type: string, data: EventEnvelope['data']) => EventEnvelope['data']>> = {};
 
-/** The exact body sent to an endpoint pinned at `version`. */
-export function renderEvent(event: EventEnvelope, version: ApiVersion): string {
+/**
+ * The envelope as rendered at `version`, in the spec's field order; `sample` (true) only on a
+ * sample event of POST /webhook_endpoints/{id}/test.
+ */
+export function eventBody(event: EventEnvelope, version: ApiVersion): EventEnvelope {
   let data = event.data;
   for (let i = API_VERSIONS.length - 1; i >= 0 && API_VERSIONS[i] !== version; i--) {
     data = DOWNGRADES[API_VERSIONS[i]]?.(event.type, data) ?? data;
   }
-  return JSON.stringify({
+  return {
     id: event.id,
     object: 'event',
     type: event.type,
@@ -21,6 +24,12 @@ export function renderEvent(event: EventEnvelope, version: ApiVersion): string {
     created: event.created,
     workspace_id: event.workspace_id,
     livemode: event.livemode,
+    ...(event.sample === true ? { sample: true as const } : {}),
     data,
-  });
+  };
+}
+
+/** The exact body sent to an endpoint pinned at `version`. */
+export function renderEvent(event: EventEnvelope, version: ApiVersion): string {
+  return JSON.stringify(eventBody(event, version));
 }

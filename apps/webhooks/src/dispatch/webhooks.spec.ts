@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import { EventEnvelope } from '@app/contracts';
-import { decryptSecret, encryptSecret, newSigningSecret } from '../secrets';
-import { signatureHeader } from '../signature';
+import { decryptSecret, encryptSecret } from '../secrets';
+import { newSigningSecret, signatureHeader } from '@app/platform/webhook-signature';
 import { isBlockedAddress, literalAllowed } from './address-guard';
 import { MAX_ATTEMPTS, retryDelayMs, RETRY_DELAYS_S } from './delivery-rules';
 import { renderEvent } from './render';

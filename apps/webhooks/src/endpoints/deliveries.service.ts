@@ -1,16 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { ListEndpointDeliveriesRequest, ListEnvelope, RequestContext, RetryDeliveryRequest, WebhookDelivery } from '@app/contracts';
-import { decodeCursor, DomainError, toListPage } from '@app/platform';
+import {
+  ApiVersion, EventEnvelope, ID_PREFIX, ListEndpointDeliveriesRequest, ListEnvelope, RequestContext, RetryDeliveryRequest, TestWebhookEndpointRequest,
+  WebhookDelivery,
+} from '@app/contracts';
+import { decodeCursor, DomainError, newId, toListPage, UnitOfWork } from '@app/platform';
 import { DeliveriesRepository } from '../dispatch/deliveries.repository';
 import { AttemptOfDelivery, renderDelivery } from '../dispatch/delivery.mapper';
+import { DELIVERY_ID_PREFIX } from '../dispatch/fanout.consumer';
+import { renderEvent } from '../dispatch/render';
+import { sampleData } from '../events/sample-events';
 import { EndpointRow, EndpointsRepository } from './endpoints.repository';
 
-/** An endpoint's deliveries as its workspace sees them, and a delivery sent again on request. */
+/** An endpoint's deliveries as its workspace sees them, a delivery sent again on request, and sample events. */
 @Injectable()
 export class DeliveriesService {
   constructor(
     private readonly endpoints: EndpointsRepository,
     private readonly deliveries: DeliveriesRepository,
+    private readonly uow: UnitOfWork,
   ) {}
 
   /** Newest first, each with its attempts. */
@@ -38,6 +45,41 @@ export class DeliveriesService {
     const result = await this.deliveries.retryNow(body.id, body.delivery_id);
     if (!result) throw DomainError.notFound('webhook delivery', body.delivery_id, 'delivery_id');
     return renderDelivery(result.row, before);
+  }
+
+  /**
+   * A sample event of `type` sent to this endpoint at once, whatever it subscribes to: a new
+   * `evt_` id, `livemode` false and `sample` true, the type's sample `data`, rendered at the
+   * endpoint's version and signed as every delivery is. It is a delivery like the others (its
+   * attempts, retries and list entry), but no event: GET /events and `listen` never show it.
+   * A request retried after a gateway time-out with its Idempotency-Key answers the delivery
+   * the first one made, sending nothing more.
+   */
+  async sendTest(ctx: RequestContext, body: TestWebhookEndpointRequest): Promise<WebhookDelivery> {
+    const endpoint = await this.endpointOf(ctx, body.id);
+    if (endpoint.status === 'disabled') {
+      throw DomainError.conflict('The endpoint is disabled and receives nothing; enable it (PATCH status enabled) first', 'id');
+    }
+    const created = new Date().toISOString();
+    const event: EventEnvelope = {
+      id: newId(ID_PREFIX.event), object: 'event', type: body.type, api_version: endpoint.api_version as ApiVersion, created,
+      workspace_id: ctx.workspace_id, livemode: false, sample: true, data: sampleData(body.type, created),
+    };
+    const id = newId(DELIVERY_ID_PREFIX);
+    return this.uow.run((tx) =>
+      this.deliveries.testKeys.run(tx, ctx, id, async () => {
+        await this.deliveries.insertDeliveries(tx, [{
+          id, endpoint_id: endpoint.id, event_id: event.id, event_type: event.type, event_created: created,
+          body: renderEvent(event, endpoint.api_version as ApiVersion), claim_token: null, trace_context: null,
+        }], 0);
+        // the senders of every replica wake at the commit; whichever claims it sends it
+        await this.deliveries.notifyUnclaimed(tx);
+        return renderDelivery((await this.deliveries.findOfEndpoint(endpoint.id, id, tx))!, []);
+      }, async (earlier) => {
+        const row = await this.deliveries.findOfEndpoint(endpoint.id, earlier, tx);
+        return row && renderDelivery(row, (await this.attemptsByDelivery([earlier])).get(earlier) ?? []);
+      }),
+    );
   }
 
   private async endpointOf(ctx: RequestContext, id: string): Promise<EndpointRow> {

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import {
-  CreateWebhookEndpointDto, ListDeliveriesRequest, ListEndpointDeliveriesRequest, RetryDeliveryRequest, ListWebhookEndpointsRequest, RequestContext, SUBJECTS, UpdateWebhookEndpointRequest,
-  WebhookEndpointRef,
+  CreateWebhookEndpointDto, ListDeliveriesRequest, ListEndpointDeliveriesRequest, RetryDeliveryRequest, ListWebhookEndpointsRequest, RequestContext, SUBJECTS,
+  TestWebhookEndpointRequest, UpdateWebhookEndpointRequest, WebhookEndpointRef,
 } from '@app/contracts';
 import { Rpc } from '@app/platform';
 import { DeliveriesService } from './deliveries.service';
@@ -53,6 +53,11 @@ export class EndpointsController {
   @Rpc(SUBJECTS.webhooks.deliveriesRetry)
   retryDelivery(ctx: RequestContext, body: RetryDeliveryRequest) {
     return this.deliveriesOfEndpoints.retry(ctx, body);
+  }
+
+  @Rpc(SUBJECTS.webhooks.endpointsTest)
+  sendTest(ctx: RequestContext, body: TestWebhookEndpointRequest) {
+    return this.deliveriesOfEndpoints.sendTest(ctx, body);
   }
 
   @Rpc(SUBJECTS.webhooks.endpointsEnable)

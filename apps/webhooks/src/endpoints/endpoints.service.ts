@@ -4,11 +4,11 @@ import {
   ApiVersion, CreatedWebhookEndpoint, CreateWebhookEndpointDto, DeletedEnvelope, ID_PREFIX, ListEnvelope,
   ListWebhookEndpointsRequest, RequestContext, RolledWebhookEndpoint, UpdateWebhookEndpointRequest, WebhookAttempt, WebhookEndpoint,
 } from '@app/contracts';
-import { DomainError, NATS_CONNECTION, newId, toListPage, UnitOfWork } from '@app/platform';
+import { DomainError, NATS_CONNECTION, newId, newSigningSecret, toListPage, UnitOfWork } from '@app/platform';
 import { literalAllowed } from '../dispatch/address-guard';
 import { ENDPOINT_DELETED_SUBJECT } from '../dispatch/dispatcher';
 import { OutcomesRepository } from '../dispatch/outcomes.repository';
-import { decryptSecret, encryptSecret, newSigningSecret } from '../secrets';
+import { decryptSecret, encryptSecret } from '../secrets';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
 import { renderEndpoint } from './endpoint.mapper';
 import { EndpointsRepository } from './endpoints.repository';

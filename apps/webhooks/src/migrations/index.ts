@@ -3,6 +3,7 @@ import { Webhooks1764000001000 } from './1764000001000-webhooks';
 import { DeliveryTraceContext1764000004000 } from './1764000004000-delivery-trace-context';
 import { SecretRoll1764000005000 } from './1764000005000-secret-roll';
 import { DeliveriesByEndpoint1764000006000 } from './1764000006000-deliveries-by-endpoint';
+import { Events1764000007000 } from './1764000007000-events';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -22,4 +23,5 @@ export const MIGRATIONS = [
   DeliveryTraceContext1764000004000,
   SecretRoll1764000005000,
   DeliveriesByEndpoint1764000006000,
+  Events1764000007000,
 ];

@@ -1,7 +1,8 @@
 import {
   ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, MaxLength, ValidateIf,
 } from 'class-validator';
-import { PUBLIC_EVENT_TYPES } from '../events';
+import { PUBLIC_EVENT_TYPES, PublicEventType } from '../events';
+import { IsDateTime } from './date-time';
 import { WEBHOOK_ENDPOINT_STATUSES, WebhookEndpointStatus } from '../resources/webhook';
 import { PageQueryDto } from './pagination.dto';
 import { NOT_NULL_WHEN_PRESENT } from './validators';
@@ -53,6 +54,30 @@ export type ListEndpointDeliveriesRequest = { id: string; limit: number; startin
 
 /** POST /webhook_endpoints/{id}/deliveries/{delivery_id}/retry as the gateway asks it. */
 export type RetryDeliveryRequest = { id: string; delivery_id: string };
+
+/** Body of POST /webhook_endpoints/{id}/test: the type of the sample event to send. */
+export class TestWebhookEndpointDto {
+  @IsIn(PUBLIC_EVENT_TYPES, { message: `type must be one of: ${PUBLIC_EVENT_TYPES.join(', ')}` })
+  type: PublicEventType;
+}
+
+/** POST /webhook_endpoints/{id}/test as the gateway asks it. */
+export type TestWebhookEndpointRequest = { id: string; type: PublicEventType };
+
+/** GET /events: newest first; `created[gte]` and `created[lte]` bound `created` (both inclusive). */
+export class ListEventsQueryDto extends PageQueryDto {
+  @IsOptional() @IsIn(PUBLIC_EVENT_TYPES, { message: `type must be one of: ${PUBLIC_EVENT_TYPES.join(', ')}` })
+  type?: PublicEventType;
+
+  @IsOptional() @IsDateTime()
+  'created[gte]'?: string;
+
+  @IsOptional() @IsDateTime()
+  'created[lte]'?: string;
+}
+
+/** GET /events as the gateway asks it. */
+export type ListEventsRequest = Omit<ListEventsQueryDto, 'limit'> & { limit: number };
 
 export type UpdateWebhookEndpointRequest = UpdateWebhookEndpointDto & { id: string };
 

@@ -1,0 +1,210 @@
+import { randomToken } from '@app/platform';
+import { ApiResponse, TestMesh } from '../../harness';
+import { expectApiError, expectRequestId, listLeads } from '../../support/gateway-assertions';
+
+/**
+ * Spec, Endpoint conventions (`Idempotency-Key`) and Limits: up to 255 characters; a retry
+ * returns the original status and body with `Idempotent-Replayed: true`; the same key with a
+ * different body is 409 `conflict`; concurrent requests with one key execute once; keys are
+ * scoped to the workspace and the API key's mode (a test key never replays a live response).
+ */
+describe('gateway idempotency (e2e)', () => {
+  let mesh: TestMesh;
+  let a: Awaited<ReturnType<TestMesh['workspace']>>;
+  let b: Awaited<ReturnType<TestMesh['workspace']>>;
+  let aSecondKey: string;
+  let aTestKey: string;
+  /** One API key per concurrency round, so the bursts stay far from the 120-per-minute budget. */
+  let racerKeys: string[];
+
+  beforeAll(async () => {
+    mesh = await TestMesh.start(['gateway', 'crm']);
+    [a, b] = await Promise.all([mesh.workspace(), mesh.workspace()]);
+    const extra = await Promise.all(
+      Array.from({ length: 4 }, () => mesh.admin('key:create', '--workspace', a.workspace.id, '--mode', 'live')),
+    );
+    [aSecondKey, ...racerKeys] = extra.map((created) => created.key);
+    aTestKey = (await mesh.admin('key:create', '--workspace', a.workspace.id, '--mode', 'test')).key;
+  });
+  afterAll(() => mesh?.close());
+
+  const newKey = () => `idem-${randomToken(16)}`;
+  const uniqueName = (label: string) => `${label} ${randomToken(8)}`;
+
+  function post(apiKey: string, idempotencyKey: string, body: unknown): Promise<ApiResponse> {
+    return mesh.request('POST', '/leads', { key: apiKey, body, headers: { 'idempotency-key': idempotencyKey } });
+  }
+
+  async function leadsNamed(apiKey: string, name: string): Promise<any[]> {
+    return (await listLeads(mesh, apiKey, `q=${encodeURIComponent(name)}`)).filter((lead) => lead.full_name === name);
+  }
+
+  it('replays the original status and byte-identical body with Idempotent-Replayed: true, executing once', async () => {
+    const key = newKey();
+    const name = uniqueName('Replay');
+    const body = { full_name: name, title: 'Partner', tags: ['replay'], custom_fields: { tier: 1 } };
+
+    const first = await post(a.key, key, body);
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const again = await post(a.key, key, body);
+      expect(again.status).toBe(first.status);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.text).toBe(first.text);
+      expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
+      expect(expectRequestId(again)).not.toBe(expectRequestId(first));
+    }
+    expect((await leadsNamed(a.key, name)).map((lead) => lead.id)).toEqual([first.body.id]);
+  });
+
+  it('answers the same key with a different body with 409 conflict, executing nothing, and still replays the original', async () => {
+    const key = newKey();
+    const name = uniqueName('Original');
+    const first = await post(a.key, key, { full_name: name });
+    expect(first.status).toBe(201);
+
+    const otherName = uniqueName('Different');
+    for (const body of [{ full_name: otherName }, { full_name: name, title: 'Extra' }]) {
+      const conflict = await post(a.key, key, body);
+      expectApiError(conflict, 409, 'conflict');
+      expect(conflict.headers.get('idempotent-replayed')).toBeNull();
+    }
+    expect(await leadsNamed(a.key, otherName)).toEqual([]);
+
+    const replay = await post(a.key, key, { full_name: name });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(first.text);
+    expect((await leadsNamed(a.key, name)).map((lead) => lead.id)).toEqual([first.body.id]);
+  });
+
+  it.each([0, 1, 2])('executes 20 concurrent POSTs with one key and one body exactly once (round %i)', async (round) => {
+    const apiKey = racerKeys[round];
+    const key = newKey();
+    // No email in the body: a second execution must show up as a second lead, not as a
+    // duplicate-email 409 that would look like an idempotency conflict.
+    const name = uniqueName('Concurrent');
+    const body = { full_name: name, title: 'Racer' };
+
+    const responses = await Promise.all(Array.from({ length: 20 }, () => post(apiKey, key, body)));
+
+    for (const res of responses) {
+      expect([201, 409]).toContain(res.status);
+      expectRequestId(res);
+      if (res.status === 409) expectApiError(res, 409, 'conflict');
+    }
+    const executed = responses.filter((r) => r.status === 201 && r.headers.get('idempotent-replayed') === null);
+    const replayed = responses.filter((r) => r.status === 201 && r.headers.get('idempotent-replayed') === 'true');
+    expect(executed).toHaveLength(1);
+    const original = executed[0];
+    expect(original.body.id).toMatch(/^lead_/);
+    for (const res of replayed) expect(res.text).toBe(original.text);
+    expect(executed.length + replayed.length + responses.filter((r) => r.status === 409).length).toBe(20);
+
+    expect((await leadsNamed(apiKey, name)).map((lead) => lead.id)).toEqual([original.body.id]);
+    const events = await mesh.query(
+      'crm',
+      `SELECT id FROM outbox WHERE type = 'lead.created' AND envelope->'data'->'object'->>'full_name' = $1`,
+      [name],
+    );
+    expect(events).toHaveLength(1);
+
+    // Once settled, every retry is a replay of that one execution.
+    const retry = await post(apiKey, key, body);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.text).toBe(original.text);
+  });
+
+  it('refuses an Idempotency-Key longer than 255 characters with 400 naming the header, executing nothing', async () => {
+    const name = uniqueName('Long Key');
+    const res = await post(a.key, 'k'.repeat(256), { full_name: name });
+    expectApiError(res, 400, 'invalid_request', 'Idempotency-Key');
+    expect(await leadsNamed(a.key, name)).toEqual([]);
+  });
+
+  it('accepts a key of exactly 255 characters and replays with it', async () => {
+    const key = `${randomToken(16)}${'k'.repeat(239)}`;
+    expect(key).toHaveLength(255);
+    const name = uniqueName('Max Key');
+    const first = await post(a.key, key, { full_name: name });
+    expect(first.status).toBe(201);
+    const again = await post(a.key, key, { full_name: name });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(await leadsNamed(a.key, name)).toHaveLength(1);
+  });
+
+  it('scopes keys to the workspace: the same key and body execute once in each of two workspaces', async () => {
+    const key = newKey();
+    const name = uniqueName('Scoped');
+    const inA = await post(a.key, key, { full_name: name });
+    const inB = await post(b.key, key, { full_name: name });
+    expect([inA.status, inB.status]).toEqual([201, 201]);
+    expect(inA.headers.get('idempotent-replayed')).toBeNull();
+    expect(inB.headers.get('idempotent-replayed')).toBeNull();
+    expect(inB.body.id).not.toBe(inA.body.id);
+    expect((await leadsNamed(a.key, name)).map((lead) => lead.id)).toEqual([inA.body.id]);
+    expect((await leadsNamed(b.key, name)).map((lead) => lead.id)).toEqual([inB.body.id]);
+
+    // Each workspace's retry replays its own result.
+    const replayB = await post(b.key, key, { full_name: name });
+    expect(replayB.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayB.text).toBe(inB.text);
+    const replayA = await post(a.key, key, { full_name: name });
+    expect(replayA.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayA.text).toBe(inA.text);
+  });
+
+  it("shares keys between the API keys of one workspace (the scope is the workspace, not the API key)", async () => {
+    const key = newKey();
+    const name = uniqueName('Shared');
+    const first = await post(a.key, key, { full_name: name });
+    expect(first.status).toBe(201);
+    const viaSecondKey = await post(aSecondKey, key, { full_name: name });
+    expect(viaSecondKey.status).toBe(201);
+    expect(viaSecondKey.headers.get('idempotent-replayed')).toBe('true');
+    expect(viaSecondKey.text).toBe(first.text);
+    expect(await leadsNamed(a.key, name)).toHaveLength(1);
+  });
+
+  it('scopes keys to the mode: a test key never replays what a live key produced, nor the other way round', async () => {
+    for (const [first, second] of [[a.key, aTestKey], [aTestKey, a.key]]) {
+      const key = newKey();
+      const name = uniqueName('Mode');
+      const original = await post(first, key, { full_name: name });
+      expect(original.status).toBe(201);
+      // the same key and body from the other mode executes on its own: another lead, no replay
+      const other = await post(second, key, { full_name: name });
+      expect(other.status).toBe(201);
+      expect(other.headers.get('idempotent-replayed')).toBeNull();
+      expect(other.body.id).not.toBe(original.body.id);
+      // each mode's retry replays its own result
+      for (const [apiKey, expected] of [[first, original], [second, other]] as const) {
+        const replay = await post(apiKey, key, { full_name: name });
+        expect(replay.headers.get('idempotent-replayed')).toBe('true');
+        expect(replay.text).toBe(expected.text);
+      }
+      expect((await leadsNamed(a.key, name)).map((lead) => lead.id).sort()).toEqual([original.body.id, other.body.id].sort());
+    }
+    // with another body it is no conflict either: the other mode's record is not seen
+    const key = newKey();
+    const liveOnly = await post(a.key, key, { full_name: uniqueName('Mode Conflict') });
+    expect(liveOnly.status).toBe(201);
+    const testOther = await post(aTestKey, key, { full_name: uniqueName('Mode Other Body') });
+    expect(testOther.status).toBe(201);
+    expect(testOther.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('does not apply to requests sent without the header: each executes', async () => {
+    const name = uniqueName('No Key');
+    const first = await mesh.request('POST', '/leads', { key: a.key, body: { full_name: name } });
+    const second = await mesh.request('POST', '/leads', { key: a.key, body: { full_name: name } });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.headers.get('idempotent-replayed')).toBeNull();
+    expect(await leadsNamed(a.key, name)).toHaveLength(2);
+  });
+});

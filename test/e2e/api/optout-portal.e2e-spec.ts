@@ -1,0 +1,73 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TestMesh } from '../../harness';
+import { eventually, SmtpSink } from '../../support/smtp-sink';
+
+/** The public opt-out portal: ask with an address, confirm by the mailed link, a global opt_out suppression. */
+describe('opt-out portal', () => {
+  let mesh: TestMesh;
+  let sink: SmtpSink;
+
+  beforeAll(async () => {
+    sink = await SmtpSink.start();
+    mesh = await TestMesh.start(['gateway', 'crm', 'sequences'], {
+      SEQUENCES_TICK_MS: '100', OPTOUT_SMTP_URL: `smtp://127.0.0.1:${sink.port}`, OPTOUT_FROM: 'optout@platform.test',
+    });
+  });
+  afterAll(async () => {
+    await mesh?.close();
+    await sink?.close();
+  });
+
+  /** Links name PUBLIC_API_URL (the default port here): the same path on this mesh's gateway. */
+  const local = (url: string) => `${mesh.baseUrl}${new URL(url).pathname.replace(/^\/api\/v1/, '')}`;
+
+  it('form, mailed link, confirmation: a global opt_out every workspace sees; enrollments of the address stop; unsubscribe.created', async () => {
+    const { key, workspace } = await mesh.workspace();
+    const mailbox = await mesh.admin('mailbox:create', '--workspace', workspace.id, '--email', 'sales@sender.test', '--smtp-url', `smtp://127.0.0.1:${sink.port}`);
+    const path = join(mkdtempSync(join(tmpdir(), 'optout-')), 's.json');
+    writeFileSync(path, JSON.stringify({ name: 'S', mailbox_ids: [mailbox.id], steps: [{ type: 'email', subject: 'Hi', body: 'x {{unsubscribe_url}}' }, { type: 'wait', wait_days: 5 }, { type: 'email', subject: 'Again', body: 'y {{unsubscribe_url}}' }] }));
+    const seq = await mesh.admin('sequence:create', '--workspace', workspace.id, '--file', path);
+    const lead = await mesh.request('POST', '/leads', { key, body: { full_name: 'Pat Portal', email: 'pat@portal.test' } });
+    const enrolled = await mesh.request('POST', `/sequences/${seq.id}/enrollments`, { key, body: { lead_ids: [lead.body.id] } });
+    expect(enrolled.body.enrolled).toHaveLength(1);
+
+    const form = await fetch(`${mesh.baseUrl}/optout`);
+    expect(form.status).toBe(200);
+    expect(await form.text()).toContain('<form method="post"');
+    const asked = await fetch(`${mesh.baseUrl}/optout`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=Pat%40Portal.test' });
+    expect(asked.status).toBe(200);
+    const mail = await eventually('confirmation email', () => sink.to('pat@portal.test').find((m) => m.from === 'optout@platform.test'));
+    const link = /https?:\/\/\S+\/optout\/confirm\/\S+/.exec(mail!.text)?.[0] as string;
+    expect(link).toBeTruthy();
+    expect(await mesh.query('sequences', 'SELECT 1 FROM suppressions')).toHaveLength(0); // nothing before the confirmation
+
+    const confirmPage = await fetch(local(link));
+    expect(confirmPage.status).toBe(200);
+    const forged = await fetch(local(link).replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), { method: 'POST' });
+    expect(forged.status).toBe(404);
+    const confirmed = await fetch(local(link), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    expect(confirmed.status).toBe(200);
+    expect(await confirmed.text()).toContain('You are opted out');
+
+    const list = await mesh.request('GET', '/suppressions', { key });
+    expect(list.body.data).toEqual([expect.objectContaining({ type: 'email', value: 'pat@portal.test', reason: 'opt_out', scope: 'global' })]);
+    const other = await mesh.workspace();
+    expect((await mesh.request('GET', '/suppressions', { key: other.key })).body.data.map((s: any) => s.value)).toEqual(['pat@portal.test']);
+    const [e] = await mesh.query('sequences', 'SELECT status, stop_reason FROM enrollments WHERE lead_id = $1', [lead.body.id]);
+    expect(e).toEqual({ status: 'stopped', stop_reason: 'unsubscribed' });
+    const events = await mesh.query('sequences', `SELECT envelope FROM outbox WHERE type = 'unsubscribe.created'`);
+    expect(events.map((r) => r.envelope.workspace_id)).toEqual([workspace.id]);
+    // the address can no longer be enrolled anywhere
+    const again = await mesh.request('POST', `/sequences/${seq.id}/enrollments`, { key: other.key, body: { lead_ids: [lead.body.id] } });
+    expect(again.status).toBe(404); // another workspace does not see the sequence
+  });
+
+  it('a malformed address is 400 and no mail leaves', async () => {
+    const before = sink.mails.length;
+    const res = await fetch(`${mesh.baseUrl}/optout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'nope' }) });
+    expect(res.status).toBe(400);
+    expect(sink.mails.length).toBe(before);
+  });
+});

@@ -1,0 +1,259 @@
+import Stripe from 'stripe';
+import { SUBJECTS } from '@app/contracts';
+import { waitFor } from '../../../tools/mesh/processes';
+import { HttpsReceiver, TestCertificate, testCertificate } from '../../../tools/webhooks/https-receiver';
+import { TestMesh } from '../../harness';
+import { createLead } from '../../support/leads';
+import { publishEvents as publishEventsTo } from '../../support/webhook-events';
+import { expectApiError } from '../../support/gateway-assertions';
+
+type Workspace = Awaited<ReturnType<TestMesh['workspace']>>;
+
+const stripe = new Stripe('sk_test_unused');
+const MINUTE = 60_000;
+
+/** Webhook endpoints through the gateway and the dispatcher's deliveries to a local HTTPS receiver. */
+describe('webhooks end to end', () => {
+  let mesh: TestMesh;
+  let cert: TestCertificate;
+  let receiver: HttpsReceiver;
+  const ws: Record<'api' | 'deliver' | 'modes' | 'retry' | 'disable', Workspace> = {} as any;
+
+  beforeAll(async () => {
+    cert = await testCertificate();
+    receiver = await HttpsReceiver.start(cert);
+    mesh = await TestMesh.start(['gateway', 'crm', 'webhooks'], {
+      NODE_EXTRA_CA_CERTS: cert.caFile,
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
+      WEBHOOK_TEST_CLOCK: '1',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      WEBHOOK_SECRET_KEY: 'a'.repeat(64),
+    });
+    await Promise.all((Object.keys({ api: 1, deliver: 1, modes: 1, retry: 1, disable: 1 }) as Array<keyof typeof ws>).map(async (name) => {
+      ws[name] = await mesh.workspace();
+    }));
+  }, 60_000);
+  afterAll(async () => {
+    await mesh?.close();
+    await receiver?.close();
+    cert?.dispose();
+  });
+
+  const createEndpoint = async (w: Workspace, path: string, events: string[] = ['*'], key = w.key) => {
+    const res = await mesh.request('POST', '/webhook_endpoints', { key, body: { url: receiver.url(path), events } });
+    expect({ status: res.status, body: res.body }).toMatchObject({ status: 201, body: { secret: expect.stringMatching(/^whsec_/) } });
+    return res.body as { id: string; secret: string };
+  };
+  const advance = (ms: number) => mesh.rpc(SUBJECTS.webhooks.testClockAdvance, {}, { ms });
+  const attempts = async (endpointId: string) =>
+    (await mesh.query('webhooks', 'SELECT count(*)::int AS n FROM webhook_attempts WHERE endpoint_id = $1', [endpointId]))[0].n as number;
+  const until = (what: string, check: () => boolean | Promise<boolean>, ms = 15_000) => waitFor(what, async () => check(), ms, 50);
+  /** Events straight into the stream, as any service's outbox relay publishes them. */
+  const publishEvents = (workspaceId: string, n: number, type = 'lead.created') => publishEventsTo(mesh, workspaceId, n, type);
+
+  describe('GET/POST/DELETE /webhook_endpoints', () => {
+    it('a member key is 403 permission_denied; owners and admins may', async () => {
+      const member = await mesh.admin('member:add', '--workspace', ws.api.workspace.id, '--role', 'member');
+      const admin = await mesh.admin('member:add', '--workspace', ws.api.workspace.id, '--role', 'admin');
+      const memberKey = (await mesh.admin('key:create', '--workspace', ws.api.workspace.id, '--mode', 'live', '--member', member.id)).key;
+      const adminKey = (await mesh.admin('key:create', '--workspace', ws.api.workspace.id, '--mode', 'live', '--member', admin.id)).key;
+      const body = { url: receiver.url('/api'), events: ['lead.created'] };
+      expectApiError(await mesh.request('POST', '/webhook_endpoints', { key: memberKey, body }), 403, 'permission_denied');
+      expectApiError(await mesh.request('GET', '/webhook_endpoints', { key: memberKey }), 403, 'permission_denied');
+      expect((await mesh.request('POST', '/webhook_endpoints', { key: adminKey, body })).status).toBe(201);
+    });
+
+    it.each<[string, object, string]>([
+      ['http URL', { url: 'http://example.com/hook', events: ['*'] }, 'url'],
+      ['not a URL', { url: 'example', events: ['*'] }, 'url'],
+      ['no events', { url: 'https://example.com/hook', events: [] }, 'events'],
+      ['unknown event type', { url: 'https://example.com/hook', events: ['lead.exploded'] }, 'events'],
+      ['internal event type', { url: 'https://example.com/hook', events: ['workspace.created'] }, 'events'],
+      ['* with others', { url: 'https://example.com/hook', events: ['*', 'lead.created'] }, 'events'],
+      ['description over 200', { url: 'https://example.com/hook', events: ['*'], description: 'x'.repeat(201) }, 'description'],
+    ])('%s -> 400', async (_label, body, param) => {
+      expectApiError(await mesh.request('POST', '/webhook_endpoints', { key: ws.api.key, body }), 400, 'invalid_request', param);
+    });
+
+    // Spec, Events: deliveries go to HTTPS endpoints; a literal private, loopback, link-local or
+    // metadata address can never receive one, so it is refused at once (unless allow-listed).
+    it.each([
+      'https://169.254.169.254/latest/meta-data',
+      'https://10.0.0.5/hook',
+      'https://192.168.1.20:8443/hook',
+      'https://172.16.4.4/',
+      'https://100.64.0.1/',
+      'https://0.0.0.0/',
+      'https://2852039166/',
+      'https://[::ffff:169.254.169.254]/',
+      'https://[fe80::1]/hook',
+      'https://[fd00::1]/hook',
+      'https://[::1]/hook',
+    ])('a URL on the literal address %s is 400 naming url, nothing created', async (url) => {
+      const before = await mesh.query('webhooks', 'SELECT count(*)::int AS n FROM webhook_endpoints WHERE workspace_id = $1', [ws.api.workspace.id]);
+      const res = await mesh.request('POST', '/webhook_endpoints', { key: ws.api.key, body: { url, events: ['*'] } });
+      expectApiError(res, 400, 'invalid_request', 'url');
+      const after = await mesh.query('webhooks', 'SELECT count(*)::int AS n FROM webhook_endpoints WHERE workspace_id = $1', [ws.api.workspace.id]);
+      expect(after[0].n).toBe(before[0].n);
+    });
+
+    it('an allow-listed literal (WEBHOOK_ALLOWED_HOSTS) and host names (judged at delivery) are accepted', async () => {
+      for (const url of [receiver.url('/api/allowed'), 'https://metadata.internal.example/hook', 'https://93.184.216.34/hook']) {
+        const res = await mesh.request('POST', '/webhook_endpoints', { key: ws.api.key, body: { url, events: ['*'] } });
+        expect({ url, status: res.status }).toEqual({ url, status: 201 });
+      }
+    });
+
+    it('201 with the secret once; GET lists without secrets; the same Idempotency-Key returns the same endpoint; DELETE then 404', async () => {
+      const body = { url: 'https://hooks.example.com/in', events: ['lead.created', 'lead.updated'], description: 'CRM sync' };
+      const headers = { 'idempotency-key': 'we-create-1' };
+      const first = await mesh.request('POST', '/webhook_endpoints', { key: ws.api.key, body, headers });
+      expect(first.status).toBe(201);
+      expect(first.body).toEqual({
+        id: expect.stringMatching(/^we_/), object: 'webhook_endpoint', url: body.url, description: 'CRM sync', events: body.events,
+        status: 'enabled', created_at: expect.any(String), secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{40,}$/),
+      });
+      const again = await mesh.request('POST', '/webhook_endpoints', { key: ws.api.key, body, headers });
+      expect(again.body).toEqual(first.body);
+      const stored = await mesh.query('webhooks', 'SELECT secret_enc FROM webhook_endpoints WHERE id = $1', [first.body.id]);
+      expect(stored[0].secret_enc).not.toContain(first.body.secret.slice(6));
+      const list = await mesh.request('GET', '/webhook_endpoints?limit=100', { key: ws.api.key });
+      expect(list.status).toBe(200);
+      const listed = list.body.data.find((e: any) => e.id === first.body.id);
+      expect(listed).toEqual({ ...first.body, secret: undefined });
+      expect(list.text).not.toContain('whsec_');
+      await mesh.request('POST', '/webhook_endpoints', { key: ws.api.key, body: { url: 'https://hooks.example.com/two', events: ['*'] } });
+      const page = await mesh.request('GET', '/webhook_endpoints?limit=1', { key: ws.api.key });
+      expect(page.body).toMatchObject({ object: 'list', has_more: true, next_cursor: expect.any(String) });
+      const del = await mesh.request('DELETE', `/webhook_endpoints/${first.body.id}`, { key: ws.api.key });
+      expect(del.body).toEqual({ id: first.body.id, object: 'webhook_endpoint', deleted: true });
+      expectApiError(await mesh.request('DELETE', `/webhook_endpoints/${first.body.id}`, { key: ws.api.key }), 404, 'not_found');
+    });
+  });
+
+  describe('deliveries', () => {
+    it('a lead created through the API reaches the endpoint signed; the stripe package verifies the signature', async () => {
+      const all = await createEndpoint(ws.deliver, '/deliver/all');
+      const updatesOnly = await createEndpoint(ws.deliver, '/deliver/updates', ['lead.updated']);
+      const lead = await createLead(mesh, ws.deliver.key, { full_name: 'Hook Target' });
+      await until('the delivery', () => receiver.at('/deliver/all').length === 1);
+      const [req] = receiver.at('/deliver/all');
+      const event = stripe.webhooks.constructEvent(req.rawBody, req.headers['service-signature'] as string, all.secret) as any;
+      expect(event).toMatchObject({
+        id: expect.stringMatching(/^evt_/), object: 'event', type: 'lead.created', api_version: '2026-09-28',
+        workspace_id: ws.deliver.workspace.id, livemode: true, data: { object: { id: lead.id, object: 'lead' } },
+      });
+      expect(req.headers['content-type']).toBe('application/json');
+      expect(() => stripe.webhooks.constructEvent(req.rawBody, req.headers['service-signature'] as string, updatesOnly.secret)).toThrow();
+      expect(() => stripe.webhooks.constructEvent(req.rawBody.replace('Hook', 'Hack'), req.headers['service-signature'] as string, all.secret)).toThrow();
+      expect(receiver.at('/deliver/updates')).toHaveLength(0);
+      await mesh.request('PATCH', `/leads/${lead.id}`, { key: ws.deliver.key, body: { title: 'CTO' } });
+      await until('the update', () => receiver.at('/deliver/updates').length === 1);
+      const update = receiver.at('/deliver/updates')[0];
+      const updated = stripe.webhooks.constructEvent(update.rawBody, update.headers['service-signature'] as string, updatesOnly.secret) as any;
+      expect(updated).toMatchObject({ type: 'lead.updated', data: { object: { id: lead.id, title: 'CTO' }, previous_attributes: expect.any(Object) } });
+    });
+
+    // Spec, Events: each event goes to each enabled endpoint subscribed to its type; `livemode`
+    // in the envelope, not the key that created the endpoint, tells test events apart.
+    it('every endpoint receives live and test events alike, whatever the mode of the key that created it', async () => {
+      const testKey = (await mesh.admin('key:create', '--workspace', ws.modes.workspace.id, '--mode', 'test')).key as string;
+      const byLive = await createEndpoint(ws.modes, '/modes/by-live');
+      const byTest = await createEndpoint(ws.modes, '/modes/by-test', ['lead.created'], testKey);
+      const testLead = await createLead(mesh, testKey, { full_name: 'Test Mode Lead' });
+      const liveLead = await createLead(mesh, ws.modes.key, { full_name: 'Live Mode Lead' });
+      for (const [path, secret] of [['/modes/by-live', byLive.secret], ['/modes/by-test', byTest.secret]] as const) {
+        await until(`both events at ${path}`, () => receiver.at(path).length === 2);
+        const events = receiver.at(path).map((req) => stripe.webhooks.constructEvent(req.rawBody, req.headers['service-signature'] as string, secret) as any);
+        const livemodeOf = Object.fromEntries(events.map((e) => [e.data.object.id, e.livemode]));
+        expect({ path, livemodeOf }).toEqual({ path, livemodeOf: { [testLead.id]: false, [liveLead.id]: true } });
+      }
+    });
+
+    it('a 3xx is a failure: the redirect is not followed', async () => {
+      const hook = await createEndpoint(ws.deliver, '/deliver/redirect');
+      receiver.respond('/deliver/redirect', () => ({ status: 302, headers: { location: receiver.url('/deliver/redirected') } }));
+      await publishEvents(ws.deliver.workspace.id, 1);
+      await until('the failed attempt', async () => (await attempts(hook.id)) === 1);
+      const listed = await mesh.admin('deliveries:list', '--endpoint', hook.id);
+      expect(listed.attempts[0]).toMatchObject({ status_code: 302, outcome: 'failed', delivery_status: 'pending', attempt: 1 });
+      expect(receiver.at('/deliver/redirected')).toHaveLength(0);
+    });
+  });
+
+  describe('retries on a movable clock', () => {
+    it('about 1 min, then 5 min after the previous attempt, with the same event id; success ends the delivery', async () => {
+      const hook = await createEndpoint(ws.retry, '/retry/flaky');
+      let status = 500;
+      receiver.respond('/retry/flaky', () => ({ status }));
+      const [eventId] = await publishEvents(ws.retry.workspace.id, 1);
+      await until('attempt 1', () => receiver.at('/retry/flaky').length === 1);
+      await until('attempt 1 recorded', async () => (await attempts(hook.id)) === 1);
+      const [row] = await mesh.query('webhooks', `SELECT extract(epoch FROM next_attempt_at - (SELECT max(attempted_at) FROM webhook_attempts WHERE endpoint_id = $1))::float AS gap
+         FROM webhook_deliveries WHERE endpoint_id = $1`, [hook.id]);
+      const gapS = row.gap as number;
+      expect(gapS).toBeGreaterThan(52);
+      expect(gapS).toBeLessThan(68);
+      await advance(45_000);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(receiver.at('/retry/flaky')).toHaveLength(1);
+      await advance(25_000);
+      await until('attempt 2', () => receiver.at('/retry/flaky').length === 2);
+      await until('attempt 2 recorded', async () => (await attempts(hook.id)) === 2);
+      await advance(4 * MINUTE);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(receiver.at('/retry/flaky')).toHaveLength(2);
+      status = 204;
+      await advance(MINUTE + 20_000);
+      await until('attempt 3', () => receiver.at('/retry/flaky').length === 3);
+      const ids = receiver.at('/retry/flaky').map((r) => JSON.parse(r.rawBody).id);
+      expect(new Set(ids)).toEqual(new Set([eventId]));
+      await until('success recorded', async () =>
+        (await mesh.query('webhooks', `SELECT status FROM webhook_deliveries WHERE endpoint_id = $1`, [hook.id]))[0].status === 'succeeded');
+      await advance(60 * MINUTE);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(receiver.at('/retry/flaky')).toHaveLength(3);
+    });
+
+    it('DELETE drops the retries: nothing more is sent', async () => {
+      const hook = await createEndpoint(ws.retry, '/retry/deleted');
+      receiver.respond('/retry/deleted', () => ({ status: 503 }));
+      await publishEvents(ws.retry.workspace.id, 3);
+      await until('first attempts', async () => (await attempts(hook.id)) === 3);
+      expect((await mesh.request('DELETE', `/webhook_endpoints/${hook.id}`, { key: ws.retry.key })).status).toBe(200);
+      await advance(24 * 60 * MINUTE);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(receiver.at('/retry/deleted')).toHaveLength(3);
+      expect(await mesh.query('webhooks', 'SELECT id FROM webhook_deliveries WHERE endpoint_id = $1', [hook.id])).toHaveLength(0);
+    });
+
+    it('100 failed deliveries in a row disable the endpoint; webhook:enable switches it back on with the count restarted', async () => {
+      const hook = await createEndpoint(ws.disable, '/disable/down');
+      receiver.respond('/disable/down', () => ({ status: 500 }));
+      await publishEvents(ws.disable.workspace.id, 100);
+      const steps = [60, 300, 1800, 7200, 21_600, 54_000];
+      await until('first attempts', async () => (await attempts(hook.id)) === 100, 20_000);
+      for (let i = 0; i < steps.length; i++) {
+        await advance(Math.ceil(steps[i] * 1.11) * 1000);
+        await until(`attempts round ${i + 2}`, async () => (await attempts(hook.id)) === 100 * (i + 2), 20_000);
+      }
+      await until('disabled', async () =>
+        (await mesh.query('webhooks', 'SELECT status FROM webhook_endpoints WHERE id = $1', [hook.id]))[0].status === 'disabled');
+      const [{ failed }] = await mesh.query('webhooks', `SELECT count(*)::int AS failed FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'failed'`, [hook.id]);
+      expect(failed).toBe(100);
+      const list = await mesh.request('GET', '/webhook_endpoints', { key: ws.disable.key });
+      expect(list.body.data.find((e: any) => e.id === hook.id).status).toBe('disabled');
+      const seen = receiver.at('/disable/down').length;
+      await publishEvents(ws.disable.workspace.id, 2);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(receiver.at('/disable/down')).toHaveLength(seen);
+      receiver.respond('/disable/down', () => ({ status: 200 }));
+      const enabled = await mesh.admin('webhook:enable', '--endpoint', hook.id);
+      expect(enabled).toMatchObject({ id: hook.id, status: 'enabled' });
+      const [row] = await mesh.query('webhooks', 'SELECT consecutive_failures FROM webhook_endpoints WHERE id = $1', [hook.id]);
+      expect(row.consecutive_failures).toBe(0);
+      await publishEvents(ws.disable.workspace.id, 1);
+      await until('delivered again', () => receiver.at('/disable/down').length === seen + 1);
+    }, 60_000);
+  });
+});
