@@ -373,6 +373,20 @@ describe('k8s/examples (not part of the base): parse, and core objects validate'
     expect(shared).toHaveLength(1);
     for (const service of SERVICE_NAMES) expect(shared[0].doc.spec.inheritedMetadata.labels[`db.lim.io/${service}`]).toBe('true');
   });
+
+  it('PostgreSQL: search reads its pages through the cluster\'s -ro Service (SEARCH_READ_DATABASE_URL from search-db-ro)', () => {
+    const base = objectsOf('k8s/base');
+    const envOf = (kind: string, name: string) => one(base, kind, name).spec.template.spec.containers[0].env as Obj[];
+    expect(envOf('Deployment', 'search')).toContainEqual({ name: 'SEARCH_READ_DATABASE_URL', valueFrom: { secretKeyRef: { name: 'search-db-ro', key: 'uri', optional: true } } });
+    const sharedSecret = (name: string) => manifests.find(({ file, doc }) => file.includes('shared') && doc.kind === 'Secret' && doc.metadata.name === name)?.doc as Obj;
+    const rw = new URL(sharedSecret('search-db-app').stringData.uri);
+    const ro = new URL(sharedSecret('search-db-ro').stringData.uri);
+    expect([rw.hostname, ro.hostname]).toEqual(['lim-pg-rw', 'lim-pg-ro']);
+    expect({ user: ro.username, password: ro.password, port: ro.port, db: ro.pathname }).toEqual({ user: rw.username, password: rw.password, port: rw.port, db: rw.pathname });
+    // per service: the operator's password, so the Secret is made from search-db-app once the cluster is up (the file says how)
+    const perService = readFileSync(join(K8S, 'examples/postgres/per-service-clusters.yaml'), 'utf8');
+    expect(perService).toContain("sed 's/@search-db-rw:/@search-db-ro:/'");
+  });
 });
 
 describe('exposure', () => {

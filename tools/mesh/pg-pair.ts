@@ -119,6 +119,18 @@ export class PgPair {
     return Date.now() - started;
   }
 
+  /**
+   * Stops the standby, as when the last replica behind CloudNativePG's `-ro` service is gone: the
+   * primary first stops waiting for it (commits go on without a synchronous standby), then the
+   * standby stops; `ro` leads nowhere until `rw`'s failover moves it.
+   */
+  async stopStandby(): Promise<void> {
+    if (!this.standbyDir) throw new Error('no standby to stop');
+    await sql(this.primaryPort, 'ALTER SYSTEM RESET synchronous_standby_names');
+    await sql(this.primaryPort, 'SELECT pg_reload_conf()');
+    pgCtl(this.bin, this.standbyDir, 'stop', ['-m', 'fast']);
+  }
+
   async stop(): Promise<void> {
     await this.rwProxy.close();
     await this.roProxy.close();

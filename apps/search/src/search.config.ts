@@ -1,4 +1,4 @@
-import { envInt } from '@app/platform';
+import { envInt, optionalDatabaseUrl } from '@app/platform';
 import { loadVerifierConfig, VerifierConfig } from './reveals/email-verifier';
 
 /** The search service's own settings (docs/configuration.md), read once at start-up. */
@@ -19,6 +19,12 @@ export interface SearchConfig {
   /** How often refunds billing could not take are tried again. */
   refundRetryMs: number;
   verifier: VerifierConfig;
+  /**
+   * Search's database on a streaming replica (SEARCH_READ_DATABASE_URL), read-only: search pages
+   * are read there (a page may be milliseconds behind the primary); reveals, credits, ingest and
+   * everything else stay on the primary. Unset: everything reads the primary.
+   */
+  readDatabaseUrl: string | undefined;
 }
 
 export const SEARCH_CONFIG = Symbol('SEARCH_CONFIG');
@@ -33,5 +39,6 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv = process.env): SearchCo
     revealClaimAbandonedMs: envInt(env, 'REVEAL_CLAIM_ABANDONED_MS', 3 * peerTimeoutMs + verifier.totalMs + 5000, 1000, 86_400_000),
     refundRetryMs: envInt(env, 'SEARCH_REFUND_RETRY_MS', 5000, 10, 86_400_000),
     verifier,
+    readDatabaseUrl: optionalDatabaseUrl(env, 'SEARCH_READ_DATABASE_URL'),
   };
 }

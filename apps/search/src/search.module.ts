@@ -14,6 +14,7 @@ import { RevealsRepository } from './reveals/reveals.repository';
 import { EMAIL_VERIFIER, RevealsService } from './reveals/reveals.service';
 import { ProfilesRepository } from './search/profiles.repository';
 import { SearchController } from './search/search.controller';
+import { SearchReads } from './search/search-reads.store';
 import { SearchService } from './search/search.service';
 import { SEARCH_CONFIG, SearchConfig } from './search.config';
 
@@ -29,7 +30,7 @@ export class SearchModule {
         EntitiesRepository,
         // search asks billing and crm within its own deadline (SEARCH_PEER_TIMEOUT_MS), not RPC_TIMEOUT_MS
         { provide: ServiceClient, inject: [NATS_CONNECTION], useFactory: (nc: NatsConnection) => new ServiceClient(nc, { rpcTimeoutMs: search.peerTimeoutMs }) },
-        SearchService, ProfilesRepository,
+        SearchService, ProfilesRepository, SearchReads,
         CreditsService, PendingRefundsRepository,
         RevealsService, RevealsRepository,
         OrganizationsService, IngestService,

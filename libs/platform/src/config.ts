@@ -155,6 +155,12 @@ function url(env: NodeJS.ProcessEnv, name: string, fallback: string, schemes: st
   return value;
 }
 
+/** A PostgreSQL URL setting that may be unset (undefined); a value that is not one is a ConfigError naming it. */
+export function optionalDatabaseUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  return value ? url(env, name, value, ['postgres', 'postgresql']) : undefined;
+}
+
 /**
  * Database of a service: `<SERVICE>_DATABASE_URL`, else `DATABASE_URL` (the server) with the
  * database `<DB_PREFIX><service>`.

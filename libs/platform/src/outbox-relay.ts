@@ -3,6 +3,7 @@ import { headers as natsHeaders, MsgHdrs, NatsConnection } from '@nats-io/transp
 import { Logger } from 'pino';
 import { eventSubject } from '@app/contracts';
 import { ensureEventsStream } from './jetstream';
+import { wakeOnCommittedEvents } from './events';
 import { OutboxRepository } from './outbox.repository';
 import { UnitOfWork } from './unit-of-work';
 
@@ -22,6 +23,7 @@ export class OutboxRelay {
   private running = false;
   private loop?: Promise<void>;
   private closeListener?: () => Promise<void>;
+  private stopLocalWake?: () => void;
   private wake?: () => void;
   /** A NOTIFY came while a batch was being published: rows may wait that the batch did not see. */
   private notified = false;
@@ -55,6 +57,7 @@ export class OutboxRelay {
    */
   async stop(): Promise<void> {
     this.running = false;
+    this.stopLocalWake?.();
     this.wake?.();
     await this.loop;
     await this.closeListener?.().catch(() => undefined);
@@ -80,6 +83,11 @@ export class OutboxRelay {
   }
 
   private async listen(): Promise<void> {
+    // events committed by this process's units of work (they send no NOTIFY while this relay runs: events.ts)
+    this.stopLocalWake = wakeOnCommittedEvents(() => {
+      this.notified = true;
+      this.wake?.();
+    });
     try {
       this.closeListener = await this.outbox.listen(() => {
         this.notified = true;

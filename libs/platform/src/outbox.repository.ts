@@ -17,16 +17,16 @@ const CHANNEL = 'outbox';
 
 /**
  * Appends an event to the outbox in the caller's transaction (`tx`), with the trace it was
- * recorded under, and wakes the relays at commit.
+ * recorded under; with `notify`, the same statement wakes the relays of every process at commit
+ * (pg_notify, NOTIFY's function form: sent at commit, dropped with a rollback). Prepared once per
+ * connection.
  */
-export async function appendToOutbox(tx: Queryable, envelope: EventEnvelope, traceContext: Record<string, string> | undefined): Promise<void> {
-  await tx.query('INSERT INTO outbox (id, type, envelope, trace_context) VALUES ($1, $2, $3, $4)', [
-    envelope.id,
-    envelope.type,
-    JSON.stringify(envelope),
-    traceContext ? JSON.stringify(traceContext) : null,
-  ]);
-  await tx.query(`NOTIFY ${CHANNEL}`);
+export async function appendToOutbox(tx: Queryable, envelope: EventEnvelope, traceContext: Record<string, string> | undefined, notify = true): Promise<void> {
+  const values = [envelope.id, envelope.type, JSON.stringify(envelope), traceContext ? JSON.stringify(traceContext) : null];
+  const insert = 'INSERT INTO outbox (id, type, envelope, trace_context) VALUES ($1, $2, $3, $4)';
+  await tx.query(notify
+    ? { name: 'outbox-append-notify', text: `WITH appended AS (${insert}) SELECT pg_notify('${CHANNEL}', '')`, values }
+    : { name: 'outbox-append', text: insert, values });
 }
 
 /** Every statement the relay and the outbox gauges run on `outbox`. */

@@ -1,5 +1,6 @@
 import { PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
+import { eventsCommitted, RECORDED_EVENTS } from './events';
 
 /**
  * One transaction, as the repositories taking part in it see it: `query` and `client` are the
@@ -39,8 +40,11 @@ export class UnitOfWork {
     try {
       await runner.startTransaction();
       if (options.asyncCommit) await client.query('SET LOCAL synchronous_commit = off');
-      const result = await work({ query: client.query.bind(client) as PoolClient['query'], client, manager: runner.manager });
+      // recordEvent marks the Tx when it records an event: the relays of this process are woken once it is committed
+      const tx: Tx & { [RECORDED_EVENTS]: boolean } = { query: client.query.bind(client) as PoolClient['query'], client, manager: runner.manager, [RECORDED_EVENTS]: false };
+      const result = await work(tx);
       await runner.commitTransaction();
+      if (tx[RECORDED_EVENTS]) eventsCommitted();
       return result;
     } catch (err) {
       if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);

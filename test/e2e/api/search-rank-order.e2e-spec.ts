@@ -1,5 +1,6 @@
 import { SUBJECTS } from '@app/contracts';
 import { facet, RANK_BANDS } from '../../../apps/search/src/entities/entity';
+import { seedEntity } from '../../../apps/search/src/entities/seed';
 import { TestMesh } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';
 
@@ -18,6 +19,7 @@ describe('search pages against a brute-force ranking', () => {
 
   interface Row { id: string; lens: string; rank_score: number; facets: string[]; search_text: string; num_min: string | null; num_max: string | null }
   let rows: Row[];
+  const readRows = () => mesh.query<Row>('search', 'SELECT id, lens, rank_score, facets, search_text, num_min::text, num_max::text FROM entities');
 
   const words = (text: string) => new Set(text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean));
   const byRank = (a: Row, b: Row) => (b.rank_score - a.rank_score) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -61,7 +63,8 @@ describe('search pages against a brute-force ranking', () => {
   beforeAll(async () => {
     // the gateway starts while the index is filled: three services starting at once on a busy
     // two-core machine kept the gateway from being ready within the harness's 30 s
-    mesh = await TestMesh.start(['billing', 'search']);
+    // every page of a few dozen queries, more than a minute's default budget of one key
+    mesh = await TestMesh.start(['billing', 'search'], { RATE_LIMIT_PER_MINUTE: '100000' });
     const fill = async () => {
       expect(await mesh.admin('search:seed', '--count', '4000')).toMatchObject({ inserted: 4000 });
       // on, just above and just below every band boundary, outside the scale, and tied ranks
@@ -72,7 +75,7 @@ describe('search pages against a brute-force ranking', () => {
         sources: [{ field: 'name', value: `Bandedge Person ${n}`, provider: 'api', source_url: 'https://bandedge.example.com', fetched_at: '2026-11-01T00:00:00.000Z' }],
       })));
       expect((await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities })).err).toBeUndefined();
-      rows = (await mesh.query<Row>('search', 'SELECT id, lens, rank_score, facets, search_text, num_min::text, num_max::text FROM entities'));
+      rows = await readRows();
       expect(rows).toHaveLength(4000 + entities.length);
     };
     await Promise.all([mesh.startApp('gateway'), fill()]);
@@ -112,5 +115,37 @@ describe('search pages against a brute-force ranking', () => {
     await expectSame('lens=grants', brute('grants', '', {}), [40, 1, 39]);
     // a query nothing matches
     await expectSame('lens=researchers&q=genomics%20fintech', []);
+  });
+
+  it('an ingest of about 1% after the load: no rebuild, and every page still that of the brute-force ranking (pages ranked before it read again)', async () => {
+    // the index files before: an ingest writes into them, it never rebuilds one (a rebuild gives an index a new relfilenode)
+    const indexFiles = () => mesh.query<{ name: string; file: string }>('search',
+      `SELECT c.relname AS name, c.relfilenode::text AS file FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 'entities'::regclass ORDER BY 1`);
+    const before = await indexFiles();
+    expect(before.filter((i) => i.name.startsWith('entities_terms_leads')).length).toBeGreaterThanOrEqual(RANK_BANDS.length + 1);
+    // pages asked before the ingest: their ranked ids are kept by the search process
+    await expectSame('lens=leads&q=fintech', brute('leads', 'fintech', {}), [1, 2]);
+    const total = rows.length;
+    // 1%: new entities of every lens, ranked on every band boundary, at the top and below the scale;
+    // and seeded entities whose rank moves across bands (same ext_key: updated in place)
+    const ranks = [2_000_000, 1_000_000, -1, ...RANK_BANDS.flatMap((t) => [t, t - 1])];
+    const added = Array.from({ length: Math.ceil(total / 100) - 16 }, (_, k) => ({ ...seedEntity(100_000 + k), rank_score: ranks[k % ranks.length] }));
+    const moved = Array.from({ length: 16 }, (_, k) => ({ ...seedEntity(k * 4 + (k % 4)), rank_score: ranks[(k * 5) % ranks.length] }));
+    const res = await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities: [...added, ...moved] });
+    expect(res.err).toBeUndefined();
+    expect(res.response).toMatchObject({ inserted: added.length, updated: moved.length });
+    rows = await readRows();
+    expect(rows).toHaveLength(total + added.length);
+    expect(await indexFiles()).toEqual(before);
+
+    const leads = brute('leads', '', {});
+    // the ingest reaches the first page (its top-ranked lead ties with the band-edge ones at 2,000,000)
+    const addedIds = (await mesh.query<{ id: string }>('search', 'SELECT id FROM entities WHERE ext_key = ANY($1)', [added.map((e) => e.ext_key)])).map((r) => r.id);
+    expect(leads.slice(0, 25).some((id) => addedIds.includes(id))).toBe(true);
+    await expectSame('lens=leads', leads);
+    await expectSame('lens=leads&q=fintech', brute('leads', 'fintech', {}));
+    await expectSame('lens=investors&filters[stage]=seed', brute('investors', '', { stage: ['seed'] }), [1, 3, 2]);
+    await expectSame('lens=researchers', brute('researchers', '', {}), [1, 40]);
+    await expectSame('lens=grants&filters[agency]=NIH', brute('grants', '', { agency: ['NIH'] }));
   });
 });

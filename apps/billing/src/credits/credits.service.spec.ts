@@ -62,8 +62,10 @@ function setup(plan: number, pack: number) {
   ledger.open(plan, pack);
   const outbox: EventEnvelope[] = [];
   const tx = {
-    query: jest.fn(async (text: string, values?: unknown[]) => {
-      if (text.startsWith('INSERT INTO outbox')) outbox.push(JSON.parse(values?.[2] as string));
+    // a statement comes as text and values, or as one config object (a named statement)
+    query: jest.fn(async (q: string | { text: string; values?: unknown[] }, values?: unknown[]) => {
+      const { text, values: given } = typeof q === 'string' ? { text: q, values } : q;
+      if (text.includes('INSERT INTO outbox')) outbox.push(JSON.parse(given?.[2] as string));
       return { rows: [], rowCount: 1 };
     }),
   } as unknown as Tx;

@@ -3,9 +3,12 @@ import { Pool } from 'pg';
 import { LeadContact, ListLeadsRequest, parseDateTime } from '@app/contracts';
 import { DomainError, IdempotentCreate, PG_POOL, Queryable } from '@app/platform';
 import { LeadFilter } from './lead-filter';
+import { entryStageSql } from '../pipelines/pipelines.repository';
 import { LEAD_COLUMNS, LEAD_LIST_COLUMNS, LeadRow } from './lead.mapper';
 
 export type NewLeadRow = Omit<LeadRow, 'created_at' | 'updated_at' | 'sources'> & { sources: LeadRow['sources'] };
+/** A new lead that lands on its workspace's entry stage (insertAtEntryStage reads it). */
+export type NewLeadAtEntry = Omit<NewLeadRow, 'pipeline_id' | 'stage_id' | 'stage_name'>;
 
 /**
  * A date-time filter as UTC ISO text: PostgreSQL refuses some offsets ISO 8601 allows, and a
@@ -121,20 +124,28 @@ export class LeadsRepository implements OnApplicationBootstrap, OnApplicationShu
     await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`reveal:${workspaceId}:${identity.toLowerCase()}`]);
   }
 
-  async insert(db: Queryable, lead: NewLeadRow): Promise<LeadRow> {
-    const { rows } = await db.query<LeadRow>(
-      `INSERT INTO leads (id, workspace_id, lens, first_name, last_name, full_name, full_name_derived, title, email,
+  /**
+   * Inserts a lead on the first stage of its workspace's default pipeline (none: no stage), the
+   * stage read by the insert itself: one statement, prepared once per connection, where a stage
+   * query and an insert were two round trips on every create.
+   */
+  async insertAtEntryStage(db: Queryable, lead: NewLeadAtEntry): Promise<LeadRow> {
+    const { rows } = await db.query<LeadRow>({
+      name: 'lead-insert-at-entry',
+      text: `WITH entry AS (${entryStageSql('$2')})
+       INSERT INTO leads (id, workspace_id, lens, first_name, last_name, full_name, full_name_derived, title, email,
          email_status, email_confidence, phone, website, company_id, company_name, country, revealed, lawful_basis,
-         owner_id, tags, pipeline_id, stage_id, stage_name, custom_fields, sources)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25)
+         owner_id, tags, custom_fields, sources, pipeline_id, stage_id, stage_name)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,
+         (SELECT pipeline_id FROM entry), (SELECT id FROM entry), (SELECT name FROM entry))
        RETURNING ${LEAD_COLUMNS}`,
-      [
+      values: [
         lead.id, lead.workspace_id, lead.lens, lead.first_name, lead.last_name, lead.full_name, lead.full_name_derived,
         lead.title, lead.email, lead.email_status, lead.email_confidence, lead.phone, lead.website, lead.company_id,
-        lead.company_name, lead.country, lead.revealed, lead.lawful_basis, lead.owner_id, lead.tags, lead.pipeline_id,
-        lead.stage_id, lead.stage_name, JSON.stringify(lead.custom_fields), JSON.stringify(lead.sources ?? []),
+        lead.company_name, lead.country, lead.revealed, lead.lawful_basis, lead.owner_id, lead.tags,
+        JSON.stringify(lead.custom_fields), JSON.stringify(lead.sources ?? []),
       ],
-    );
+    });
     return rows[0];
   }
 

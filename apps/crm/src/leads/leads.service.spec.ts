@@ -26,14 +26,17 @@ function leadRow(overrides: Partial<LeadRow> = {}): LeadRow {
 
 function setup() {
   const statements: { text: string; values?: unknown[] }[] = [];
-  const tx = { query: jest.fn(async (text: string, values?: unknown[]) => (statements.push({ text, values }), { rows: [], rowCount: 1 })) } as unknown as Tx;
+  // a statement comes as text and values, or as one config object (a named statement)
+  const record = (q: string | { text: string; values?: unknown[] }, values?: unknown[]) =>
+    statements.push(typeof q === 'string' ? { text: q, values } : { text: q.text, values: q.values });
+  const tx = { query: jest.fn(async (q: string | { text: string; values?: unknown[] }, values?: unknown[]) => (record(q, values), { rows: [], rowCount: 1 })) } as unknown as Tx;
   const uow = { run: jest.fn((work: (tx: Tx) => Promise<unknown>) => work(tx)) } as unknown as UnitOfWork;
   const leads = { findById: jest.fn(), findIdByEmail: jest.fn(), update: jest.fn(), delete: jest.fn(), list: jest.fn() };
   const companies = { exists: jest.fn() };
   const service = new LeadsService(
     leads as unknown as LeadsRepository, companies as unknown as CompaniesRepository, {} as PipelinesRepository, {} as OrganizationsClient, uow,
   );
-  const events = () => statements.filter((s) => s.text.startsWith('INSERT INTO outbox')).map((s) => JSON.parse(s.values?.[2] as string));
+  const events = () => statements.filter((s) => s.text.includes('INSERT INTO outbox')).map((s) => JSON.parse(s.values?.[2] as string));
   return { service, leads, uow, tx, events };
 }
 
@@ -87,11 +90,18 @@ describe('LeadsService (fake repositories)', () => {
 /** create with every collaborator it writes through: the inserted row is what the repository answers. */
 function createSetup() {
   const statements: { text: string; values?: unknown[] }[] = [];
-  const tx = { query: jest.fn(async (text: string, values?: unknown[]) => (statements.push({ text, values }), { rows: [], rowCount: 1 })) } as unknown as Tx;
+  // a statement comes as text and values, or as one config object (a named statement)
+  const tx = {
+    query: jest.fn(async (q: string | { text: string; values?: unknown[] }, values?: unknown[]) => (
+      statements.push(typeof q === 'string' ? { text: q, values } : { text: q.text, values: q.values }), { rows: [], rowCount: 1 })),
+  } as unknown as Tx;
   const uow = { run: jest.fn((work: (tx: Tx) => Promise<unknown>) => work(tx)) } as unknown as UnitOfWork;
   const leads = {
     createKeys: new IdempotentCreate({ table: 'lead_create_keys', column: 'lead_id', noun: 'lead' }),
-    insert: jest.fn(async (_db: unknown, row: LeadRow) => ({ ...row, created_at: new Date('2026-11-27T06:00:00Z'), updated_at: new Date('2026-11-27T06:00:00Z') })),
+    // the insert reads the workspace's entry stage itself: here, the stage 'New' of pipe_1
+    insertAtEntryStage: jest.fn(async (_db: unknown, row: Omit<LeadRow, 'pipeline_id' | 'stage_id' | 'stage_name' | 'created_at' | 'updated_at'>) => ({
+      ...row, pipeline_id: 'pipe_1', stage_id: 'stg_new', stage_name: 'New', created_at: new Date('2026-11-27T06:00:00Z'), updated_at: new Date('2026-11-27T06:00:00Z'),
+    })),
     ensureTags: jest.fn(async () => undefined),
     findIdByEmail: jest.fn(),
   };
@@ -102,14 +112,13 @@ function createSetup() {
   };
   const pipelines = {
     provision: jest.fn(async () => undefined),
-    entryStage: jest.fn(async () => ({ id: 'stg_new', pipeline_id: 'pipe_1', name: 'New', position: 0, kind: 'open' })),
   };
   const organizations = { factsOf: jest.fn(async () => []) };
   const service = new LeadsService(
     leads as unknown as LeadsRepository, companies as unknown as CompaniesRepository, pipelines as unknown as PipelinesRepository,
     organizations as unknown as OrganizationsClient, uow,
   );
-  const events = () => statements.filter((s) => s.text.startsWith('INSERT INTO outbox')).map((s) => JSON.parse(s.values?.[2] as string));
+  const events = () => statements.filter((s) => s.text.includes('INSERT INTO outbox')).map((s) => JSON.parse(s.values?.[2] as string));
   return { service, leads, companies, uow, tx, events };
 }
 
@@ -144,6 +153,6 @@ describe('LeadsService.create (fake repositories)', () => {
     const { service, uow, leads } = createSetup();
     await expect(service.create(ctx, { full_name: 'Acme', company_domain: 'not a domain' } as never)).rejects.toMatchObject({ code: 'invalid_request', param: 'company_domain' });
     expect(uow.run).not.toHaveBeenCalled();
-    expect(leads.insert).not.toHaveBeenCalled();
+    expect(leads.insertAtEntryStage).not.toHaveBeenCalled();
   });
 });

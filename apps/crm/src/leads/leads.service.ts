@@ -113,8 +113,7 @@ export class LeadsService {
           if (company) await this.companies.applyFacts(tx, ctx.workspace_id, company.id, companyFacts);
           await this.leads.ensureTags(tx, ctx.workspace_id, tags);
           await this.pipelines.provision(tx, ctx.workspace_id);
-          const entry = await this.pipelines.entryStage(tx, ctx.workspace_id);
-          const row = await this.leads.insert(tx, {
+          const row = await this.leads.insertAtEntryStage(tx, {
             id,
             workspace_id: ctx.workspace_id,
             lens: body.lens ?? 'leads',
@@ -135,9 +134,6 @@ export class LeadsService {
             lawful_basis: body.lawful_basis ?? 'legitimate_interest',
             owner_id: ctx.member_id,
             tags,
-            pipeline_id: entry?.pipeline_id ?? null,
-            stage_id: entry?.id ?? null,
-            stage_name: entry?.name ?? null,
             custom_fields: body.custom_fields ?? {},
             sources,
           });

@@ -53,8 +53,7 @@ export class RevealLeadsService {
         : null;
       if (company) await this.companies.applyFacts(tx, ctx.workspace_id, company.id, Array.isArray(req.company_facts) ? req.company_facts : []);
       await this.pipelines.provision(tx, ctx.workspace_id);
-      const entry = await this.pipelines.entryStage(tx, ctx.workspace_id);
-      const row = await this.leads.insert(tx, {
+      const row = await this.leads.insertAtEntryStage(tx, {
         id: newId(ID_PREFIX.lead),
         workspace_id: ctx.workspace_id,
         lens: req.lens,
@@ -75,9 +74,6 @@ export class RevealLeadsService {
         lawful_basis: 'legitimate_interest',
         owner_id: ctx.member_id,
         tags: [],
-        pipeline_id: entry?.pipeline_id ?? null,
-        stage_id: entry?.id ?? null,
-        stage_name: entry?.name ?? null,
         custom_fields: {},
         sources,
       });

@@ -42,8 +42,16 @@ export async function provisionPipelines(db: Queryable, workspaceId: string): Pr
 }
 
 /**
+ * The first stage of the workspace's default pipeline (the workspace's id the parameter
+ * `workspaceParam`), where new leads land: read by the lead's insert itself (LeadsRepository.insertAtEntryStage).
+ */
+export const entryStageSql = (workspaceParam: string) =>
+  `SELECT s.id, s.pipeline_id, s.name FROM stages s JOIN pipelines p ON p.id = s.pipeline_id
+    WHERE p.workspace_id = ${workspaceParam} AND p.is_default ORDER BY s.position LIMIT 1`;
+
+/**
  * Pipelines and stages are listed through TypeORM; what a lead's create or stage move reads
- * (entryStage, findStage) stays hand-written on the lead's own transaction, part of every lead
+ * (entryStageSql, findStage) stays hand-written on the lead's own transaction, part of every lead
  * insert, the write path `npm run bench -- leads` loads.
  */
 @Injectable()
@@ -67,16 +75,6 @@ export class PipelinesRepository {
   async ensureProvisioned(workspaceId: string): Promise<void> {
     if (this.provisioned.has(workspaceId)) return;
     await this.uow.run((tx) => this.provision(tx, workspaceId));
-  }
-
-  /** The first stage of the workspace's default pipeline: where new leads land. */
-  async entryStage(db: Queryable, workspaceId: string): Promise<StageRow | undefined> {
-    const { rows } = await db.query<StageRow>(
-      `SELECT s.id, s.pipeline_id, s.name, s.position, s.kind FROM stages s JOIN pipelines p ON p.id = s.pipeline_id
-        WHERE p.workspace_id = $1 AND p.is_default ORDER BY s.position LIMIT 1`,
-      [workspaceId],
-    );
-    return rows[0];
   }
 
   async findStage(db: Queryable, workspaceId: string, stageId: string): Promise<StageRow | undefined> {

@@ -38,8 +38,9 @@ export class LeadsController {
     idempotent: true,
   })
   @LensOnPlan('body', 'lens')
-  create(@Ctx() ctx: RequestContext, @Body() lead: CreateLeadDto): Promise<Lead> {
-    return this.rpc.send(SUBJECTS.crm.leadsCreate, ctx, lead);
+  create(@Ctx() ctx: RequestContext, @Body() lead: CreateLeadDto): Promise<Forwarded<Lead>> {
+    // crm's JSON bytes to the response, as a read's: not parsed and serialised again
+    return this.rpc.forward(SUBJECTS.crm.leadsCreate, ctx, lead);
   }
 
   @Get(':id')

@@ -5,6 +5,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { EmailStatus, ID_PREFIX, Lens, LENSES, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL } from '@app/platform';
 import { SEARCH_CONFIG, SearchConfig } from '../search.config';
+import { SearchReads } from '../search/search-reads.store';
 import { EntityInput, facetTerms, RANK_BANDS, rankBandSql, searchTextOf } from './entity';
 
 export interface EntityRow {
@@ -45,7 +46,12 @@ export interface Condition {
 const RANKED_MAX = SEARCH_MAX_PAGE * SEARCH_PER_PAGE + 1;
 /** Query shapes whose band read is kept as a named statement on one connection (see readBanded). */
 const BAND_STATEMENTS_PER_CONNECTION = 64;
-const GENERATION_SQL = `SELECT last_value::text || ':' || is_called::text AS generation FROM entities_generation`;
+/**
+ * The index generation (migration 0011): a column of the one row every batch updates in its own
+ * transaction, so a snapshot sees a batch's rows and its generation together, on the primary as on
+ * a streaming replica (a sequence's value on a replica moves only when its WAL-logged look-ahead does).
+ */
+const GENERATION_SQL = `SELECT generation::text AS generation FROM entities_count`;
 
 /**
  * The ordered ids of a query read so far, in (rank_score DESC, id) order: the first `ids.length`
@@ -173,7 +179,7 @@ const COLUMNS = 'id, lens, name, person_name, first_name, last_name, title, orga
 export class EntitiesRepository {
   private readonly rankedCacheEntries: number;
 
-  constructor(@Inject(PG_POOL) private readonly pool: Pool, @Inject(SEARCH_CONFIG) config: SearchConfig) {
+  constructor(@Inject(PG_POOL) private readonly pool: Pool, @Inject(SEARCH_CONFIG) config: SearchConfig, private readonly reads: SearchReads) {
     this.rankedCacheEntries = config.rankedCacheEntries;
   }
 
@@ -183,8 +189,8 @@ export class EntitiesRepository {
    * and one INSERT ... ON CONFLICT moves them into `entities`. COPY's text format is the cheapest
    * way in for PostgreSQL: a batch as one JSON array would be lexed twice per row (validation,
    * then extraction), the largest part of a seed's cost there. The temporary table is created by the batch's transaction when the
-   * connection has none yet and emptied by every commit (ON COMMIT DELETE ROWS). Bumps the index
-   * generation after the commit.
+   * connection has none yet and emptied by every commit (ON COMMIT DELETE ROWS). The index
+   * generation moves in the batch's transaction: pages ranked before it are read again.
    */
   async upsertMany(entities: EntityInput[]): Promise<{ inserted: number; updated: number }> {
     if (entities.length === 0) return { inserted: 0, updated: 0 };
@@ -195,16 +201,14 @@ export class EntitiesRepository {
       await client.query(`BEGIN; SET LOCAL client_min_messages = warning; ${LOAD_TABLE_SQL}`);
       await copyIn(client, `COPY entities_load (${LOAD_COLUMN_NAMES}) FROM STDIN`, text);
       ({ rows: counted } = await client.query<{ inserted: string; total: string }>(UPSERT_FROM_LOAD_SQL));
-      // the index's size (migration 0010) moves in the batch's transaction, sent with its COMMIT
-      await client.query(`UPDATE entities_count SET n = n + ${Number(counted[0].inserted)}; COMMIT`);
+      // the index's size (migration 0010) and generation (0011) move in the batch's transaction, sent with its COMMIT
+      await client.query(`UPDATE entities_count SET n = n + ${Number(counted[0].inserted)}, generation = generation + 1; COMMIT`);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release(err as Error);
       throw err;
     }
     client.release();
-    // after the write is visible: pages ranked before it are read again
-    await this.bumpGeneration();
     const inserted = Number(counted[0].inserted);
     return { inserted, updated: Number(counted[0].total) - inserted };
   }
@@ -217,12 +221,6 @@ export class EntitiesRepository {
   async mergePendingIndexEntries(): Promise<void> {
     // hand-written: a PostgreSQL function call, nothing an entity manager has
     await this.pool.query(`SELECT gin_clean_pending_list(indexrelid) FROM pg_index WHERE indrelid = 'entities'::regclass AND indexrelid::regclass::text LIKE 'entities\\_terms\\_%'`);
-  }
-
-  /** Marks every ranked list kept by any replica as stale; call after a write to entities commits. */
-  async bumpGeneration(): Promise<void> {
-    // hand-written: the generation is a sequence, not a table
-    await this.pool.query(`SELECT nextval('entities_generation')`);
   }
 
   /**
@@ -249,6 +247,8 @@ export class EntitiesRepository {
    *
    * The workspace's opportunity profile (investors' match_score) comes with the page, read by the
    * same statement: one PostgreSQL round trip per served page instead of two.
+   *
+   * Pages are read where SearchReads says: a streaming replica when SEARCH_READ_DATABASE_URL is set.
    */
   async search(workspaceId: string, lens: Lens, q: string, conditions: Condition[], params: unknown[], offset: number, limit: number): Promise<Page> {
     const { filter, values } = this.whereOf(q, conditions, params);
@@ -321,27 +321,20 @@ export class EntitiesRepository {
     // planning a first page afresh). At most BAND_STATEMENTS_PER_CONNECTION shapes are kept per
     // connection; others are planned per read.
     const name = `search-bands-${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-    const client = await this.pool.connect();
-    let rows: { generation: string; band: number | null; id: string | null }[];
-    try {
+    const rows = await this.reads.run(async (client) => {
       let kept = this.bandStatements.get(client);
       if (!kept) this.bandStatements.set(client, (kept = new Set()));
-      const named = kept.has(name) || kept.size < BAND_STATEMENTS_PER_CONNECTION;
-      if (named) {
-        kept.add(name);
-        // hand-written: the ids and the generation from one snapshot, with the band predicates spelled out for the planner
-        await client.query('BEGIN READ ONLY; SET LOCAL plan_cache_mode = force_generic_plan');
-        ({ rows } = await client.query<{ generation: string; band: number | null; id: string | null }>({ name, text, values }));
-        await client.query('COMMIT');
-      } else {
-        ({ rows } = await client.query<{ generation: string; band: number | null; id: string | null }>(text, values));
+      if (!kept.has(name) && kept.size >= BAND_STATEMENTS_PER_CONNECTION) {
+        return (await client.query<{ generation: string; band: number | null; id: string | null }>(text, values)).rows;
       }
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      client.release(err as Error);
-      throw err;
-    }
-    client.release();
+      kept.add(name);
+      // hand-written: the ids and the generation from one snapshot, with the band predicates spelled
+      // out for the planner (a failure destroys the connection, its transaction with it: SearchReads.run)
+      await client.query('BEGIN READ ONLY; SET LOCAL plan_cache_mode = force_generic_plan');
+      const banded = await client.query<{ generation: string; band: number | null; id: string | null }>({ name, text, values });
+      await client.query('COMMIT');
+      return banded.rows;
+    });
     if (rows[0].id === null) return { generation: rows[0].generation, ids: [] };
     for (let r = 1; r < rows.length; r++) if ((rows[r].band as number) < (rows[r - 1].band as number)) return undefined;
     return { generation: rows[0].generation, ids: rows.map((r) => r.id as string) };
@@ -353,12 +346,12 @@ export class EntitiesRepository {
    */
   private async readRanked(where: string, values: unknown[], limit: number): Promise<{ generation: string; ids: string[] }> {
     // hand-written: the ids and the generation from one snapshot
-    const { rows } = await this.pool.query<{ generation: string; id: string | null }>(
+    const { rows } = await this.reads.run((client) => client.query<{ generation: string; id: string | null }>(
       `SELECT g.generation, m.id FROM (${GENERATION_SQL}) g
          LEFT JOIN LATERAL (SELECT e.id, e.rank_score FROM entities e WHERE ${where} ORDER BY e.rank_score DESC, e.id LIMIT ${limit}) m ON true
         ORDER BY m.rank_score DESC, m.id`,
       values,
-    );
+    ));
     return { generation: rows[0].generation, ids: rows[0].id === null ? [] : rows.map((r) => r.id as string) };
   }
 
@@ -375,7 +368,7 @@ export class EntitiesRepository {
    */
   private async pageOf(workspaceId: string, ids: string[]): Promise<Page & { generation: string }> {
     // a named statement: planned once per connection (its plan does not depend on the ids), not per page
-    const { rows } = await this.pool.query<EntityRow & { generation: string; profile: OpportunityProfile | null; n: string | null }>({
+    const { rows } = await this.reads.run((client) => client.query<EntityRow & { generation: string; profile: OpportunityProfile | null; n: string | null }>({
       name: 'search-page',
       text: `SELECT g.generation, (SELECT o.profile FROM opportunity_profiles o WHERE o.workspace_id = $1) AS profile, p.* FROM (${GENERATION_SQL}) g
          LEFT JOIN LATERAL (
@@ -385,7 +378,7 @@ export class EntitiesRepository {
              LEFT JOIN reveals r ON r.workspace_id = $1 AND r.entity_id = e.id) p ON true
         ORDER BY p.n`,
       values: [workspaceId, ids],
-    });
+    }));
     const { generation, profile } = rows[0];
     return {
       generation,
