@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NatsConnection } from '@nats-io/transport-node';
-import { isDomainErrorPayload, RequestContext, RpcRequest } from '@app/contracts';
-import { ServiceConfig } from './config';
+import { isDomainErrorPayload, RequestContext, retryPolicyOf, RpcRequest } from '@app/contracts';
 import { DomainError } from './domain-error';
-import { AskOptions, askService, RawJson, ReplyPacket } from './reply-mux';
+import { AskOptions, askService, NoRespondersError, RawJson, ReplyPacket } from './reply-mux';
 import { NATS_CONNECTION, SERVICE_CONFIG } from './tokens';
 
 /**
@@ -26,6 +25,16 @@ export class ServiceFailed extends DomainError {
   }
 }
 
+/** The deadlines of a ServiceClient (ServiceConfig's, or a service's own setting). */
+export interface RpcDeadlines {
+  rpcTimeoutMs: number;
+  /** Deadline of one attempt of a retryable request; without it a request has one attempt. */
+  rpcAttemptTimeoutMs?: number;
+}
+
+/** Attempts of one retryable request at most (each on whichever replica the queue group picks). */
+export const MAX_ATTEMPTS = 3;
+
 /** Options of one request: its deadline and the trace it continues (see AskOptions). */
 export interface ServiceRequestOptions {
   timeoutMs?: number;
@@ -39,12 +48,21 @@ export interface ServiceRequestOptions {
  * (RPC_TIMEOUT_MS unless the caller passes its own setting); no answer is NoAnswer; a domain
  * error of the other service is thrown as the same DomainError (code, message, param); any other
  * failure of it is ServiceFailed (`internal_error` without its internals).
+ *
+ * A request that may be asked twice (retryPolicyOf: a read, a write named by its request, a
+ * create carrying an Idempotency-Key) is asked again when an attempt has no answer within
+ * RPC_ATTEMPT_TIMEOUT_MS, up to MAX_ATTEMPTS within the request's deadline: NATS gives the new
+ * attempt to any replica of the queue group, so a replica that died holding the request costs one
+ * attempt's deadline, not the whole one. Earlier attempts keep listening: the first answer of any
+ * attempt is the answer (a slow replica that does answer is not wasted). Any other request has one
+ * attempt; docs/decisions.md ("Retrying a request on another replica") says why and what makes a
+ * retried write safe at the service.
  */
 @Injectable()
 export class ServiceClient {
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SERVICE_CONFIG) private readonly config: Pick<ServiceConfig, 'rpcTimeoutMs'>,
+    @Inject(SERVICE_CONFIG) private readonly config: RpcDeadlines,
   ) {}
 
   /** The service's answer to `body`, parsed. */
@@ -62,9 +80,13 @@ export class ServiceClient {
 
   private async exchange<T>(subject: string, ctx: RequestContext, body: unknown, options: ServiceRequestOptions, raw: boolean): Promise<RawJson<T> | T> {
     const data: RpcRequest = { ctx, body };
+    const timeoutMs = options.timeoutMs ?? this.config.rpcTimeoutMs;
+    const ask = { raw, parent: options.parent };
     let packet: ReplyPacket<RawJson<T> | T>;
     try {
-      packet = await askService<RawJson<T> | T>(this.nc, subject, data, options.timeoutMs ?? this.config.rpcTimeoutMs, { raw, parent: options.parent });
+      packet = this.retryable(subject, ctx)
+        ? await this.attempts<RawJson<T> | T>(subject, data, timeoutMs, ask)
+        : await askService<RawJson<T> | T>(this.nc, subject, data, timeoutMs, ask);
     } catch (err) {
       throw new NoAnswer(subject, (err as Error).message);
     }
@@ -73,5 +95,52 @@ export class ServiceClient {
       throw new ServiceFailed(subject, packet.err);
     }
     return packet.response as RawJson<T> | T;
+  }
+
+  private retryable(subject: string, ctx: RequestContext): boolean {
+    if (this.config.rpcAttemptTimeoutMs === undefined) return false;
+    const policy = retryPolicyOf(subject);
+    return policy === 'read' || policy === 'ref' || (policy === 'keyed' && ctx?.idempotency !== undefined);
+  }
+
+  /**
+   * The first answer to any of up to MAX_ATTEMPTS attempts, each started when the ones before it
+   * have had RPC_ATTEMPT_TIMEOUT_MS without an answer (or all failed), every one ending at the
+   * request's deadline. Nobody serving the subject fails it at once, as a single attempt does.
+   */
+  private attempts<T>(subject: string, data: RpcRequest, timeoutMs: number, ask: AskOptions): Promise<ReplyPacket<T>> {
+    const attemptMs = this.config.rpcAttemptTimeoutMs as number;
+    const end = performance.now() + timeoutMs;
+    return new Promise<ReplyPacket<T>>((resolve, reject) => {
+      let started = 0;
+      let waiting = 0;
+      let settled = false;
+      let next: NodeJS.Timeout | undefined;
+      const finish = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(next);
+        outcome();
+      };
+      const launch = () => {
+        const remaining = end - performance.now();
+        started++;
+        waiting++;
+        askService<T>(this.nc, subject, data, Math.max(1, remaining), ask).then(
+          (packet) => finish(() => resolve(packet)),
+          (err: Error) => {
+            waiting--;
+            if (settled) return;
+            const more = started < MAX_ATTEMPTS && end - performance.now() > 1 && !(err instanceof NoRespondersError);
+            if (more && waiting === 0) {
+              clearTimeout(next);
+              launch();
+            } else if (waiting === 0) finish(() => reject(err));
+          },
+        );
+        if (started < MAX_ATTEMPTS && remaining > attemptMs) next = setTimeout(launch, attemptMs);
+      };
+      launch();
+    });
   }
 }
