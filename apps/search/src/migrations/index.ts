@@ -8,6 +8,7 @@ import { EntitiesTermsTop1764000006000 } from './1764000006000-entities-terms-to
 import { EntitiesOrganizations1764000007000 } from './1764000007000-entities-organizations';
 import { EntitiesTermsBands1764000009000 } from './1764000009000-entities-terms-bands';
 import { EntitiesCount1764000010000 } from './1764000010000-entities-count';
+import { RevealsIdempotencyKey1764000011000 } from './1764000011000-reveals-idempotency-key';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -30,4 +31,5 @@ export const MIGRATIONS = [
   OutboxTraceContext1764000008000,
   EntitiesTermsBands1764000009000,
   EntitiesCount1764000010000,
+  RevealsIdempotencyKey1764000011000,
 ];

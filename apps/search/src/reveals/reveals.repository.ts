@@ -16,6 +16,8 @@ export interface RevealRow {
   credits_charged: number;
   sources: SourceRecord[];
   created_at: Date;
+  /** The Idempotency-Key of the request that claimed it (RequestContext.idempotency), if it had one. */
+  idempotency_key?: string | null;
 }
 
 /** What a completed reveal found. */
@@ -38,12 +40,12 @@ export class RevealsRepository {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   /** True when this call claimed the workspace's reveal of the entity (a `pending` row). */
-  async claim(id: string, workspaceId: string, entityId: string): Promise<boolean> {
+  async claim(id: string, workspaceId: string, entityId: string, idempotencyKey: string | null = null): Promise<boolean> {
     // hand-written: ON CONFLICT DO NOTHING makes concurrent reveals of one entity claim it once
     const claimed = await this.pool.query(
-      `INSERT INTO reveals (id, workspace_id, entity_id, status, credits_charged) VALUES ($1, $2, $3, 'pending', 0)
+      `INSERT INTO reveals (id, workspace_id, entity_id, status, credits_charged, idempotency_key) VALUES ($1, $2, $3, 'pending', 0, $4)
        ON CONFLICT (workspace_id, entity_id) DO NOTHING`,
-      [id, workspaceId, entityId],
+      [id, workspaceId, entityId, idempotencyKey],
     );
     return claimed.rowCount === 1;
   }

@@ -26,6 +26,9 @@ const takenOver = () => new DomainError('internal_error', 'The reveal took too l
  * holding it (older than CLAIM_ABANDONED_MS) is taken over: its ref is refunded and the claim
  * dropped, and the reveal claims afresh. Without that, every later reveal of the entity waited on
  * it for ever (a retried reveal never converged: the chaos run's stall after a search SIGKILL).
+ * The claim keeps the request's Idempotency-Key: a retry of that request (the RPC client asking
+ * another replica after an attempt's deadline) answers the completed reveal as the first attempt
+ * did, `already_revealed` false and its credit, instead of as a repeat.
  */
 @Injectable()
 export class RevealsService {
@@ -61,9 +64,13 @@ export class RevealsService {
     const deadline = Date.now() + this.config.revealWaitMs;
     for (;;) {
       const id = newId(ID_PREFIX.reveal);
-      if (await this.reveals.claim(id, ctx.workspace_id, entity.id)) return this.run(ctx, entity, id);
+      if (await this.reveals.claim(id, ctx.workspace_id, entity.id, ctx.idempotency?.key)) return this.run(ctx, entity, id);
       const row = await this.reveals.find(ctx.workspace_id, entity.id, this.config.revealClaimAbandonedMs);
-      if (row && row.status !== 'pending') return { reveal: this.render(row, ctx, true, 0), created: false };
+      if (row && row.status !== 'pending') {
+        // a retry of the request that revealed it answers as its first attempt did (201, charged)
+        const retried = ctx.idempotency !== undefined && row.idempotency_key === ctx.idempotency.key;
+        return retried ? { reveal: this.render(row, ctx, false, row.credits_charged), created: true } : { reveal: this.render(row, ctx, true, 0), created: false };
+      }
       if (row?.abandoned) {
         await this.takeOver(ctx, row.id);
         continue;

@@ -1,0 +1,13 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+export class RevealsIdempotencyKey1764000011000 implements MigrationInterface {
+  async up(queryRunner: QueryRunner): Promise<void> {
+    // The Idempotency-Key of the request that claimed the reveal: a retry of that request (the RPC
+    // client asking another replica, or the client after a 5xx) answers as the first attempt did
+    await queryRunner.query('ALTER TABLE reveals ADD COLUMN idempotency_key text');
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('ALTER TABLE reveals DROP COLUMN idempotency_key');
+  }
+}
