@@ -230,7 +230,8 @@ async function clusterShape(dir: string, prefix: string, settings: NodeJS.Proces
       failover.ms = await cluster.pg.failover();
     },
   });
-  return { env: cluster.env, gateways: cluster.gatewayUrls, databaseServer: cluster.pg.rwUrl, faults, close: () => cluster.stop() };
+  // clients reach the gateways through the load balancer, as they do in production
+  return { env: cluster.env, gateways: [cluster.apiUrl], databaseServer: cluster.pg.rwUrl, faults, close: () => cluster.stop() };
 }
 
 function p99(values: number[]): number {
@@ -260,7 +261,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     shape = options.cluster ? await clusterShape(dir, prefix, settings, logDir, failover) : await singleShape(dir, prefix, settings, logDir);
     const { env, gateways } = shape;
     say(options.cluster
-      ? `cluster up: two processes of every service, ${gateways.length} gateways, three clustered nats-servers, PostgreSQL primary + standby; HTTPS receiver, SMTP sink, demo mail sandbox`
+      ? `cluster up: two processes of every service, two gateways behind a load balancer, three clustered nats-servers, PostgreSQL primary + standby; HTTPS receiver, SMTP sink, demo mail sandbox`
       : 'mesh up: six services, one nats-server (generated permissions), HTTPS receiver, SMTP sink, demo mail sandbox');
     const runAdmin = (args: string[]) =>
       new Promise<any>((resolve, reject) =>
