@@ -107,6 +107,9 @@ export class ServiceClient {
    * The first answer to any of up to MAX_ATTEMPTS attempts, each started when the ones before it
    * have had RPC_ATTEMPT_TIMEOUT_MS without an answer (or all failed), every one ending at the
    * request's deadline. Nobody serving the subject fails it at once, as a single attempt does.
+   * An attempt answered with a failure (`internal_error`, or not a domain error: a replica that
+   * lost its database, a reveal whose claim a later attempt took over) is the answer only when no
+   * other attempt answers otherwise.
    */
   private attempts<T>(subject: string, data: RpcRequest, timeoutMs: number, ask: AskOptions): Promise<ReplyPacket<T>> {
     const attemptMs = this.config.rpcAttemptTimeoutMs as number;
@@ -122,12 +125,18 @@ export class ServiceClient {
         clearTimeout(next);
         outcome();
       };
+      // a failed answer (internal_error, or not a domain error) of one attempt: the answer only if no other attempt gives a better one
+      let failed: ReplyPacket<T> | undefined;
       const launch = () => {
         const remaining = end - performance.now();
         started++;
         waiting++;
         askService<T>(this.nc, subject, data, Math.max(1, remaining), ask).then(
-          (packet) => finish(() => resolve(packet)),
+          (packet) => {
+            waiting--;
+            if (!isFailure(packet) || waiting === 0) finish(() => resolve(packet));
+            else failed ??= packet;
+          },
           (err: Error) => {
             waiting--;
             if (settled) return;
@@ -135,7 +144,7 @@ export class ServiceClient {
             if (more && waiting === 0) {
               clearTimeout(next);
               launch();
-            } else if (waiting === 0) finish(() => reject(err));
+            } else if (waiting === 0) finish(() => (failed ? resolve(failed) : reject(err)));
           },
         );
         if (started < MAX_ATTEMPTS && remaining > attemptMs) next = setTimeout(launch, attemptMs);
@@ -143,4 +152,10 @@ export class ServiceClient {
       launch();
     });
   }
+}
+
+/** A reply that says the service failed rather than what the request meant (see attempts). */
+function isFailure(packet: ReplyPacket<unknown>): boolean {
+  if (packet.err === undefined || packet.err === null) return false;
+  return !isDomainErrorPayload(packet.err) || packet.err.code === 'internal_error';
 }

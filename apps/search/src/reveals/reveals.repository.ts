@@ -50,12 +50,16 @@ export class RevealsRepository {
     return claimed.rowCount === 1;
   }
 
-  /** The workspace's reveal of the entity, and whether it is a claim older than `abandonedMs`. */
-  async find(workspaceId: string, entityId: string, abandonedMs: number): Promise<(RevealRow & { abandoned: boolean }) | undefined> {
+  /**
+   * The workspace's reveal of the entity, and whether it is a claim older than `abandonedMs`, or
+   * older than `retriedMs` (`retried`).
+   */
+  async find(workspaceId: string, entityId: string, abandonedMs: number, retriedMs = abandonedMs): Promise<(RevealRow & { abandoned: boolean; retried: boolean }) | undefined> {
     // hand-written: the row as the claim above sees it, its age judged by the database's clock
-    const { rows } = await this.pool.query<RevealRow & { abandoned: boolean }>(
-      `SELECT *, created_at < now() - $3 * interval '1 millisecond' AS abandoned FROM reveals WHERE workspace_id = $1 AND entity_id = $2`,
-      [workspaceId, entityId, abandonedMs],
+    const { rows } = await this.pool.query<RevealRow & { abandoned: boolean; retried: boolean }>(
+      `SELECT *, created_at < now() - $3 * interval '1 millisecond' AS abandoned, created_at < now() - $4 * interval '1 millisecond' AS retried
+       FROM reveals WHERE workspace_id = $1 AND entity_id = $2`,
+      [workspaceId, entityId, abandonedMs, retriedMs],
     );
     return rows[0];
   }
