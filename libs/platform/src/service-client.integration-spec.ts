@@ -3,6 +3,7 @@ import { Pool } from 'pg';
 import { RequestContext, SUBJECTS } from '@app/contracts';
 import { PG_SERVER_URL, TestMesh, testContext } from '../../../test/harness';
 import { randomToken } from './ids';
+import { DomainError } from './domain-error';
 import { IdempotentCreate } from './idempotent-create';
 import { NatsRpcServer } from './nats-rpc.server';
 import { NoAnswer, ServiceClient } from './service-client';
@@ -33,6 +34,8 @@ describe('ServiceClient retry on another replica', () => {
   const replicas: Replica[] = [];
   /** Request ids a replica dies on when it is the first to receive them (after doing the work). */
   const dieOnFirst = new Set<string>();
+  /** Request ids the first replica to receive answers with internal_error, late; the next one answers later still. */
+  const failLateOnFirst = new Set<string>();
   const firstSeen = new Set<string>();
 
   /** A replica of a crm-like service: a keyed create on PostgreSQL, a read, an unkeyed update. */
@@ -44,6 +47,11 @@ describe('ServiceClient retry on another replica', () => {
       replica.received.push(ctx.request_id);
       const first = !firstSeen.has(ctx.request_id);
       firstSeen.add(ctx.request_id);
+      if (failLateOnFirst.has(ctx.request_id)) {
+        // the first fails just after its attempt's deadline; the second answers 300 ms after it came, so the failure comes first
+        await new Promise((r) => setTimeout(r, first ? ATTEMPT_MS + 100 : 300));
+        if (first) throw new DomainError('internal_error', 'the claim was taken over');
+      }
       const outcome = await work();
       if (first && dieOnFirst.has(ctx.request_id)) {
         await server.close();
@@ -156,6 +164,18 @@ describe('ServiceClient retry on another replica', () => {
     }
     const unkeyed = (await pool.query(`SELECT count(*)::int AS n FROM ${table} WHERE email LIKE 'once-%'`)).rows[0].n;
     expect(unkeyed).toBe(1);
+  });
+
+  it("takes the other attempt's answer over an internal_error that comes first", async () => {
+    const [a, b] = await twoReplicas();
+    const rpc = new ServiceClient(client, { rpcTimeoutMs: DEADLINE_MS, rpcAttemptTimeoutMs: ATTEMPT_MS });
+    const ctx = testContext();
+    failLateOnFirst.add(ctx.request_id);
+    const { value, ms } = await timed(() => rpc.ask<{ answered_by: string }>(SUBJECTS.crm.leadsGet, ctx, { id: 'lead_z' }));
+    expect([a.name, b.name]).toContain(value.answered_by);
+    expect([...a.received, ...b.received]).toEqual([ctx.request_id, ctx.request_id]);
+    expect(ms).toBeGreaterThanOrEqual(ATTEMPT_MS + 295);
+    expect(ms).toBeLessThan(ATTEMPT_MS + 900);
   });
 
   it('asks a replica that answers in time once', async () => {
