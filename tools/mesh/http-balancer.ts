@@ -29,7 +29,8 @@ export class HttpBalancer {
   static async start(gatewayPorts: number[], port = 0): Promise<HttpBalancer> {
     const server = createServer();
     const balancer = new HttpBalancer(server, gatewayPorts);
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => void balancer.handle(req, res));
+    // a client that goes away mid-request ends its request here, nothing else
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => void balancer.handle(req, res).catch(() => res.destroy()));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => resolve());
