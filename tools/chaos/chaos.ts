@@ -309,6 +309,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     let stopped = false;
     // a fault is in progress from its start until the mesh is whole again
     let faultInProgress = false;
+    let currentFault = 'before the first fault';
     let inFailover = false;
     let failoverFailures = 0;
     const during: number[] = [];
@@ -334,6 +335,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           report.clients.safe.attempts++;
           if (res.status === 0) report.clients.safe.unanswered++;
           else if (res.status >= 500) report.clients.safe.errors++;
+          // each one named with the fault it happened in, so a failed check says where to look
+          if ((res.status === 0 || res.status >= 500) && report.clients.safe.errors + report.clients.safe.unanswered <= 30) {
+            say(`  ${res.status || 'no answer'} to ${method} ${path} (${currentFault}): ${res.body?.error?.message ?? ''}`);
+          }
         }
         // 409 on the Idempotency-Key: an earlier attempt is still in progress (or its gateway died holding it): retry shortly, as the API says
         const inProgress = res.status === 409 && res.body?.error?.param === 'Idempotency-Key' && idempotencyKey !== undefined;
@@ -386,12 +391,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     for (const fault of shape.faults.filter((f) => options.faults?.(f.name) ?? true)) {
       await pause(options.phaseMs);
       phase(`${fault.name}: begins`);
+      currentFault = `during ${fault.name}`;
       faultInProgress = true;
       inFailover = fault.failover === true;
       await fault.run();
       faultInProgress = false;
       inFailover = false;
       report.kills.push(fault.name);
+      currentFault = `after ${fault.name}`;
       phase(`${fault.name}: done`);
     }
     await pause(options.phaseMs);
