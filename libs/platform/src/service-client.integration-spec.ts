@@ -36,6 +36,8 @@ describe('ServiceClient retry on another replica', () => {
   const dieOnFirst = new Set<string>();
   /** Request ids the first replica to receive answers with internal_error, late; the next one answers later still. */
   const failLateOnFirst = new Set<string>();
+  /** Request ids the first replica to receive answers with internal_error at once (a broken pooled connection). */
+  const failOnFirst = new Set<string>();
   const firstSeen = new Set<string>();
 
   /** A replica of a crm-like service: a keyed create on PostgreSQL, a read, an unkeyed update. */
@@ -47,6 +49,7 @@ describe('ServiceClient retry on another replica', () => {
       replica.received.push(ctx.request_id);
       const first = !firstSeen.has(ctx.request_id);
       firstSeen.add(ctx.request_id);
+      if (first && failOnFirst.has(ctx.request_id)) throw new DomainError('internal_error', 'Connection terminated unexpectedly');
       if (failLateOnFirst.has(ctx.request_id)) {
         // the first fails just after its attempt's deadline; the second answers 300 ms after it came, so the failure comes first
         await new Promise((r) => setTimeout(r, first ? ATTEMPT_MS + 100 : 300));
@@ -176,6 +179,21 @@ describe('ServiceClient retry on another replica', () => {
     expect([...a.received, ...b.received]).toEqual([ctx.request_id, ctx.request_id]);
     expect(ms).toBeGreaterThanOrEqual(ATTEMPT_MS + 295);
     expect(ms).toBeLessThan(ATTEMPT_MS + 900);
+  });
+
+  it('asks again, after a pause, a retryable request answered with internal_error; any other request gets the error', async () => {
+    const [a, b] = await twoReplicas();
+    const rpc = new ServiceClient(client, { rpcTimeoutMs: DEADLINE_MS, rpcAttemptTimeoutMs: ATTEMPT_MS });
+    const ctx = testContext();
+    failOnFirst.add(ctx.request_id);
+    const { value, ms } = await timed(() => rpc.ask<{ answered_by: string }>(SUBJECTS.crm.leadsGet, ctx, { id: 'lead_w' }));
+    expect([a.name, b.name]).toContain(value.answered_by);
+    expect([...a.received, ...b.received]).toEqual([ctx.request_id, ctx.request_id]);
+    expect(ms).toBeLessThan(ATTEMPT_MS);
+    const update = testContext();
+    failOnFirst.add(update.request_id);
+    await expect(rpc.ask(SUBJECTS.crm.leadsUpdate, update, { id: 'lead_w' })).rejects.toMatchObject({ code: 'internal_error' });
+    expect([...a.received, ...b.received].filter((id) => id === update.request_id)).toHaveLength(1);
   });
 
   it('asks a replica that answers in time once', async () => {

@@ -35,6 +35,9 @@ export interface RpcDeadlines {
 /** Attempts of one retryable request at most (each on whichever replica the queue group picks). */
 export const MAX_ATTEMPTS = 3;
 
+/** After an attempt answered with a failure, and no other is out, the next one starts this much later. */
+const FAILED_ATTEMPT_PAUSE_MS = 100;
+
 /** Options of one request: its deadline and the trace it continues (see AskOptions). */
 export interface ServiceRequestOptions {
   timeoutMs?: number;
@@ -54,7 +57,8 @@ export interface ServiceRequestOptions {
  * RPC_ATTEMPT_TIMEOUT_MS, up to MAX_ATTEMPTS within the request's deadline: NATS gives the new
  * attempt to any replica of the queue group, so a replica that died holding the request costs one
  * attempt's deadline, not the whole one. Earlier attempts keep listening: the first answer of any
- * attempt is the answer (a slow replica that does answer is not wasted). Any other request has one
+ * attempt is the answer (a slow replica that does answer is not wasted), and an attempt answered
+ * with a failure (`internal_error`) is asked again. Any other request has one
  * attempt; docs/decisions.md ("Retrying a request on another replica") says why and what makes a
  * retried write safe at the service.
  */
@@ -107,9 +111,11 @@ export class ServiceClient {
    * The first answer to any of up to MAX_ATTEMPTS attempts, each started when the ones before it
    * have had RPC_ATTEMPT_TIMEOUT_MS without an answer (or all failed), every one ending at the
    * request's deadline. Nobody serving the subject fails it at once, as a single attempt does.
-   * An attempt answered with a failure (`internal_error`, or not a domain error: a replica that
-   * lost its database, a reveal whose claim a later attempt took over) is the answer only when no
-   * other attempt answers otherwise.
+   * An attempt answered with a failure (`internal_error`, or not a domain error: a replica whose
+   * database connection broke, a reveal whose claim a later attempt took over) is the answer only
+   * when no other attempt answers otherwise: with none out, the next attempt starts
+   * FAILED_ATTEMPT_PAUSE_MS later (the work is safe to ask twice, and a connection broken by a
+   * failover or a restart is gone from the pool by then).
    */
   private attempts<T>(subject: string, data: RpcRequest, timeoutMs: number, ask: AskOptions): Promise<ReplyPacket<T>> {
     const attemptMs = this.config.rpcAttemptTimeoutMs as number;
@@ -134,8 +140,15 @@ export class ServiceClient {
         askService<T>(this.nc, subject, data, Math.max(1, remaining), ask).then(
           (packet) => {
             waiting--;
-            if (!isFailure(packet) || waiting === 0) finish(() => resolve(packet));
-            else failed ??= packet;
+            if (settled) return;
+            if (!isFailure(packet)) return finish(() => resolve(packet));
+            failed ??= packet;
+            if (waiting > 0) return;
+            // every attempt so far failed: ask again after a pause (a replica whose pooled connection broke, a database failing over)
+            if (started < MAX_ATTEMPTS && end - performance.now() > FAILED_ATTEMPT_PAUSE_MS) {
+              clearTimeout(next);
+              next = setTimeout(launch, FAILED_ATTEMPT_PAUSE_MS);
+            } else finish(() => resolve(packet));
           },
           (err: Error) => {
             waiting--;
