@@ -35,6 +35,12 @@ export interface RpcDeadlines {
 /** Attempts of one retryable request at most (each on whichever replica the queue group picks). */
 export const MAX_ATTEMPTS = 3;
 
+/**
+ * How long a retryable request waits, asking again at growing pauses, for a queue group with no
+ * member (a stopped service still fails within it, well inside any deadline).
+ */
+const NO_RESPONDERS_GRACE_MS = 1000;
+
 /** After an attempt answered with a failure, and no other is out, the next one starts this much later. */
 const FAILED_ATTEMPT_PAUSE_MS = 100;
 
@@ -110,7 +116,9 @@ export class ServiceClient {
   /**
    * The first answer to any of up to MAX_ATTEMPTS attempts, each started when the ones before it
    * have had RPC_ATTEMPT_TIMEOUT_MS without an answer (or all failed), every one ending at the
-   * request's deadline. Nobody serving the subject fails it at once, as a single attempt does.
+   * request's deadline. Nobody serving the subject is asked again at pauses of 100, 200, 400 ms
+   * (NO_RESPONDERS_GRACE_MS), then fails: a moment with every replica out of the group (rejoining
+   * after a database failover) passes, a stopped service still fails within a second.
    * An attempt answered with a failure (`internal_error`, or not a domain error: a replica whose
    * database connection broke, a reveal whose claim a later attempt took over) is the answer only
    * when no other attempt answers otherwise: with none out, the next attempt starts
@@ -119,7 +127,9 @@ export class ServiceClient {
    */
   private attempts<T>(subject: string, data: RpcRequest, timeoutMs: number, ask: AskOptions): Promise<ReplyPacket<T>> {
     const attemptMs = this.config.rpcAttemptTimeoutMs as number;
-    const end = performance.now() + timeoutMs;
+    const begun = performance.now();
+    const end = begun + timeoutMs;
+    let noRespondersPause = 100;
     return new Promise<ReplyPacket<T>>((resolve, reject) => {
       let started = 0;
       let waiting = 0;
@@ -153,6 +163,18 @@ export class ServiceClient {
           (err: Error) => {
             waiting--;
             if (settled) return;
+            // nobody in the queue group for a moment (every replica rejoining after a database
+            // failover): asked again shortly, for NO_RESPONDERS_GRACE_MS, not counted as an attempt
+            if (err instanceof NoRespondersError && waiting === 0) {
+              const now = performance.now();
+              if (now + noRespondersPause - begun < NO_RESPONDERS_GRACE_MS && end - now > noRespondersPause) {
+                started--;
+                clearTimeout(next);
+                next = setTimeout(launch, noRespondersPause);
+                noRespondersPause *= 2;
+                return;
+              }
+            }
             const more = started < MAX_ATTEMPTS && end - performance.now() > 1 && !(err instanceof NoRespondersError);
             if (more && waiting === 0) {
               clearTimeout(next);
