@@ -5,6 +5,7 @@ import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { ServiceName } from '@app/contracts';
 import { DEFAULT_HTTP_PORTS, ensureEventsStream, ensureNatsIdentities, eventsStreamSettings, NatsIdentityFiles, natsServers } from '@app/platform';
+import { HttpBalancer } from './http-balancer';
 import { PgPair } from './pg-pair';
 import {
   APPS, freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers, waitFor,
@@ -15,7 +16,8 @@ import {
  * through routes with JetStream (the EVENTS stream at 3 replicas), `replicas` processes of every
  * service and `gateways` gateways, each process given the full server list starting at a
  * different node in turn, and PostgreSQL as a primary with a synchronous streaming standby behind
- * the `rw`/`ro` endpoints CloudNativePG gives (PgPair). `npm run cluster` and
+ * the `rw`/`ro` endpoints CloudNativePG gives (PgPair), and a load balancer in front of the
+ * gateways (HttpBalancer) as a Kubernetes Service gives. `npm run cluster` and
  * `npm run chaos -- --cluster` run it.
  */
 /** What `npm run cluster` and `chaos --cluster` run, and so what their figures show (k8s/ must give at least as much). */
@@ -65,6 +67,8 @@ export class MeshCluster {
   /** The probe identity's connection options on a node (tests' and tools' own, may do anything). */
   readonly probe = probeIdentity();
   private stopping = false;
+  /** In front of the gateways (HttpBalancer), started once they are ready. */
+  balancer?: HttpBalancer;
 
   private constructor(
     readonly options: Required<Omit<ClusterOptions, 'output' | 'say' | 'identityDir'>> & Pick<ClusterOptions, 'output' | 'say'>,
@@ -107,6 +111,7 @@ export class MeshCluster {
       await cluster.awaitJetStream();
       say(`NATS: ${nats.map((n) => `${n.id} 127.0.0.1:${n.port}`).join(', ')} (one cluster, JetStream, EVENTS at 3 replicas)`);
       await Promise.all(apps.map((app) => cluster.startApp(app.id)));
+      cluster.balancer = await HttpBalancer.start(apps.filter((a) => a.name === 'gateway').map((a) => a.port), await port(3080));
     } catch (err) {
       await cluster.stop();
       throw err;
@@ -128,6 +133,12 @@ export class MeshCluster {
       NATS_URL: this.natsUrl,
       NATS_NKEY_SEED_FILE: this.identities.seedFile('operator'),
     };
+  }
+
+  /** The API through the load balancer in front of the gateways (what clients use). */
+  get apiUrl(): string {
+    if (!this.balancer) throw new Error('the cluster is not started');
+    return this.balancer.url;
   }
 
   get gatewayUrls(): string[] {
@@ -229,6 +240,7 @@ export class MeshCluster {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    await this.balancer?.close();
     await Promise.all(this.apps.map((app) => (app.running ? stopApp(app.running, 10_000) : null)));
     for (const node of this.nats) node.child?.kill('SIGTERM');
     await this.pg.stop();

@@ -6,8 +6,8 @@ import { ROOT } from './processes';
 
 /**
  * `npm run cluster`: the shape production runs, on this machine (tools/mesh/cluster-shape.ts):
- * three clustered nats-servers with JetStream, two processes of every service and two gateways,
- * PostgreSQL as a primary with a synchronous streaming standby. Prints where everything is; stops
+ * three clustered nats-servers with JetStream, two processes of every service and two gateways
+ * behind a load balancer, PostgreSQL as a primary with a synchronous streaming standby. Prints where everything is; stops
  * everything on Ctrl-C. State in .data/cluster (made anew each start); the mesh's NATS identities
  * are `npm start`'s (.data/nats/identities), and .data/nats/url names the cluster's nodes, so
  * `npm run -s admin -- …` reaches it as it reaches `npm start`'s mesh.
@@ -41,7 +41,8 @@ async function main(): Promise<void> {
     void app.running?.exited.then((code) => !stopping && say(`${app.id} exited with ${code} (not restarted: npm run cluster leaves faults for you to see)`));
   }
   say(`all ${cluster.apps.length} processes ready`);
-  for (const url of cluster.gatewayUrls) say(`  API         ${url}`);
+  say(`  API         ${cluster.apiUrl} (load balancer in front of the gateways)`);
+  for (const url of cluster.gatewayUrls) say(`  gateway     ${url}`);
   for (const node of cluster.nats) say(`  NATS        ${node.id} nats://127.0.0.1:${node.port} (routes ${node.clusterPort})`);
   say(`  PostgreSQL  rw ${cluster.pg.rwUrl}, ro ${cluster.pg.roUrl} (primary ${cluster.pg.primary.port}, standby ${cluster.pg.standby?.port}; databases ${cluster.options.dbPrefix}<service>)`);
   for (const app of cluster.apps) say(`  ${app.id.padEnd(12)}http://127.0.0.1:${app.port}/health/ready  NATS ${app.natsUrl.split(',')[0]} first`);

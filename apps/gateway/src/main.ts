@@ -20,6 +20,10 @@ runMain(() => {
     maxParamLength: 512,
     frameworkErrors: frameworkErrorHandler(config.docsUrl),
     rewriteUrl: (request: { url?: string }) => routableUrl(request.url ?? '/'),
+    // a request that arrives on an open keep-alive connection while the gateway drains (SIGTERM)
+    // is served (the drain waits for it; the answer closes the connection), not refused with
+    // Fastify's 503, which is not the API's error object and which a client would have to retry
+    return503OnClosing: false,
   });
   return startService({
     config,

@@ -29,7 +29,7 @@ export class SearchModule {
         { provide: SEARCH_CONFIG, useValue: search },
         EntitiesRepository,
         // search asks billing and crm within its own deadline (SEARCH_PEER_TIMEOUT_MS), not RPC_TIMEOUT_MS
-        { provide: ServiceClient, inject: [NATS_CONNECTION], useFactory: (nc: NatsConnection) => new ServiceClient(nc, { rpcTimeoutMs: search.peerTimeoutMs }) },
+        { provide: ServiceClient, inject: [NATS_CONNECTION], useFactory: (nc: NatsConnection) => new ServiceClient(nc, { rpcTimeoutMs: search.peerTimeoutMs, rpcAttemptTimeoutMs: config.rpcAttemptTimeoutMs }) },
         SearchService, ProfilesRepository, SearchReads,
         CreditsService, PendingRefundsRepository,
         RevealsService, RevealsRepository,

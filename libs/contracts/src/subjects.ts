@@ -106,6 +106,41 @@ export const SUBJECTS = {
   },
 } as const;
 
+/**
+ * Which requests the RPC client (ServiceClient) may ask again of another replica when an attempt
+ * has no answer by its own deadline (docs/decisions.md, "Retrying a request on another replica"):
+ * - `read`: changes nothing;
+ * - `ref`: what it changes is named by the request, so a second attempt changes nothing more and
+ *   answers the same (a credit consume or refund by `ref`; the lead of a revealed entity by its
+ *   email; a search page, whose credit is consumed by the request id);
+ * - `keyed`: a create that records the request's Idempotency-Key (RequestContext.idempotency)
+ *   with what it made, so an attempt after the first answers the first one's result; retried only
+ *   when the request carries a key.
+ * Any other subject is never retried: its attempt's outcome is unknown to the client.
+ */
+export type RetryPolicy = 'read' | 'ref' | 'keyed';
+
+const S = SUBJECTS;
+const RETRY_POLICIES: ReadonlyMap<string, RetryPolicy> = new Map<string, RetryPolicy>([
+  ...[
+    S.gateway.membersContext,
+    S.crm.leadsList, S.crm.leadsGet, S.crm.companiesList, S.crm.companiesGet, S.crm.pipelinesList, S.crm.tasksList,
+    S.crm.listsOwner, S.crm.exportsGet, S.crm.exportsFile, S.crm.leadsGetMany, S.crm.leadsWorkspacesByEmail,
+    S.sequences.list, S.sequences.get, S.sequences.suppressionsList, S.sequences.owner,
+    S.billing.creditsBalance,
+    S.search.organizationsMatch,
+    S.webhooks.endpointsList, S.webhooks.endpointsGet, S.webhooks.endpointDeliveries, S.webhooks.deliveriesList,
+  ].map((subject): [string, RetryPolicy] => [subject, 'read']),
+  ...[S.billing.creditsConsume, S.billing.creditsRefund, S.crm.leadsUpsertFromReveal, S.search.query].map((subject): [string, RetryPolicy] => [subject, 'ref']),
+  ...[
+    S.crm.leadsCreate, S.crm.tasksCreate, S.crm.exportsCreate, S.webhooks.endpointsCreate,
+    S.search.revealsCreate, S.sequences.enrollmentsCreate, S.sequences.suppressionsCreate,
+  ].map((subject): [string, RetryPolicy] => [subject, 'keyed']),
+]);
+
+/** How a request to `subject` may be retried (RetryPolicy), or undefined: never. */
+export const retryPolicyOf = (subject: string): RetryPolicy | undefined => RETRY_POLICIES.get(subject);
+
 /** Broadcast (no queue group) to every gateway replica when keys or workspaces change. */
 export const KEYS_CHANGED_SUBJECT = 'gateway.keys.changed';
 

@@ -12,6 +12,12 @@ export interface ServiceConfig {
   httpPort: number;
   httpHost: string;
   rpcTimeoutMs: number;
+  /**
+   * Deadline of one attempt of a request that may be retried (a read, a keyed write: see
+   * retryPolicyOf in @app/contracts); past it the request is asked again of the queue group,
+   * within rpcTimeoutMs.
+   */
+  rpcAttemptTimeoutMs: number;
   logLevel: string;
   /** How often a service checks that its database answers (it leaves its queue groups while not). */
   dbProbeIntervalMs: number;
@@ -197,6 +203,7 @@ export function loadServiceConfig(service: ServiceName, env: NodeJS.ProcessEnv =
     httpPort: envInt(env, portVar, DEFAULT_HTTP_PORTS[service], 0, 65535),
     httpHost: env.HTTP_HOST || '127.0.0.1',
     rpcTimeoutMs: envInt(env, 'RPC_TIMEOUT_MS', 10_000, 100, 120_000),
+    rpcAttemptTimeoutMs: envInt(env, 'RPC_ATTEMPT_TIMEOUT_MS', 2000, 50, 120_000),
     logLevel: env.LOG_LEVEL || 'info',
     dbProbeIntervalMs: envInt(env, 'DB_PROBE_INTERVAL_MS', 1000, 100, 60_000),
     shutdownGraceMs: envInt(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),

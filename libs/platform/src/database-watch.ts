@@ -2,6 +2,9 @@ import { Client, Pool } from 'pg';
 import { Logger } from 'pino';
 import { pgClientConfig } from './pg-tls';
 
+/** While the database does not answer, the next probe follows a failed one this soon (not at the next interval). */
+const DOWN_PROBE_MS = 100;
+
 /** How long one probe may take before it counts as a slow one. */
 const PROBE_DEADLINE_MS = 2000;
 /**
@@ -17,6 +20,7 @@ export const SLOW_PROBES_TO_LEAVE = 3;
  * connection or one of the pool's idle connections breaks (a database that went away is noticed
  * in milliseconds, not at the next tick). A refused or broken connection counts at once; a probe
  * that only outlives its deadline counts after `SLOW_PROBES_TO_LEAVE` such probes in a row.
+ * While it does not answer, probes follow one another every DOWN_PROBE_MS.
  * Reports each change, up or down, to `onChange`, one at a time. Nothing runs per request.
  */
 export class DatabaseWatch {
@@ -74,6 +78,8 @@ export class DatabaseWatch {
       up = slow && this.slowProbes < SLOW_PROBES_TO_LEAVE && this.up;
       if (up) this.log.warn({ reason, slowProbes: this.slowProbes }, 'database answers slowly: staying in the queue groups');
     }
+    // out of the queue groups: look again soon, so the replica is back within moments of its database (a failover's promotion)
+    if (!up && !this.stopped) setTimeout(this.poke, DOWN_PROBE_MS).unref();
     if (up === this.up || this.stopped) return;
     this.up = up;
     if (up) this.log.info('database answers again: joining the queue groups');

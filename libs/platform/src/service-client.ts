@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NatsConnection } from '@nats-io/transport-node';
-import { isDomainErrorPayload, RequestContext, RpcRequest } from '@app/contracts';
-import { ServiceConfig } from './config';
+import { isDomainErrorPayload, RequestContext, retryPolicyOf, RpcRequest } from '@app/contracts';
 import { DomainError } from './domain-error';
-import { AskOptions, askService, RawJson, ReplyPacket } from './reply-mux';
+import { AskOptions, askService, NoRespondersError, RawJson, ReplyPacket } from './reply-mux';
 import { NATS_CONNECTION, SERVICE_CONFIG } from './tokens';
 
 /**
@@ -26,6 +25,25 @@ export class ServiceFailed extends DomainError {
   }
 }
 
+/** The deadlines of a ServiceClient (ServiceConfig's, or a service's own setting). */
+export interface RpcDeadlines {
+  rpcTimeoutMs: number;
+  /** Deadline of one attempt of a retryable request; without it a request has one attempt. */
+  rpcAttemptTimeoutMs?: number;
+}
+
+/** Attempts of one retryable request at most (each on whichever replica the queue group picks). */
+export const MAX_ATTEMPTS = 3;
+
+/**
+ * How long a retryable request waits, asking again at growing pauses, for a queue group with no
+ * member (a stopped service still fails within it, well inside any deadline).
+ */
+const NO_RESPONDERS_GRACE_MS = 1000;
+
+/** After an attempt answered with a failure, and no other is out, the next one starts this much later. */
+const FAILED_ATTEMPT_PAUSE_MS = 100;
+
 /** Options of one request: its deadline and the trace it continues (see AskOptions). */
 export interface ServiceRequestOptions {
   timeoutMs?: number;
@@ -39,12 +57,22 @@ export interface ServiceRequestOptions {
  * (RPC_TIMEOUT_MS unless the caller passes its own setting); no answer is NoAnswer; a domain
  * error of the other service is thrown as the same DomainError (code, message, param); any other
  * failure of it is ServiceFailed (`internal_error` without its internals).
+ *
+ * A request that may be asked twice (retryPolicyOf: a read, a write named by its request, a
+ * create carrying an Idempotency-Key) is asked again when an attempt has no answer within
+ * RPC_ATTEMPT_TIMEOUT_MS, up to MAX_ATTEMPTS within the request's deadline: NATS gives the new
+ * attempt to any replica of the queue group, so a replica that died holding the request costs one
+ * attempt's deadline, not the whole one. Earlier attempts keep listening: the first answer of any
+ * attempt is the answer (a slow replica that does answer is not wasted), and an attempt answered
+ * with a failure (`internal_error`) is asked again. Any other request has one
+ * attempt; docs/decisions.md ("Retrying a request on another replica") says why and what makes a
+ * retried write safe at the service.
  */
 @Injectable()
 export class ServiceClient {
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SERVICE_CONFIG) private readonly config: Pick<ServiceConfig, 'rpcTimeoutMs'>,
+    @Inject(SERVICE_CONFIG) private readonly config: RpcDeadlines,
   ) {}
 
   /** The service's answer to `body`, parsed. */
@@ -62,9 +90,13 @@ export class ServiceClient {
 
   private async exchange<T>(subject: string, ctx: RequestContext, body: unknown, options: ServiceRequestOptions, raw: boolean): Promise<RawJson<T> | T> {
     const data: RpcRequest = { ctx, body };
+    const timeoutMs = options.timeoutMs ?? this.config.rpcTimeoutMs;
+    const ask = { raw, parent: options.parent };
     let packet: ReplyPacket<RawJson<T> | T>;
     try {
-      packet = await askService<RawJson<T> | T>(this.nc, subject, data, options.timeoutMs ?? this.config.rpcTimeoutMs, { raw, parent: options.parent });
+      packet = this.retryable(subject, ctx)
+        ? await this.attempts<RawJson<T> | T>(subject, data, timeoutMs, ask)
+        : await askService<RawJson<T> | T>(this.nc, subject, data, timeoutMs, ask);
     } catch (err) {
       throw new NoAnswer(subject, (err as Error).message);
     }
@@ -74,4 +106,91 @@ export class ServiceClient {
     }
     return packet.response as RawJson<T> | T;
   }
+
+  private retryable(subject: string, ctx: RequestContext): boolean {
+    if (this.config.rpcAttemptTimeoutMs === undefined) return false;
+    const policy = retryPolicyOf(subject);
+    return policy === 'read' || policy === 'ref' || (policy === 'keyed' && ctx?.idempotency !== undefined);
+  }
+
+  /**
+   * The first answer to any of up to MAX_ATTEMPTS attempts, each started when the ones before it
+   * have had RPC_ATTEMPT_TIMEOUT_MS without an answer (or all failed), every one ending at the
+   * request's deadline. Nobody serving the subject is asked again at pauses of 100, 200, 400 ms
+   * (NO_RESPONDERS_GRACE_MS), then fails: a moment with every replica out of the group (rejoining
+   * after a database failover) passes, a stopped service still fails within a second.
+   * An attempt answered with a failure (`internal_error`, or not a domain error: a replica whose
+   * database connection broke, a reveal whose claim a later attempt took over) is the answer only
+   * when no other attempt answers otherwise: with none out, the next attempt starts
+   * FAILED_ATTEMPT_PAUSE_MS later (the work is safe to ask twice, and a connection broken by a
+   * failover or a restart is gone from the pool by then).
+   */
+  private attempts<T>(subject: string, data: RpcRequest, timeoutMs: number, ask: AskOptions): Promise<ReplyPacket<T>> {
+    const attemptMs = this.config.rpcAttemptTimeoutMs as number;
+    const begun = performance.now();
+    const end = begun + timeoutMs;
+    let noRespondersPause = 100;
+    return new Promise<ReplyPacket<T>>((resolve, reject) => {
+      let started = 0;
+      let waiting = 0;
+      let settled = false;
+      let next: NodeJS.Timeout | undefined;
+      const finish = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(next);
+        outcome();
+      };
+      // a failed answer (internal_error, or not a domain error) of one attempt: the answer only if no other attempt gives a better one
+      let failed: ReplyPacket<T> | undefined;
+      const launch = () => {
+        const remaining = end - performance.now();
+        started++;
+        waiting++;
+        askService<T>(this.nc, subject, data, Math.max(1, remaining), ask).then(
+          (packet) => {
+            waiting--;
+            if (settled) return;
+            if (!isFailure(packet)) return finish(() => resolve(packet));
+            failed ??= packet;
+            if (waiting > 0) return;
+            // every attempt so far failed: ask again after a pause (a replica whose pooled connection broke, a database failing over)
+            if (started < MAX_ATTEMPTS && end - performance.now() > FAILED_ATTEMPT_PAUSE_MS) {
+              clearTimeout(next);
+              next = setTimeout(launch, FAILED_ATTEMPT_PAUSE_MS);
+            } else finish(() => resolve(packet));
+          },
+          (err: Error) => {
+            waiting--;
+            if (settled) return;
+            // nobody in the queue group for a moment (every replica rejoining after a database
+            // failover): asked again shortly, for NO_RESPONDERS_GRACE_MS, not counted as an attempt
+            if (err instanceof NoRespondersError && waiting === 0) {
+              const now = performance.now();
+              if (now + noRespondersPause - begun < NO_RESPONDERS_GRACE_MS && end - now > noRespondersPause) {
+                started--;
+                clearTimeout(next);
+                next = setTimeout(launch, noRespondersPause);
+                noRespondersPause *= 2;
+                return;
+              }
+            }
+            const more = started < MAX_ATTEMPTS && end - performance.now() > 1 && !(err instanceof NoRespondersError);
+            if (more && waiting === 0) {
+              clearTimeout(next);
+              launch();
+            } else if (waiting === 0) finish(() => (failed ? resolve(failed) : reject(err)));
+          },
+        );
+        if (started < MAX_ATTEMPTS && remaining > attemptMs) next = setTimeout(launch, attemptMs);
+      };
+      launch();
+    });
+  }
+}
+
+/** A reply that says the service failed rather than what the request meant (see attempts). */
+function isFailure(packet: ReplyPacket<unknown>): boolean {
+  if (packet.err === undefined || packet.err === null) return false;
+  return !isDomainErrorPayload(packet.err) || packet.err.code === 'internal_error';
 }

@@ -45,12 +45,36 @@ describe('RateLimiter', () => {
     expect(store.calls).toBeLessThan(120);
   });
 
-  it('never admits more than the limit across replicas sharing the store', async () => {
+  it('admits exactly the limit out of a concurrent burst across replicas sharing the store', async () => {
     const { limiters } = setup(3);
     const verdicts = await Promise.all(Array.from({ length: 300 }, (_, i) => limiters[i % 3].hit('key:a', 120)));
-    const allowed = verdicts.filter((v) => v.allowed).length;
-    expect(allowed).toBeLessThanOrEqual(120);
-    expect(allowed).toBeGreaterThanOrEqual(100);
+    expect(verdicts.filter((v) => v.allowed)).toHaveLength(120);
+  });
+
+  it('refuses the 121st request whichever replica answers, requests alternating between two replicas at any pace', async () => {
+    for (const stepMs of [0, 1, 5, 50]) {
+      const { limiters, clock } = setup(2);
+      const verdicts = [];
+      for (let i = 0; i < 121; i++) {
+        verdicts.push(await limiters[i % 2].hit('key:a', 120));
+        clock.now += stepMs % 7 === 0 ? stepMs : (i % 3) * stepMs;
+      }
+      expect(verdicts.slice(0, 120).every((v) => v.allowed)).toBe(true);
+      expect(verdicts[120]).toMatchObject({ allowed: false, remaining: 0 });
+      // and the other replica refuses too
+      expect(await limiters[1].hit('key:a', 120)).toMatchObject({ allowed: false, remaining: 0 });
+      expect(await limiters[0].hit('key:a', 120)).toMatchObject({ allowed: false, remaining: 0 });
+    }
+  });
+
+  it('asks the store at most once per request in the second half of the budget, and less in the first', async () => {
+    const { limiters, store, clock } = setup(2);
+    for (let i = 0; i < 1000; i++) {
+      await limiters[i % 2].hit('key:a', 1000);
+      clock.now += 1;
+    }
+    expect(store.calls).toBeLessThan(1000);
+    expect(store.calls).toBeGreaterThanOrEqual(500);
   });
 
   it('keeps separate budgets per bucket', async () => {

@@ -34,12 +34,15 @@ interface Bucket {
 const LEASE_SPAN_MS = 50;
 
 /**
- * Fixed one-minute windows per bucket, one budget for every gateway replica. Each replica
- * leases requests from the shared counter in blocks sized to its recent traffic (one at a time
- * at low rates) and admits from its lease without a round trip. A lease is counted in the
- * shared store before its requests are admitted, so the replicas together never admit more
- * than the limit; with one replica the count is exact. Concurrent requests of one bucket share
- * one round trip.
+ * Fixed one-minute windows per bucket, one budget for every gateway replica, exact across them:
+ * the limit+1st request of a window is refused whichever replica answers it. While the shared
+ * count is in the first half of the budget, a replica leases requests in blocks sized to its
+ * recent traffic (one at a time at low rates) and admits from its lease without a round trip. In
+ * the second half it leases only for the requests waiting (concurrent requests of a bucket share
+ * one round trip), so no replica holds an unused lease when the budget runs out and refuses while
+ * another could still admit: the cost is at most half the limit of round trips per bucket and
+ * window. A lease is counted in the shared store before its requests are admitted, so the
+ * replicas together never admit more than the limit.
  */
 @Injectable()
 export class RateLimiter implements OnApplicationShutdown {
@@ -85,7 +88,10 @@ export class RateLimiter implements OnApplicationShutdown {
   private async lease(bucket: Bucket, name: string, limit: number): Promise<void> {
     const current = (bucket.arrivals * 1000) / Math.max(this.now() - bucket.rateSince, LEASE_SPAN_MS);
     const rateWant = Math.ceil((Math.max(bucket.perSecond, current) * LEASE_SPAN_MS) / 1000);
-    const want = Math.max(1, Math.min(Math.max(rateWant, bucket.waiting), Math.max(1, Math.floor(limit / 10))));
+    const block = Math.max(1, Math.min(Math.max(rateWant, bucket.waiting), Math.max(1, Math.floor(limit / 10))));
+    // bucket.shared lags the other replicas' leases (it never runs ahead of the shared count); in
+    // the second half the lease is for this request and those already waiting on it, no more
+    const want = bucket.shared + block <= Math.floor(limit / 2) ? block : bucket.waiting + 1;
     const { window, total, resetMs } = await this.store.add(name, want);
     if (window !== bucket.window) this.startOver(bucket);
     const granted = Math.max(0, Math.min(want, limit - (total - want)));

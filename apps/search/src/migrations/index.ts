@@ -9,6 +9,7 @@ import { EntitiesOrganizations1764000007000 } from './1764000007000-entities-org
 import { EntitiesTermsBands1764000009000 } from './1764000009000-entities-terms-bands';
 import { EntitiesCount1764000010000 } from './1764000010000-entities-count';
 import { EntitiesGenerationRow1764000011000 } from './1764000011000-entities-generation-row';
+import { RevealsIdempotencyKey1764000012000 } from './1764000012000-reveals-idempotency-key';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -32,4 +33,5 @@ export const MIGRATIONS = [
   EntitiesTermsBands1764000009000,
   EntitiesCount1764000010000,
   EntitiesGenerationRow1764000011000,
+  RevealsIdempotencyKey1764000012000,
 ];

@@ -16,6 +16,8 @@ export interface RevealRow {
   credits_charged: number;
   sources: SourceRecord[];
   created_at: Date;
+  /** The Idempotency-Key of the request that claimed it (RequestContext.idempotency), if it had one. */
+  idempotency_key?: string | null;
 }
 
 /** What a completed reveal found. */
@@ -38,35 +40,47 @@ export class RevealsRepository {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   /** True when this call claimed the workspace's reveal of the entity (a `pending` row). */
-  async claim(id: string, workspaceId: string, entityId: string): Promise<boolean> {
+  async claim(id: string, workspaceId: string, entityId: string, idempotencyKey: string | null = null): Promise<boolean> {
     // hand-written: ON CONFLICT DO NOTHING makes concurrent reveals of one entity claim it once
     const claimed = await this.pool.query(
-      `INSERT INTO reveals (id, workspace_id, entity_id, status, credits_charged) VALUES ($1, $2, $3, 'pending', 0)
+      `INSERT INTO reveals (id, workspace_id, entity_id, status, credits_charged, idempotency_key, heartbeat_at) VALUES ($1, $2, $3, 'pending', 0, $4, now())
        ON CONFLICT (workspace_id, entity_id) DO NOTHING`,
-      [id, workspaceId, entityId],
+      [id, workspaceId, entityId, idempotencyKey],
     );
     return claimed.rowCount === 1;
   }
 
-  /** The workspace's reveal of the entity, and whether it is a claim older than `abandonedMs`. */
-  async find(workspaceId: string, entityId: string, abandonedMs: number): Promise<(RevealRow & { abandoned: boolean }) | undefined> {
+  /**
+   * The workspace's reveal of the entity, whether it is a claim older than `abandonedMs`, and
+   * whether its claimer has not renewed its heartbeat for `silentMs` (`silent`).
+   */
+  async find(workspaceId: string, entityId: string, abandonedMs: number, silentMs = abandonedMs): Promise<(RevealRow & { abandoned: boolean; silent: boolean }) | undefined> {
     // hand-written: the row as the claim above sees it, its age judged by the database's clock
-    const { rows } = await this.pool.query<RevealRow & { abandoned: boolean }>(
-      `SELECT *, created_at < now() - $3 * interval '1 millisecond' AS abandoned FROM reveals WHERE workspace_id = $1 AND entity_id = $2`,
-      [workspaceId, entityId, abandonedMs],
+    const { rows } = await this.pool.query<RevealRow & { abandoned: boolean; silent: boolean }>(
+      `SELECT *, created_at < now() - $3 * interval '1 millisecond' AS abandoned,
+         coalesce(heartbeat_at, created_at) < now() - $4 * interval '1 millisecond' AS silent
+       FROM reveals WHERE workspace_id = $1 AND entity_id = $2`,
+      [workspaceId, entityId, abandonedMs, silentMs],
     );
     return rows[0];
+  }
+
+  /** The claimer is still at work on claim `id`. */
+  async beat(id: string): Promise<void> {
+    await this.pool.query(`UPDATE reveals SET heartbeat_at = now() WHERE id = $1 AND status = 'pending'`, [id]);
   }
 
   /**
    * Takes an abandoned claim over by restarting its clock, so that only one waiter takes it (the
    * others keep waiting, and a taker that dies is taken over in turn). True when this call took it.
+   * `silent`: taken over when its claimer's heartbeat is older than `olderThanMs` instead.
    */
-  async takeOver(id: string, abandonedMs: number): Promise<boolean> {
+  async takeOver(id: string, olderThanMs: number, silent = false): Promise<boolean> {
     // hand-written: the age check and the restart are one conditional UPDATE
+    const age = silent ? 'coalesce(heartbeat_at, created_at)' : 'created_at';
     const taken = await this.pool.query(
-      `UPDATE reveals SET created_at = now() WHERE id = $1 AND status = 'pending' AND created_at < now() - $2 * interval '1 millisecond'`,
-      [id, abandonedMs],
+      `UPDATE reveals SET created_at = now(), heartbeat_at = now() WHERE id = $1 AND status = 'pending' AND ${age} < now() - $2 * interval '1 millisecond'`,
+      [id, olderThanMs],
     );
     return taken.rowCount === 1;
   }

@@ -14,6 +14,10 @@ export const EMAIL_VERIFIER = Symbol('EMAIL_VERIFIER');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** How often a claimer renews its claim's heartbeat, and after how long without one a retry of its request takes the claim over. */
+const CLAIMER_BEAT_MS = 250;
+const CLAIMER_SILENT_MS = 1500;
+
 /** The claim this claimer held was taken over as abandoned while it was still at work (its credit is given back). */
 const takenOver = () => new DomainError('internal_error', 'The reveal took too long and was started again; nothing was charged');
 
@@ -26,6 +30,13 @@ const takenOver = () => new DomainError('internal_error', 'The reveal took too l
  * holding it (older than CLAIM_ABANDONED_MS) is taken over: its ref is refunded and the claim
  * dropped, and the reveal claims afresh. Without that, every later reveal of the entity waited on
  * it for ever (a retried reveal never converged: the chaos run's stall after a search SIGKILL).
+ * The claim keeps the request's Idempotency-Key: a retry of that request (the RPC client asking
+ * another replica after an attempt's deadline) answers the completed reveal as the first attempt
+ * did, `already_revealed` false and its credit, instead of as a repeat. The claimer renews a
+ * heartbeat on its claim while it works (CLAIMER_BEAT_MS): a retry of the same request whose
+ * claimer has gone silent (CLAIMER_SILENT_MS) takes the claim over then, not after it counts as
+ * abandoned. A claimer that was only stalled finds its claim gone and answers internal_error,
+ * which the client passes over for the retry's answer.
  */
 @Injectable()
 export class RevealsService {
@@ -61,11 +72,21 @@ export class RevealsService {
     const deadline = Date.now() + this.config.revealWaitMs;
     for (;;) {
       const id = newId(ID_PREFIX.reveal);
-      if (await this.reveals.claim(id, ctx.workspace_id, entity.id)) return this.run(ctx, entity, id);
-      const row = await this.reveals.find(ctx.workspace_id, entity.id, this.config.revealClaimAbandonedMs);
-      if (row && row.status !== 'pending') return { reveal: this.render(row, ctx, true, 0), created: false };
+      if (await this.reveals.claim(id, ctx.workspace_id, entity.id, ctx.idempotency?.key)) return this.run(ctx, entity, id);
+      const row = await this.reveals.find(ctx.workspace_id, entity.id, this.config.revealClaimAbandonedMs, CLAIMER_SILENT_MS);
+      const sameRequest = row !== undefined && ctx.idempotency !== undefined && row.idempotency_key === ctx.idempotency.key;
+      if (row && row.status !== 'pending') {
+        // a retry of the request that revealed it answers as its first attempt did (201, charged)
+        return sameRequest ? { reveal: this.render(row, ctx, false, row.credits_charged), created: true } : { reveal: this.render(row, ctx, true, 0), created: false };
+      }
       if (row?.abandoned) {
-        await this.takeOver(ctx, row.id);
+        await this.takeOver(ctx, row.id, this.config.revealClaimAbandonedMs);
+        continue;
+      }
+      // a retry of this same request whose claimer went silent: its replica died holding it (a
+      // slow claimer keeps beating, and its answer reaches the client, which listens to every attempt)
+      if (sameRequest && row?.silent) {
+        await this.takeOver(ctx, row.id, CLAIMER_SILENT_MS, true);
         continue;
       }
       if (Date.now() > deadline) throw DomainError.conflict('A reveal of this entity is in progress; retry', 'entity_id');
@@ -89,8 +110,8 @@ export class RevealsService {
    * may have taken (refunds are by ref and happen once; one billing does not answer waits in
    * pending_refunds), then drops the claim, so a claim is never dropped with its credit taken.
    */
-  private async takeOver(ctx: RequestContext, id: string): Promise<void> {
-    if (!(await this.reveals.takeOver(id, this.config.revealClaimAbandonedMs))) return;
+  private async takeOver(ctx: RequestContext, id: string, olderThanMs: number, silent = false): Promise<void> {
+    if (!(await this.reveals.takeOver(id, olderThanMs, silent))) return;
     this.log.warn({ workspace_id: ctx.workspace_id, reveal_id: id }, 'reveal: taking over a claim its claimer abandoned; refunding it');
     await this.billing.refund(ctx, id, 'reveal_abandoned');
     await this.reveals.releasePending(id);
@@ -131,6 +152,15 @@ export class RevealsService {
   }
 
   private async run(ctx: RequestContext, entity: EntityRow, id: string): Promise<RevealOutcome> {
+    const heartbeat = setInterval(() => void this.reveals.beat(id).catch(() => undefined), CLAIMER_BEAT_MS);
+    try {
+      return await this.runClaimed(ctx, entity, id);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private async runClaimed(ctx: RequestContext, entity: EntityRow, id: string): Promise<RevealOutcome> {
     try {
       await this.billing.consume(ctx, id, 'reveal');
     } catch (err) {

@@ -15,26 +15,32 @@ export interface NewEnrollment {
 export class EnrollmentsRepository {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
-  /** Those of `leadIds` already enrolled in the sequence (whatever their status). */
-  async enrolledLeadIds(sequenceId: string, leadIds: string[]): Promise<Set<string>> {
-    const { rows } = await this.pool.query<{ lead_id: string }>('SELECT lead_id FROM enrollments WHERE sequence_id = $1 AND lead_id = ANY($2)', [sequenceId, leadIds]);
-    return new Set(rows.map((r) => r.lead_id));
+  /**
+   * Those of `leadIds` already enrolled in the sequence (whatever their status), and the
+   * enrollments among them made by a request with `idempotencyKey` (an earlier attempt of it).
+   */
+  async enrolledAlready(sequenceId: string, leadIds: string[], idempotencyKey: string | null): Promise<{ leadIds: Set<string>; byKey: EnrollmentRow[] }> {
+    const { rows } = await this.pool.query<EnrollmentRow & { by_key: boolean }>(
+      `SELECT ${ENROLLMENT_COLUMNS}, idempotency_key = $3 AS by_key FROM enrollments WHERE sequence_id = $1 AND lead_id = ANY($2)`,
+      [sequenceId, leadIds, idempotencyKey],
+    );
+    return { leadIds: new Set(rows.map((r) => r.lead_id)), byKey: rows.filter((r) => r.by_key).map(({ by_key: _, ...row }) => row) };
   }
 
   /**
    * One statement for the batch (unnest): a lead enrolled concurrently is skipped by the unique
    * (sequence, lead) key, so the rows returned are the enrollments this call made.
    */
-  async insertMany(workspaceId: string, sequenceId: string, enrollments: NewEnrollment[], traceContext: string | null): Promise<EnrollmentRow[]> {
+  async insertMany(workspaceId: string, sequenceId: string, enrollments: NewEnrollment[], traceContext: string | null, idempotencyKey: string | null = null): Promise<EnrollmentRow[]> {
     const { rows } = await this.pool.query<EnrollmentRow>(
-      `INSERT INTO enrollments (id, workspace_id, sequence_id, lead_id, email, lead, next_send_at, trace_context)
-       SELECT id, $1, $2, lead_id, email, lead, date_trunc('milliseconds', now()), $7::json
+      `INSERT INTO enrollments (id, workspace_id, sequence_id, lead_id, email, lead, next_send_at, trace_context, idempotency_key)
+       SELECT id, $1, $2, lead_id, email, lead, date_trunc('milliseconds', now()), $7::json, $8
        FROM unnest($3::text[], $4::text[], $5::text[], $6::jsonb[]) AS t(id, lead_id, email, lead)
        ON CONFLICT (sequence_id, lead_id) DO NOTHING
        RETURNING ${ENROLLMENT_COLUMNS}`,
       [
         workspaceId, sequenceId, enrollments.map((e) => e.id), enrollments.map((e) => e.lead.id),
-        enrollments.map((e) => e.lead.email), enrollments.map((e) => JSON.stringify(e.lead)), traceContext,
+        enrollments.map((e) => e.lead.email), enrollments.map((e) => JSON.stringify(e.lead)), traceContext, idempotencyKey,
       ],
     );
     return rows;

@@ -24,22 +24,29 @@ export class EnrollmentsService {
   /**
    * Each lead is enrolled or skipped with the first reason that applies, in the order
    * not_found, already_enrolled, no_email, email_invalid, suppressed, country_blocked.
-   * A test key computes the same result and writes nothing.
+   * A test key computes the same result and writes nothing. Leads that an earlier attempt of the
+   * same request (its Idempotency-Key) enrolled are reported enrolled, as that attempt did.
    */
   async enroll(ctx: RequestContext, body: CreateEnrollmentsRequest): Promise<EnrollmentResult> {
     const sequence = await this.sequences.findRow(ctx.workspace_id, body.sequence_id);
     if (sequence.status === 'completed') throw DomainError.conflict('A completed sequence accepts no enrollments', 'id');
     const ids = [...new Set(body.lead_ids)];
-    const [leads, enrolledAlready, rules] = await Promise.all([
+    const key = ctx.idempotency?.key ?? null;
+    const [leads, already, rules] = await Promise.all([
       this.crm.getLeads(ctx, ids),
-      this.enrollments.enrolledLeadIds(sequence.id, ids),
+      this.enrollments.enrolledAlready(sequence.id, ids, key),
       this.sequenceRows.countryRules(ctx.workspace_id),
     ]);
     const byId = new Map(leads.map((l) => [l.id, l]));
     const suppressed = await this.suppressions.suppressedAmong(ctx.workspace_id, leads.map((l) => l.email).filter((e): e is string => !!e));
     const skipped: EnrollmentResult['skipped'] = [];
     const toEnroll: typeof leads = [];
+    // an earlier attempt of this request (same Idempotency-Key) enrolled these: they are this request's enrollments
+    const earlier = ctx.livemode ? already.byKey : [];
+    const ours = new Set(earlier.map((row) => row.lead_id));
+    const enrolledAlready = already.leadIds;
     for (const id of ids) {
+      if (ours.has(id)) continue;
       const lead = byId.get(id);
       const reason: SkipReason | null = !lead
         ? 'not_found'
@@ -68,9 +75,13 @@ export class EnrollmentsService {
     let enrolledRows: EnrollmentRow[] = [];
     if (toEnroll.length > 0) {
       enrolledRows = await this.enrollments.insertMany(
-        ctx.workspace_id, sequence.id, toEnroll.map((lead) => ({ id: newId(ID_PREFIX.enrollment), lead: lead as NewEnrollment['lead'] })), traceContextJson(),
+        ctx.workspace_id, sequence.id, toEnroll.map((lead) => ({ id: newId(ID_PREFIX.enrollment), lead: lead as NewEnrollment['lead'] })), traceContextJson(), key,
       );
     }
+    enrolledRows.push(...earlier);
+    const lost = toEnroll.filter((lead) => !enrolledRows.some((row) => row.lead_id === lead.id)).map((lead) => lead.id);
+    // a concurrent attempt of this same request (the RPC client's retry) enrolled some of them first
+    if (key && lost.length > 0) enrolledRows.push(...(await this.enrollments.enrolledAlready(sequence.id, lost, key)).byKey);
     // a concurrent request enrolled some of them first
     const won = new Set(enrolledRows.map((r) => r.lead_id));
     for (const lead of toEnroll) if (!won.has(lead.id)) skipped.push({ lead_id: lead.id, reason: 'already_enrolled' });

@@ -3,6 +3,7 @@ import { Sequences1764000001000 } from './1764000001000-sequences';
 import { ImapPoll1764000002000 } from './1764000002000-imap-poll';
 import { EnrollmentRemoval1764000003000 } from './1764000003000-enrollment-removal';
 import { EmailTraceContext1764000006000 } from './1764000006000-email-trace-context';
+import { EnrollmentsIdempotencyKey1764000007000 } from './1764000007000-enrollments-idempotency-key';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -22,4 +23,5 @@ export const MIGRATIONS = [
   DeadEvents1764000004000,
   OutboxTraceContext1764000005000,
   EmailTraceContext1764000006000,
+  EnrollmentsIdempotencyKey1764000007000,
 ];
