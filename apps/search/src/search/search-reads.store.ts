@@ -55,25 +55,14 @@ export class SearchReads implements OnApplicationShutdown {
       }
       if (client) {
         try {
-          const result = await read(client);
-          client.release();
-          return result;
+          return await readOn(client, read);
         } catch (err) {
-          client.release(err as Error);
           if (!replicaGone(err as Error)) throw err;
           this.passedOver(err as Error);
         }
       }
     }
-    const client = await this.primary.connect();
-    try {
-      const result = await read(client);
-      client.release();
-      return result;
-    } catch (err) {
-      client.release(err as Error);
-      throw err;
-    }
+    return readOn(await this.primary.connect(), read);
   }
 
   private passedOver(err: Error): void {
@@ -84,5 +73,17 @@ export class SearchReads implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.replica?.end();
+  }
+}
+
+/** `read` on `client`, handed back to its pool after (destroyed when `read` failed). */
+async function readOn<T>(client: PoolClient, read: (client: PoolClient) => Promise<T>): Promise<T> {
+  try {
+    const result = await read(client);
+    client.release();
+    return result;
+  } catch (err) {
+    client.release(err as Error);
+    throw err;
   }
 }
