@@ -15,8 +15,8 @@ function timePart(ms: number): string {
 
 /**
  * Bytes of the CSPRNG drawn 4 KiB at a time and handed out once each: one draw serves a few
- * hundred ids instead of a `randomBytes` call (and a buffer) per id, which showed in the gateway's
- * per-request profile. No byte is handed out twice.
+ * hundred ids instead of a `randomBytes` call (and a buffer) per id on every request's path. No
+ * byte is handed out twice.
  */
 const RANDOM_POOL_BYTES = 4096;
 let randomPool = Buffer.alloc(0);
