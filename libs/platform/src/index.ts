@@ -2,6 +2,7 @@ export * from './ids';
 export * from './config';
 export * from './logger';
 export * from './db';
+export * from './pg-retry';
 export * from './pg-tls';
 export * from './domain-error';
 export * from './pagination';

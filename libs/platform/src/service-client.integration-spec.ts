@@ -204,4 +204,26 @@ describe('ServiceClient retry on another replica', () => {
     expect([a.name, b.name]).toContain(value.answered_by);
     expect([...a.received, ...b.received]).toEqual([ctx.request_id]);
   });
+  it('asks a subject nobody serves again for about 2 s: replicas rejoining within it answer, a stopped service fails after it', async () => {
+    // a read no replica of the other tests serves
+    const subject = SUBJECTS.crm.companiesGet;
+    const rpc = new ServiceClient(client, { rpcTimeoutMs: DEADLINE_MS, rpcAttemptTimeoutMs: ATTEMPT_MS });
+    const stopped = await timed(() => rpc.ask(subject, testContext(), { id: 'company_v' }).catch((err: unknown) => err));
+    expect(stopped.value).toBeInstanceOf(NoAnswer);
+    expect(stopped.ms).toBeGreaterThanOrEqual(1850);
+    expect(stopped.ms).toBeLessThan(2500);
+    // every replica out of the group (a database failing over), one back 1.2 s later
+    const late = new NatsRpcServer({ connection: mesh.probeOptions(), queue: `crm-${randomToken(6)}` });
+    late.addHandler(subject, async () => ({ answered_by: 'late' }), false);
+    const rejoined = setTimeout(() => late.listen(() => undefined), 1200);
+    try {
+      const { value, ms } = await timed(() => rpc.ask<{ answered_by: string }>(subject, testContext(), { id: 'company_v' }));
+      expect(value.answered_by).toBe('late');
+      expect(ms).toBeGreaterThanOrEqual(1200);
+      expect(ms).toBeLessThan(1900);
+    } finally {
+      clearTimeout(rejoined);
+      await late.close().catch(() => undefined);
+    }
+  });
 });

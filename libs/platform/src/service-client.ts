@@ -37,9 +37,15 @@ export const MAX_ATTEMPTS = 3;
 
 /**
  * How long a retryable request waits, asking again at growing pauses, for a queue group with no
- * member (a stopped service still fails within it, well inside any deadline).
+ * member: long enough for the replicas to rejoin after a database failover (DatabaseWatch probes
+ * every 100 ms while the database is down), short enough that a stopped service still fails
+ * within it, well inside any deadline.
  */
-const NO_RESPONDERS_GRACE_MS = 1000;
+const NO_RESPONDERS_GRACE_MS = 2000;
+
+/** The first pause before asking a queue group with no member again; each next one doubles, up to NO_RESPONDERS_MAX_PAUSE_MS. */
+const NO_RESPONDERS_FIRST_PAUSE_MS = 100;
+const NO_RESPONDERS_MAX_PAUSE_MS = 400;
 
 /** After an attempt answered with a failure, and no other is out, the next one starts this much later. */
 const FAILED_ATTEMPT_PAUSE_MS = 100;
@@ -116,9 +122,10 @@ export class ServiceClient {
   /**
    * The first answer to any of up to MAX_ATTEMPTS attempts, each started when the ones before it
    * have had RPC_ATTEMPT_TIMEOUT_MS without an answer (or all failed), every one ending at the
-   * request's deadline. Nobody serving the subject is asked again at pauses of 100, 200, 400 ms
-   * (NO_RESPONDERS_GRACE_MS), then fails: a moment with every replica out of the group (rejoining
-   * after a database failover) passes, a stopped service still fails within a second.
+   * request's deadline. Nobody serving the subject is asked again after pauses of 100, 200, then
+   * every 400 ms, for NO_RESPONDERS_GRACE_MS (asked at 0, 0.1, 0.3, 0.7, 1.1, 1.5 and 1.9 s), then
+   * fails: a moment with every replica out of the group (rejoining after a database failover)
+   * passes, a stopped service still fails within about 2 s.
    * An attempt answered with a failure (`internal_error`, or not a domain error: a replica whose
    * database connection broke, a reveal whose claim a later attempt took over) is the answer only
    * when no other attempt answers otherwise: with none out, the next attempt starts
@@ -129,7 +136,7 @@ export class ServiceClient {
     const attemptMs = this.config.rpcAttemptTimeoutMs as number;
     const begun = performance.now();
     const end = begun + timeoutMs;
-    let noRespondersPause = 100;
+    let noRespondersPause = NO_RESPONDERS_FIRST_PAUSE_MS;
     return new Promise<ReplyPacket<T>>((resolve, reject) => {
       let started = 0;
       let waiting = 0;
@@ -171,7 +178,7 @@ export class ServiceClient {
                 started--;
                 clearTimeout(next);
                 next = setTimeout(launch, noRespondersPause);
-                noRespondersPause *= 2;
+                noRespondersPause = Math.min(noRespondersPause * 2, NO_RESPONDERS_MAX_PAUSE_MS);
                 return;
               }
             }

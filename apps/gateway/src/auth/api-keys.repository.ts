@@ -4,7 +4,7 @@ import { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { Pool } from 'pg';
 import { Repository } from 'typeorm';
 import { ApiVersion, KEYS_CHANGED_SUBJECT, KeyMode, Lens, MemberRole, Plan } from '@app/contracts';
-import { NATS_CONNECTION, PG_POOL, SERVICE_CONFIG } from '@app/platform';
+import { NATS_CONNECTION, onFreshConnection, PG_POOL, SERVICE_CONFIG } from '@app/platform';
 import { GatewayConfig } from '../config';
 import { MemberEntity } from '../workspaces/member.entity';
 
@@ -50,13 +50,14 @@ export class ApiKeysRepository implements OnApplicationBootstrap, OnApplicationS
     const cached = this.cache.get(hash);
     if (cached && cached.expires > Date.now()) return cached.record;
     // Hand-written: the key look-up of every request the cache misses, one join returned as the record, without entity hydration.
-    const { rows } = await this.pool.query<KeyRecord>(
+    // A read: tried again on a fresh connection when its connection broke.
+    const { rows } = await onFreshConnection(() => this.pool.query<KeyRecord>(
       `SELECT k.id AS key_id, k.workspace_id, k.member_id, m.role AS member_role, w.owner_id, k.mode, k.api_version,
               w.plan, w.lenses, k.revoked_at IS NOT NULL AS revoked
          FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id JOIN members m ON m.id = k.member_id
         WHERE k.key_hash = $1`,
       [hash],
-    );
+    ), { idempotent: true });
     const record = rows[0] ?? null;
     if (this.config.keyCacheTtlMs > 0) {
       if (this.cache.size > 10_000) this.cache.clear();

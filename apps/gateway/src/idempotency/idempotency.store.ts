@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
 import { KeyMode } from '@app/contracts';
-import { PG_POOL, runPeriodically, SERVICE_CONFIG } from '@app/platform';
+import { onFreshConnection, PG_POOL, runPeriodically, SERVICE_CONFIG } from '@app/platform';
 import { GatewayConfig } from '../config';
 
 export type Claim =
@@ -78,7 +78,8 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
 
   async claim(scope: IdempotencyScope, key: string, fingerprint: string): Promise<Claim> {
     // Hand-written: the claim is one upsert whose conditional DO UPDATE takes over an expired or abandoned record atomically.
-    const claimed = await this.pool.query(
+    // Tried again on a broken connection: a first try that did take the claim is found in progress (409), nothing runs twice.
+    const claimed = await onFreshConnection(() => this.pool.query(
       `INSERT INTO idempotency_keys AS i (workspace_id, mode, key, request_hash, status)
        VALUES ($1, $2, $3, $4, 'in_progress')
        ON CONFLICT (workspace_id, mode, key) DO UPDATE
@@ -88,13 +89,13 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
             OR (i.status = 'in_progress' AND i.created_at < now() - $5 * interval '1 millisecond')
        RETURNING 1`,
       [scope.workspaceId, scope.mode, key, fingerprint, this.abandonedAfterMs],
-    );
+    ), { idempotent: true });
     if (claimed.rowCount === 1) return { kind: 'claimed' };
     // Hand-written: on the path of every POST with an Idempotency-Key, beside the claim it follows.
-    const { rows } = await this.pool.query<{ request_hash: string; status: string; response_status: number; response_body: string }>(
+    const { rows } = await onFreshConnection(() => this.pool.query<{ request_hash: string; status: string; response_status: number; response_body: string }>(
       'SELECT request_hash, status, response_status, response_body FROM idempotency_keys WHERE workspace_id = $1 AND mode = $2 AND key = $3',
       [scope.workspaceId, scope.mode, key],
-    );
+    ), { idempotent: true });
     const record = rows[0];
     if (!record) return this.claim(scope, key, fingerprint); // released meanwhile
     if (record.request_hash !== fingerprint) return { kind: 'mismatch' };
@@ -104,20 +105,23 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
 
   async complete(scope: IdempotencyScope, key: string, status: number, body: string): Promise<void> {
     // Hand-written: on the path of every POST with an Idempotency-Key, one statement without entity loading.
-    await this.pool.query(
+    // Tried again on a broken connection: it sets the same values however often it runs.
+    await onFreshConnection(() => this.pool.query(
       `UPDATE idempotency_keys SET status = 'done', response_status = $4, response_body = $5 WHERE workspace_id = $1 AND mode = $2 AND key = $3`,
       [scope.workspaceId, scope.mode, key, status, body],
-    );
+    ), { idempotent: true });
   }
 
   /** A server-side failure is not recorded: the client may retry with the same key. */
   async release(scope: IdempotencyScope, key: string): Promise<void> {
     // Hand-written: deletes only a claim still in progress, a condition the entity API cannot put on a delete.
-    await this.pool.query(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND mode = $2 AND key = $3 AND status = 'in_progress'`, [
+    // Not idempotent (once released, the key may be claimed by another request before a second run would
+    // delete that claim): tried again only when the first surely did nothing.
+    await onFreshConnection(() => this.pool.query(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND mode = $2 AND key = $3 AND status = 'in_progress'`, [
       scope.workspaceId,
       scope.mode,
       key,
-    ]);
+    ]), { idempotent: false });
   }
 
   async sweep(): Promise<void> {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
-import { PG_POOL, runPeriodically } from '@app/platform';
+import { onFreshConnection, PG_POOL, runPeriodically } from '@app/platform';
 import { CounterStore } from './rate-limiter';
 
 /**
@@ -27,7 +27,8 @@ export class PgCounterStore implements CounterStore, OnApplicationBootstrap, OnA
 
   async add(bucket: string, want: number) {
     // Hand-written and prepared (named): one upsert per lease on every request's path, the window taken from the database clock.
-    const { rows } = await this.pool.query<{ window_start: string; count: string; reset_in: number }>({
+    // Not idempotent (a second run counts the lease twice): tried again on a broken connection only when the first surely did nothing.
+    const { rows } = await onFreshConnection(() => this.pool.query<{ window_start: string; count: string; reset_in: number }>({
       name: 'rate-limit-add',
       text: `WITH clock AS (SELECT extract(epoch FROM clock_timestamp()) AS now_s)
         INSERT INTO rate_limit_counters AS c (bucket, window_start, count)
@@ -35,7 +36,7 @@ export class PgCounterStore implements CounterStore, OnApplicationBootstrap, OnA
         ON CONFLICT (bucket, window_start) DO UPDATE SET count = c.count + EXCLUDED.count
         RETURNING c.window_start, c.count, ((c.window_start + 1) * 60 - (SELECT now_s FROM clock))::float8 AS reset_in`,
       values: [bucket, want],
-    });
+    }), { idempotent: false });
     return { window: Number(rows[0].window_start), total: Number(rows[0].count), resetMs: rows[0].reset_in * 1000 };
   }
 }
