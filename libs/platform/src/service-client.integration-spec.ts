@@ -204,14 +204,15 @@ describe('ServiceClient retry on another replica', () => {
     expect([a.name, b.name]).toContain(value.answered_by);
     expect([...a.received, ...b.received]).toEqual([ctx.request_id]);
   });
-  it('asks a subject nobody serves again for about 2 s: replicas rejoining within it answer, a stopped service fails after it', async () => {
+  it('asks a subject nobody serves again for about 1.5 s: replicas rejoining within it answer, a stopped service fails after it', async () => {
     // a read no replica of the other tests serves
     const subject = SUBJECTS.crm.companiesGet;
     const rpc = new ServiceClient(client, { rpcTimeoutMs: DEADLINE_MS, rpcAttemptTimeoutMs: ATTEMPT_MS });
     const stopped = await timed(() => rpc.ask(subject, testContext(), { id: 'company_v' }).catch((err: unknown) => err));
     expect(stopped.value).toBeInstanceOf(NoAnswer);
-    expect(stopped.ms).toBeGreaterThanOrEqual(1850);
-    expect(stopped.ms).toBeLessThan(2500);
+    expect(stopped.ms).toBeGreaterThanOrEqual(1450);
+    // the spec's fast 500 for a stopped service: within 2 s (test/e2e/operations/stopped-service)
+    expect(stopped.ms).toBeLessThan(2000);
     // every replica out of the group (a database failing over), one back 1.2 s later
     const late = new NatsRpcServer({ connection: mesh.probeOptions(), queue: `crm-${randomToken(6)}` });
     late.addHandler(subject, async () => ({ answered_by: 'late' }), false);

@@ -39,9 +39,9 @@ export const MAX_ATTEMPTS = 3;
  * How long a retryable request waits, asking again at growing pauses, for a queue group with no
  * member: long enough for the replicas to rejoin after a database failover (DatabaseWatch probes
  * every 100 ms while the database is down), short enough that a stopped service still fails
- * within it, well inside any deadline.
+ * within the 2 s a client is promised for it, well inside any deadline.
  */
-const NO_RESPONDERS_GRACE_MS = 2000;
+const NO_RESPONDERS_GRACE_MS = 1600;
 
 /** The first pause before asking a queue group with no member again; each next one doubles, up to NO_RESPONDERS_MAX_PAUSE_MS. */
 const NO_RESPONDERS_FIRST_PAUSE_MS = 100;
@@ -123,9 +123,9 @@ export class ServiceClient {
    * The first answer to any of up to MAX_ATTEMPTS attempts, each started when the ones before it
    * have had RPC_ATTEMPT_TIMEOUT_MS without an answer (or all failed), every one ending at the
    * request's deadline. Nobody serving the subject is asked again after pauses of 100, 200, then
-   * every 400 ms, for NO_RESPONDERS_GRACE_MS (asked at 0, 0.1, 0.3, 0.7, 1.1, 1.5 and 1.9 s), then
+   * every 400 ms, for NO_RESPONDERS_GRACE_MS (asked at 0, 0.1, 0.3, 0.7, 1.1 and 1.5 s), then
    * fails: a moment with every replica out of the group (rejoining after a database failover)
-   * passes, a stopped service still fails within about 2 s.
+   * passes, a stopped service still fails within about 1.5 s.
    * An attempt answered with a failure (`internal_error`, or not a domain error: a replica whose
    * database connection broke, a reveal whose claim a later attempt took over) is the answer only
    * when no other attempt answers otherwise: with none out, the next attempt starts
