@@ -3,11 +3,10 @@ import Stripe from 'stripe';
 import { eventSubject, PUBLIC_EVENT_TYPES } from '@app/contracts';
 import { newId } from '@app/platform/ids';
 import { waitFor } from '../../../tools/mesh/processes';
-import { HttpsReceiver, TestCertificate, testCertificate } from '../../../tools/webhooks/https-receiver';
+import { HttpsReceiver, TestCertificate } from '../../../tools/webhooks/https-receiver';
 import { TestMesh } from '../../harness';
 import { expectApiError } from '../../support/gateway-assertions';
-
-type Workspace = Awaited<ReturnType<TestMesh['workspace']>>;
+import { closeWebhooksFixture, startWebhooksFixture, Workspace } from '../../support/webhooks-fixture';
 
 const stripe = new Stripe('sk_test_unused');
 const DAY = 86_400_000;
@@ -28,23 +27,12 @@ describe('events', () => {
   let testKey: string;
 
   beforeAll(async () => {
-    cert = await testCertificate();
-    receiver = await HttpsReceiver.start(cert);
-    mesh = await TestMesh.start(['gateway'], {
-      NODE_EXTRA_CA_CERTS: cert.caFile,
-      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
+    ({ mesh, cert, receiver, ws, other, testKey } = await startWebhooksFixture({
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_SECRET_KEY: 'c'.repeat(64),
-    });
-    await mesh.startApp('webhooks');
-    [ws, other] = await Promise.all([mesh.workspace(), mesh.workspace()]);
-    testKey = (await mesh.admin('key:create', '--workspace', ws.workspace.id, '--mode', 'test')).key;
+    }));
   }, 120_000);
-  afterAll(async () => {
-    await mesh?.close();
-    await receiver?.close();
-    cert?.dispose();
-  });
+  afterAll(() => closeWebhooksFixture({ mesh, cert, receiver }));
 
   /**
    * Events into the EVENTS stream as a service's outbox relay publishes them, one after the

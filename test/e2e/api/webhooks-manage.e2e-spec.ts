@@ -1,12 +1,11 @@
 import Stripe from 'stripe';
 import { SUBJECTS } from '@app/contracts';
 import { waitFor } from '../../../tools/mesh/processes';
-import { HttpsReceiver, TestCertificate, testCertificate } from '../../../tools/webhooks/https-receiver';
+import { HttpsReceiver, TestCertificate } from '../../../tools/webhooks/https-receiver';
 import { TestMesh } from '../../harness';
 import { publishEvents } from '../../support/webhook-events';
 import { expectApiError } from '../../support/gateway-assertions';
-
-type Workspace = Awaited<ReturnType<TestMesh['workspace']>>;
+import { closeWebhooksFixture, startWebhooksFixture, Workspace } from '../../support/webhooks-fixture';
 
 const stripe = new Stripe('sk_test_unused');
 const HOUR = 3_600_000;
@@ -24,25 +23,13 @@ describe('webhook endpoints: retrieve, update, roll the secret', () => {
   let testKey: string;
 
   beforeAll(async () => {
-    cert = await testCertificate();
-    receiver = await HttpsReceiver.start(cert);
-    mesh = await TestMesh.start(['gateway'], {
-      NODE_EXTRA_CA_CERTS: cert.caFile,
-      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
+    ({ mesh, cert, receiver, ws, other, testKey } = await startWebhooksFixture({
       WEBHOOK_TEST_CLOCK: '1',
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_SECRET_KEY: 'b'.repeat(64),
-    });
-    // one after the other: services starting at once can outlast the harness's start-up wait on a busy machine
-    await mesh.startApp('webhooks');
-    [ws, other] = await Promise.all([mesh.workspace(), mesh.workspace()]);
-    testKey = (await mesh.admin('key:create', '--workspace', ws.workspace.id, '--mode', 'test')).key;
+    }));
   }, 120_000);
-  afterAll(async () => {
-    await mesh?.close();
-    await receiver?.close();
-    cert?.dispose();
-  });
+  afterAll(() => closeWebhooksFixture({ mesh, cert, receiver }));
 
   const createEndpoint = async (path: string, events: string[] = ['*'], description?: string) => {
     const res = await mesh.request('POST', '/webhook_endpoints', { key: ws.key, body: { url: receiver.url(path), events, description } });

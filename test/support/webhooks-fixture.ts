@@ -1,0 +1,42 @@
+import { HttpsReceiver, TestCertificate, testCertificate } from '../../tools/webhooks/https-receiver';
+import { TestMesh } from '../harness';
+
+export type Workspace = Awaited<ReturnType<TestMesh['workspace']>>;
+
+/** A gateway and the webhooks service delivering to a local HTTPS receiver; two workspaces, the first with a test key too. */
+export interface WebhooksFixture {
+  mesh: TestMesh;
+  cert: TestCertificate;
+  receiver: HttpsReceiver;
+  ws: Workspace;
+  other: Workspace;
+  testKey: string;
+}
+
+/** Starts it, the webhooks settings of `env` added to the receiver's trust and address. */
+export async function startWebhooksFixture(env: Record<string, string>): Promise<WebhooksFixture> {
+  const cert = await testCertificate();
+  const receiver = await HttpsReceiver.start(cert);
+  let mesh: TestMesh | undefined;
+  try {
+    mesh = await TestMesh.start(['gateway'], {
+      NODE_EXTRA_CA_CERTS: cert.caFile,
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
+      ...env,
+    });
+    // one after the other: services starting at once can outlast the harness's start-up wait on a busy machine
+    await mesh.startApp('webhooks');
+    const [ws, other] = await Promise.all([mesh.workspace(), mesh.workspace()]);
+    const testKey = (await mesh.admin('key:create', '--workspace', ws.workspace.id, '--mode', 'test')).key as string;
+    return { mesh, cert, receiver, ws, other, testKey };
+  } catch (err) {
+    await closeWebhooksFixture({ mesh, cert, receiver });
+    throw err;
+  }
+}
+
+export async function closeWebhooksFixture(fixture: Partial<WebhooksFixture>): Promise<void> {
+  await fixture.mesh?.close();
+  await fixture.receiver?.close();
+  fixture.cert?.dispose();
+}
