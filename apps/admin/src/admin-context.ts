@@ -47,6 +47,9 @@ function operatorNatsSettings() {
 }
 
 /** The bus the operator asks (for messages: a bad seed file is reported where NATS is opened). */
+/** How long the CLI waits for NATS to answer its connection (ms). */
+const NATS_CONNECT_MS = Number(process.env.ADMIN_NATS_CONNECT_MS) > 0 ? Number(process.env.ADMIN_NATS_CONNECT_MS) : 5000;
+
 function operatorNatsUrl(): string {
   const url = join(process.cwd(), LOCAL_NATS_URL_FILE);
   return natsUrl({ NATS_URL: process.env.NATS_URL || (existsSync(url) ? readFileSync(url, 'utf8').trim() : undefined) });
@@ -66,7 +69,11 @@ export class AdminContext {
     await nc?.close().catch(() => undefined);
   }
 
-  /** NATS when it answers within 1.5 s, else null (and `natsProblem` says why). */
+  /**
+   * NATS when it answers within ADMIN_NATS_CONNECT_MS, else null (and `natsProblem` says why). A
+   * refused connection fails at once; the wait is for a server that takes the connection but is
+   * slow to answer (a loaded machine, TLS to a remote cluster), which 1.5 s did not always cover.
+   */
   nats(): Promise<NatsConnection | null> {
     this.nc ??= Promise.race([
       Promise.resolve().then(() => connectNats(operatorNatsSettings(), 'admin-cli')).catch((err) => {
@@ -75,9 +82,9 @@ export class AdminContext {
       }),
       new Promise<null>((resolve) =>
         setTimeout(() => {
-          this.natsProblem ??= 'no answer within 1.5 s';
+          this.natsProblem ??= `no answer within ${NATS_CONNECT_MS / 1000} s`;
           resolve(null);
-        }, 1500).unref(),
+        }, NATS_CONNECT_MS).unref(),
       ),
     ]);
     return this.nc;

@@ -25,6 +25,7 @@ export const SETTINGS: { name: string; text: string }[] = [
   { name: 'SEED_CHUNK', text: 'search:seed: entities per request (default 2000)' },
   { name: 'SEED_PARALLEL', text: 'search:seed: requests in flight (default 4)' },
   { name: 'ADMIN_RETRIES', text: 'search:seed, ingest: times one chunk or batch is asked when it gets no answer (default 5)' },
+  { name: 'ADMIN_NATS_CONNECT_MS', text: 'how long every command waits for NATS to answer its connection, in ms (default 5000)' },
 ];
 
 const SETTING_WIDTH = Math.max(...SETTINGS.map((s) => s.name.length)) + 2;
