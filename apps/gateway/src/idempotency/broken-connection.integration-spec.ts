@@ -6,6 +6,7 @@ import { PG_SERVER_URL } from '../../../../test/harness';
 import { GatewayConfig } from '../config';
 import { GATEWAY_MIGRATIONS } from '../migrations';
 import { PgCounterStore } from '../rate-limit/pg-counter.store';
+import { ClaimOwner } from './claim-owner';
 import { IdempotencyScope, IdempotencyStore } from './idempotency.store';
 
 /**
@@ -25,6 +26,7 @@ describe('gateway stores across a terminated connection', () => {
   let pool: Pool;
   let admin: Client;
   let idempotency: IdempotencyStore;
+  let owner: ClaimOwner;
   let counters: PgCounterStore;
   const scope: IdempotencyScope = { workspaceId: `ws_${randomToken(8)}`, mode: 'live' };
 
@@ -39,11 +41,15 @@ describe('gateway stores across a terminated connection', () => {
     admin = new Client({ connectionString: url });
     await admin.connect();
     pool = createPool(url, 1);
-    idempotency = new IdempotencyStore(pool, { rpcTimeoutMs: 10_000 } as GatewayConfig);
+    // the owner's liveness session is its own connection, never the pool's one that is terminated
+    owner = new ClaimOwner({ databaseUrl: url });
+    await owner.onApplicationBootstrap();
+    idempotency = new IdempotencyStore(pool, { rpcTimeoutMs: 10_000 } as GatewayConfig, owner);
     counters = new PgCounterStore(pool);
   });
 
   afterAll(async () => {
+    await owner?.onApplicationShutdown();
     await pool?.end();
     await admin?.end();
     await dropDatabase(url);
