@@ -20,6 +20,11 @@ import { HttpsReceiver, testCertificate } from '../webhooks/https-receiver';
  * least once; every credit ledger sums to its balance; no lead got two different emails and
  * re-sent ones (same Message-ID, at-least-once) stay within the documented bound; every request
  * retried with its Idempotency-Key after a 5xx or a dropped connection converged to one result.
+ * On the cluster shape it also checks what clients saw (no 5xx, no unanswered GET or keyed POST,
+ * p99), that a keyed POST whose gateway died is answered soon after (another gateway takes its
+ * claim over), that search read its pages on the standby until the failover, that a keyed POST
+ * answered by one gateway is replayed by the other, and, with both gateways restarted at the
+ * spec's limit, that the rate limit is exact across them.
  * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WORKERS); a shorter run is in `npm test`. Each phase prints the
  * requests answered in it and the ones still waiting, so a stall shows what it waits on.
  */
@@ -40,7 +45,27 @@ export interface ChaosOptions {
   cluster?: boolean;
   /** The faults to run, by name (default: every fault of the shape); `npm test`'s cluster variant runs one. */
   faults?: (name: string) => boolean;
+  /**
+   * The checks to make, by name (default: all); the others' figures are printed as measured, not
+   * checked, and a check that needs steps of its own (the rate limit's gateway restarts) is not run.
+   */
+  checks?: (name: string) => boolean;
 }
+
+/** The names of the checks a run makes (ChaosOptions.checks). */
+export const CHAOS_CHECKS = {
+  converged: 'idempotent retries converged',
+  oneLead: 'one lead per create',
+  events: 'every lead.* event delivered at least once',
+  ledgers: 'every ledger sums to its balance',
+  emails: 'no lead got two different emails; re-sends within the bound',
+  noErrors: 'no 5xx and no unanswered request for GETs and keyed POSTs',
+  latency: 'p99 under 1 s during faults and under 100 ms outside',
+  takeover: 'a keyed POST re-sent after its gateway died is answered within 5 s',
+  replay: 'an idempotent replay works on either gateway',
+  rateLimit: 'the rate limit is exact across the two gateways',
+  replicaReads: 'search reads its pages on the standby, and on the new primary after the failover',
+} as const;
 
 /** What clients saw, by what they sent (cluster runs print and check it). */
 export interface ClientView {
@@ -73,6 +98,10 @@ export interface ChaosReport {
 const PG = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const SEND_CONCURRENCY = 8;
 const LEAD_EVENTS = PUBLIC_EVENT_TYPES.filter((t) => t.startsWith('lead.'));
+/** What the traffic's search pages ask for (the seed's industries and titles). */
+const SEARCH_WORDS = ['software', 'fintech', 'healthcare', 'cto', 'founder', 'security'];
+/** The spec's rate limit, which the gateways run with when RATE_LIMIT_PER_MINUTE is not set. */
+const DEFAULT_RATE_LIMIT = 120;
 
 interface Outcome {
   /** 2xx bodies' ids, one per answer that ended a request (retries included). */
@@ -80,6 +109,8 @@ interface Outcome {
   /** Attempts that got a 5xx, no answer or "still in progress" before the request ended. */
   failedAttempts: number;
   status: number;
+  /** From its first 409 "still in progress" to its answer (ms; 0 without one). */
+  inProgressMs: number;
 }
 
 /** One fault of a run: what it does, and its name in the report. */
@@ -100,6 +131,10 @@ interface Shape {
   databaseServer: string;
   faults: Fault[];
   close: () => Promise<void>;
+  /** The cluster shape's processes and databases (cluster runs only). */
+  cluster?: MeshCluster;
+  /** Transactions run on the standby in search's database, read when asked and just before the failover. */
+  standbySearchXacts?: { atFailover?: number; read: () => Promise<number | undefined> };
 }
 
 /** The settings every service of a chaos run gets. */
@@ -223,15 +258,30 @@ async function clusterShape(dir: string, prefix: string, settings: NodeJS.Proces
       }
     },
   });
+  const standbySearchXacts: NonNullable<Shape['standbySearchXacts']> = {
+    read: async () => {
+      const standby = cluster.pg.standby;
+      if (!standby) return undefined;
+      const db = new Client({ host: '127.0.0.1', port: standby.port, user: 'postgres', database: 'postgres' });
+      await db.connect();
+      try {
+        const { rows } = await db.query<{ n: string }>('SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = $1', [`${prefix}search`]);
+        return rows.length ? Number(rows[0].n) : undefined;
+      } finally {
+        await db.end();
+      }
+    },
+  };
   faults.push({
     name: 'database failover (standby promoted, old primary stopped)',
     failover: true,
     run: async () => {
+      standbySearchXacts.atFailover = await standbySearchXacts.read().catch(() => undefined);
       failover.ms = await cluster.pg.failover();
     },
   });
   // clients reach the gateways through the load balancer, as they do in production
-  return { env: cluster.env, gateways: [cluster.apiUrl], databaseServer: cluster.pg.rwUrl, faults, close: () => cluster.stop() };
+  return { env: cluster.env, gateways: [cluster.apiUrl], databaseServer: cluster.pg.rwUrl, faults, close: () => cluster.stop(), cluster, standbySearchXacts };
 }
 
 function p99(values: number[]): number {
@@ -302,6 +352,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const sequence = (await admin('sequence:create', '--workspace', workspace.id, '--file', file)).id as string;
     await admin('sequence:launch', '--sequence', sequence);
     const entities = ((await call('GET', '/search?lens=leads')).body?.data ?? []).map((hit: { entity_id: string }) => hit.entity_id) as string[];
+    const standbyXactsBefore = await shape.standbySearchXacts?.read().catch(() => undefined);
 
     // --- traffic: every request ends in a 2xx or a 4xx; a 5xx, no answer or a 409 "still in progress" is retried (with the same key)
     const outcomes = new Map<string, Outcome>();
@@ -316,8 +367,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const outside: number[] = [];
     // what each client is doing, so a phase without answers says which request hangs and how
     const inFlight = new Map<number, { label: string; since: number; statuses: number[] }>();
+    // search pages answered after the failover (read on the new primary: the standby is gone)
+    const searchAfterFailover = { answered: 0, failed: 0 };
+    let failedOver = false;
     const attempt = async (w: number, label: string, method: string, path: string, body: unknown, idempotencyKey?: string) => {
-      const outcome: Outcome = { ids: new Set(), failedAttempts: 0, status: 0 };
+      const outcome: Outcome = { ids: new Set(), failedAttempts: 0, status: 0, inProgressMs: 0 };
+      let inProgressSince: number | undefined;
       if (idempotencyKey) outcomes.set(`${label}:${idempotencyKey}`, outcome);
       const current = { label: `${method} ${path}`, since: performance.now(), statuses: [] as number[] };
       inFlight.set(w, current);
@@ -342,12 +397,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         }
         // 409 on the Idempotency-Key: an earlier attempt is still in progress (or its gateway died holding it): retry shortly, as the API says
         const inProgress = res.status === 409 && res.body?.error?.param === 'Idempotency-Key' && idempotencyKey !== undefined;
+        if (label === 'search' && failedOver && !failingOver) searchAfterFailover[res.status === 200 ? 'answered' : 'failed']++;
+        if (inProgress) inProgressSince ??= sent;
         if (res.status === 0 || res.status >= 500 || inProgress) {
           if (failingOver || inFailover) failoverFailures++;
           outcome.failedAttempts++;
           await new Promise((r) => setTimeout(r, 200));
           continue;
         }
+        if (inProgressSince !== undefined) outcome.inProgressMs = performance.now() - inProgressSince;
         outcome.status = res.status;
         if (res.status < 300 && res.body?.id) outcome.ids.add(res.body.id);
         break;
@@ -377,6 +435,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           await attempt(w, 'update', 'PATCH', `/leads/${leads[n % leads.length]}`, { title: `Title ${n}` });
         } else if (kind === 2 && entities.length) {
           await attempt(w, 'reveal', 'POST', '/reveals', { entity_id: entities[(w * 97 + n) % entities.length] }, randomToken(16));
+        } else if (kind === 4 && n % 2 === 1) {
+          // a search page: on the cluster, read on the standby (SEARCH_READ_DATABASE_URL) until the failover
+          await attempt(w, 'search', 'GET', `/search?lens=leads&q=${SEARCH_WORDS[n % SEARCH_WORDS.length]}`, undefined);
         } else if (kind === 4) {
           await attempt(w, 'read', 'GET', `/leads/${leads[(n * 7) % leads.length]}`, undefined);
         } else {
@@ -398,6 +459,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       faultInProgress = false;
       inFailover = false;
       report.kills.push(fault.name);
+      if (fault.failover) failedOver = true;
       currentFault = `after ${fault.name}`;
       phase(`${fault.name}: done`);
     }
@@ -426,7 +488,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         await db.end();
       }
     };
+    const checked = (name: string) => options.checks?.(name) ?? true;
     const check = (name: string, ok: boolean, detail: string) => {
+      if (!checked(name)) {
+        say(`(measured, not checked in this run) ${name}: ${detail}`);
+        return;
+      }
       report.checks.push({ name, ok, detail });
       say(`${ok ? 'ok  ' : 'FAIL'} ${name}: ${detail}`);
     };
@@ -434,13 +501,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const keyed = [...outcomes.values()];
     const diverged = keyed.filter((o) => o.ids.size > 1).length;
     const retried = keyed.filter((o) => o.failedAttempts > 0);
-    check('idempotent retries converged', diverged === 0 && keyed.every((o) => o.status !== 0),
+    check(CHAOS_CHECKS.converged, diverged === 0 && keyed.every((o) => o.status !== 0),
       `${keyed.length} keyed POSTs, ${retried.length} retried after a 5xx, no answer or 409 in progress, ${diverged} with more than one result`);
     // the leads the traffic created (reveals add leads of their own, on the demo domains)
     const duplicates = await query<{ email: string }>('crm', `SELECT email FROM leads WHERE workspace_id = $1 AND email LIKE '%@rcpt.chaos' GROUP BY email HAVING count(*) > 1`, [workspace.id]);
     const createdKeys = [...outcomes.entries()].filter(([k, o]) => k.startsWith('lead:') && o.ids.size === 1).length;
     const [{ n: leadRows }] = await query<{ n: number }>('crm', `SELECT count(*)::int AS n FROM leads WHERE workspace_id = $1 AND email LIKE '%@rcpt.chaos'`, [workspace.id]);
-    check('one lead per create', duplicates.length === 0 && leadRows === createdKeys, `${createdKeys} creates answered, ${leadRows} leads stored, ${duplicates.length} emails stored twice`);
+    check(CHAOS_CHECKS.oneLead, duplicates.length === 0 && leadRows === createdKeys, `${createdKeys} creates answered, ${leadRows} leads stored, ${duplicates.length} emails stored twice`);
 
     const delivered = new Set<string>();
     const outbox = await query<{ id: string }>('crm', `SELECT id FROM outbox WHERE type LIKE 'lead.%' AND envelope->>'workspace_id' = $1`, [workspace.id]);
@@ -455,14 +522,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       return outbox.filter((e) => !delivered.has(e.id));
     };
     await waitFor('every lead event delivered', async () => missing().length === 0, 90_000, 500).catch(() => undefined);
-    check('every lead.* event delivered at least once', missing().length === 0, `${outbox.length} lead.* events in crm's outbox, ${outbox.length - missing().length} delivered to the endpoint (${receiver.received.length} deliveries)`);
+    check(CHAOS_CHECKS.events, missing().length === 0, `${outbox.length} lead.* events in crm's outbox, ${outbox.length - missing().length} delivered to the endpoint (${receiver.received.length} deliveries)`);
 
     const ledgers = await query<{ workspace_id: string; balance: number; ledger: number }>(
       'billing',
       `SELECT a.workspace_id, a.plan_balance + a.pack_balance AS balance, (SELECT coalesce(sum(amount), 0) FROM ledger_entries l WHERE l.workspace_id = a.workspace_id)::int AS ledger FROM credit_accounts a`,
     );
     const off = ledgers.filter((l) => l.balance !== l.ledger);
-    check('every ledger sums to its balance', off.length === 0, `${ledgers.length} accounts, ${off.length} off${off.length ? `: ${JSON.stringify(off)}` : ''}`);
+    check(CHAOS_CHECKS.ledgers, off.length === 0, `${ledgers.length} accounts, ${off.length} off${off.length ? `: ${JSON.stringify(off)}` : ''}`);
 
     await waitFor('emails settled', async () => {
       const [{ n }] = await query<{ n: number }>('sequences', `SELECT count(*)::int AS n FROM email_messages WHERE status = 'queued'`).catch(() => [{ n: 0 }]);
@@ -474,13 +541,84 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const resent = sink.mails.length - [...byRecipient.values()].reduce((sum, ids) => sum + ids.size, 0);
     // each sequences kill: at most the hand-offs it had in flight go out again, same Message-ID
     const bound = SEND_CONCURRENCY * report.kills.filter((k) => k.startsWith('sequences')).length;
-    check('no lead got two different emails; re-sends within the bound', twoEmails === 0 && resent <= bound,
+    check(CHAOS_CHECKS.emails, twoEmails === 0 && resent <= bound,
       `${sink.mails.length} emails to ${byRecipient.size} recipients, ${twoEmails} recipients with two different emails, ${resent} re-sent with their Message-ID (bound ${bound}: the hand-offs in flight at the sequences kills)`);
-    if (options.cluster) {
-      check('no 5xx and no unanswered request for GETs and keyed POSTs', safe.errors === 0 && safe.unanswered === 0,
+    if (options.cluster && shape.cluster) {
+      const cluster = shape.cluster;
+      check(CHAOS_CHECKS.noErrors, safe.errors === 0 && safe.unanswered === 0,
         `${safe.attempts} attempts outside the database failover, ${safe.errors} answered 5xx, ${safe.unanswered} unanswered`);
-      check('p99 under 1 s during faults and under 100 ms outside', report.clients.p99DuringFaults < 1000 && report.clients.p99OutsideFaults < 100,
+      check(CHAOS_CHECKS.latency, report.clients.p99DuringFaults < 1000 && report.clients.p99OutsideFaults < 100,
         `p99 ${report.clients.p99DuringFaults} ms during faults, ${report.clients.p99OutsideFaults} ms outside`);
+      const waited = keyed.filter((o) => o.inProgressMs > 0);
+      const longest = Math.max(0, ...waited.map((o) => o.inProgressMs));
+      check(CHAOS_CHECKS.takeover, longest < 5000,
+        `${waited.length} keyed POSTs answered 409 "still in progress" first (a gateway died holding their claim), the longest until its answer ${(longest / 1000).toFixed(1)} s`);
+      if (report.kills.some((k) => k.startsWith('database failover'))) {
+        const before = standbyXactsBefore ?? 0;
+        const onStandby = (shape.standbySearchXacts?.atFailover ?? 0) - before;
+        check(CHAOS_CHECKS.replicaReads, onStandby > 0 && searchAfterFailover.answered > 0 && searchAfterFailover.failed === 0,
+          `${onStandby} transactions in search's database on the standby before the failover; after it ${searchAfterFailover.answered} search pages answered, ${searchAfterFailover.failed} not`);
+      }
+
+      // straight to each gateway, not through the balancer: which one answers is chosen here
+      const [first, second] = cluster.gatewayUrls;
+      const direct = async (api: string, method: string, path: string, apiKey: string, body?: unknown, idempotencyKey?: string) => {
+        const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
+        if (body !== undefined) headers['content-type'] = 'application/json';
+        if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+        const res = await fetch(`${api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+        return { status: res.status, text: await res.text(), headers: res.headers };
+      };
+      if (checked(CHAOS_CHECKS.replay)) {
+        const seen: string[] = [];
+        let ok = true;
+        for (const [from, to, names] of [[first, second, 'gateway-1 then gateway-2'], [second, first, 'gateway-2 then gateway-1']]) {
+          const idem = randomToken(16);
+          const body = { full_name: `Replay ${idem}`, email: `replay-${idem.toLowerCase()}@replay.chaos` };
+          const a = await direct(from, 'POST', '/leads', key, body, idem);
+          const b = await direct(to, 'POST', '/leads', key, body, idem);
+          const same = a.status === 201 && b.status === a.status && b.text === a.text
+            && a.headers.get('idempotent-replayed') === null && b.headers.get('idempotent-replayed') === 'true';
+          ok &&= same;
+          seen.push(`${names}: ${a.status}, then ${b.status} ${b.text === a.text ? 'same body' : 'another body'}, Idempotent-Replayed ${b.headers.get('idempotent-replayed') ?? 'absent'}`);
+        }
+        check(CHAOS_CHECKS.replay, ok, seen.join('; '));
+      }
+      if (checked(CHAOS_CHECKS.rateLimit)) {
+        // the traffic ran with the limit raised; the check needs the spec's own, on both gateways
+        for (const app of cluster.apps.filter((a) => a.name === 'gateway')) {
+          await cluster.stopApp(app.id);
+          await cluster.startApp(app.id, { RATE_LIMIT_PER_MINUTE: undefined });
+        }
+        say(`both gateways restarted with the default rate limit (RATE_LIMIT_PER_MINUTE unset) for the rate-limit check`);
+        const limited = await admin('workspace:create', '--name', 'chaos rate limit');
+        const limitedKey = (await admin('key:create', '--workspace', limited.id, '--mode', 'live')).key as string;
+        // a fixed one-minute window: the requests must not straddle its end
+        let opening = await direct(first, 'GET', '/leads', limitedKey);
+        const reset = Number(opening.headers.get('ratelimit-reset'));
+        if (reset < 20) {
+          await pause(reset * 1000 + 300);
+          opening = await direct(first, 'GET', '/leads', limitedKey);
+        }
+        const windowLeft = Number(opening.headers.get('ratelimit-reset'));
+        const started = performance.now();
+        const statuses: number[] = [opening.status];
+        const limits = new Set([opening.headers.get('ratelimit-limit')]);
+        for (let sent = 1; sent < DEFAULT_RATE_LIMIT; sent += 20) {
+          const batch = await Promise.all(Array.from({ length: Math.min(20, DEFAULT_RATE_LIMIT - sent) }, (_, i) =>
+            direct((sent + i) % 2 ? second : first, 'GET', '/leads', limitedKey)));
+          for (const res of batch) {
+            statuses.push(res.status);
+            limits.add(res.headers.get('ratelimit-limit'));
+          }
+        }
+        const over = [await direct(first, 'GET', '/leads', limitedKey), await direct(second, 'GET', '/leads', limitedKey)];
+        const inWindow = (performance.now() - started) / 1000 < windowLeft - 1;
+        const admitted = statuses.filter((st) => st === 200).length;
+        check(CHAOS_CHECKS.rateLimit,
+          inWindow && admitted === DEFAULT_RATE_LIMIT && over.every((res) => res.status === 429 && res.headers.get('retry-after') !== null) && [...limits].join() === String(DEFAULT_RATE_LIMIT),
+          `a key of its own at the default limit (RateLimit-Limit ${[...limits].join('/')}): ${admitted} of ${statuses.length} requests over both gateways admitted, the next on gateway-1 ${over[0].status}, on gateway-2 ${over[1].status}${inWindow ? '' : ' (the window ended meanwhile: not conclusive)'}`);
+      }
     }
     return report;
 
