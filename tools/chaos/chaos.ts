@@ -1,12 +1,14 @@
-import { ChildProcess, execFile } from 'node:child_process';
+import { ChildProcess, execFile, execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { PUBLIC_EVENT_TYPES, SERVICE_NAMES, ServiceName } from '@app/contracts';
 import { randomToken } from '@app/platform';
 import { percentile } from '../bench/bench-mesh';
 import { MeshCluster } from '../mesh/cluster-shape';
+import { UPSTREAM_MS_HEADER } from '../mesh/http-balancer';
 import { startDemoSandbox } from '../mesh/demo-sandbox';
 import { freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, ROOT, RunningApp, spawnApp, startNatsServer, waitFor } from '../mesh/processes';
 import { SmtpSink } from '../mesh/smtp-sink';
@@ -74,6 +76,13 @@ export interface ClientView {
   /** p99 of answered attempts (ms), started while a fault was in progress and outside faults. */
   p99DuringFaults: number;
   p99OutsideFaults: number;
+  /**
+   * Outside faults, cluster runs: p99 of the gateways' own part as the load balancer saw it (from
+   * forwarding to the answer), and the event-loop delay of this process (the clients and the
+   * balancer): what the client's p99 holds beyond the mesh's own time.
+   */
+  p99GatewayOutsideFaults?: number;
+  chaosLoopDelayP99?: number;
   /** During the database failover: attempts that failed, and how long the failover took (ms). */
   failover?: { ms: number; failedAttempts: number };
 }
@@ -284,6 +293,19 @@ async function clusterShape(dir: string, prefix: string, settings: NodeJS.Proces
   return { env: cluster.env, gateways: [cluster.apiUrl], databaseServer: cluster.pg.rwUrl, faults, close: () => cluster.stop(), cluster, standbySearchXacts };
 }
 
+/** CPU seconds used by each process of the cluster alive now, its PostgreSQL servers and nats-servers together, and this process. */
+function cpuByProcess(cluster: MeshCluster): string {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,cputimes='], { encoding: 'utf8' }).trim().split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number)).map(([pid, ppid, cpu]) => ({ pid, ppid, cpu }));
+  const of = (pid: number | undefined) => rows.find((r) => r.pid === pid)?.cpu ?? 0;
+  const parts = cluster.apps.map((app) => `${app.id} ${of(app.running?.child.pid)}`);
+  parts.push(`nats-servers ${cluster.nats.reduce((sum, node) => sum + of(node.child?.pid), 0)}`);
+  const postmasters = new Set(cluster.pg.postmasterPids());
+  parts.push(`PostgreSQL pair ${rows.filter((r) => postmasters.has(r.pid) || postmasters.has(r.ppid)).reduce((sum, r) => sum + r.cpu, 0)}`);
+  parts.push(`this process ${of(process.pid)}`);
+  return parts.join(', ');
+}
+
 function p99(values: number[]): number {
   return values.length ? Math.round(percentile(values, 99)) : 0;
 }
@@ -342,7 +364,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
       const api = gateways[turn++ % gateways.length];
       const res = await fetch(`${api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
-      return { status: res.status, body: await res.json().catch(() => undefined) as any };
+      const upstream = res.headers.get(UPSTREAM_MS_HEADER);
+      return { status: res.status, body: await res.json().catch(() => undefined) as any, upstreamMs: upstream === null ? undefined : Number(upstream) };
     };
     const endpoint = await call('POST', '/webhook_endpoints', { url: receiver.url('/hook'), events: [...LEAD_EVENTS] });
     if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
@@ -365,6 +388,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     let failoverFailures = 0;
     const during: number[] = [];
     const outside: number[] = [];
+    const outsideUpstream: number[] = [];
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     // what each client is doing, so a phase without answers says which request hangs and how
     const inFlight = new Map<number, { label: string; since: number; statuses: number[] }>();
     // search pages answered after the failover (read on the new primary: the standby is gone)
@@ -381,8 +407,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         const faulted = faultInProgress;
         const failingOver = inFailover;
         const sent = performance.now();
-        const res = await call(method, path, body, idempotencyKey).catch(() => ({ status: 0, body: undefined }));
+        const res: { status: number; body: any; upstreamMs?: number } = await call(method, path, body, idempotencyKey).catch(() => ({ status: 0, body: undefined }));
         const ms = performance.now() - sent;
+        if (res.status !== 0 && !faulted && !faultInProgress && res.upstreamMs !== undefined) outsideUpstream.push(res.upstreamMs);
         report.statuses[res.status] = (report.statuses[res.status] ?? 0) + 1;
         current.statuses.push(res.status);
         if (res.status !== 0) (faulted || faultInProgress ? during : outside).push(ms);
@@ -469,8 +496,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await Promise.all(workers);
     phase('traffic stopped');
     say(`traffic stopped: ${report.requests} requests, ${report.retriedRequests} retried after a 5xx, no answer or 409 in progress; answers ${JSON.stringify(report.statuses)}`);
+    loopDelay.disable();
     report.clients.p99DuringFaults = p99(during);
     report.clients.p99OutsideFaults = p99(outside);
+    if (options.cluster) {
+      report.clients.p99GatewayOutsideFaults = p99(outsideUpstream);
+      report.clients.chaosLoopDelayP99 = Math.round(loopDelay.percentile(99) / 1e6);
+      say(`outside faults: p99 ${report.clients.p99OutsideFaults} ms at the clients, ${report.clients.p99GatewayOutsideFaults} ms from the balancer forwarding to the gateway's answer; this process's event-loop delay p99 ${report.clients.chaosLoopDelayP99} ms, max ${Math.round(loopDelay.max / 1e6)} ms`);
+      if (shape.cluster) say(`CPU seconds of the processes alive at the end (since each started): ${cpuByProcess(shape.cluster)}`);
+    }
     if (options.cluster) report.clients.failover = { ms: failover.ms, failedAttempts: failoverFailures };
     const { safe } = report.clients;
     say(`clients saw, for GETs and keyed POSTs outside the failover: ${safe.attempts} attempts, ${safe.errors} answered 5xx, ${safe.unanswered} unanswered; p99 ${report.clients.p99DuringFaults} ms during faults, ${report.clients.p99OutsideFaults} ms outside`);

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { waitFor } from './processes';
@@ -97,6 +97,15 @@ export class PgPair {
 
   get standby(): { port: number; dir: string } | undefined {
     return this.standbyDir && this.standbyPort ? { port: this.standbyPort, dir: this.standbyDir } : undefined;
+  }
+
+  /** The pids of the postmasters running now (from their postmaster.pid files). */
+  postmasterPids(): number[] {
+    return [join(this.dir, 'primary'), join(this.dir, 'standby')]
+      .map((dir) => join(dir, 'postmaster.pid'))
+      .filter((file) => existsSync(file))
+      .map((file) => Number(readFileSync(file, 'utf8').split('\n')[0]))
+      .filter((pid) => pid > 0);
   }
 
   /**
