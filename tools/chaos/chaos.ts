@@ -389,6 +389,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const during: number[] = [];
     const outside: number[] = [];
     const outsideUpstream: number[] = [];
+    // outside faults, by kind of request (lead, update, reveal, enroll, read, search): where the slow answers are
+    const outsideByKind = new Map<string, number[]>();
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
     // what each client is doing, so a phase without answers says which request hangs and how
@@ -413,6 +415,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         report.statuses[res.status] = (report.statuses[res.status] ?? 0) + 1;
         current.statuses.push(res.status);
         if (res.status !== 0) (faulted || faultInProgress ? during : outside).push(ms);
+        if (res.status !== 0 && !faulted && !faultInProgress) {
+          if (!outsideByKind.has(label)) outsideByKind.set(label, []);
+          outsideByKind.get(label)!.push(ms);
+        }
         if (safe && !failingOver && !inFailover) {
           report.clients.safe.attempts++;
           if (res.status === 0) report.clients.safe.unanswered++;
@@ -503,12 +509,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       report.clients.p99GatewayOutsideFaults = p99(outsideUpstream);
       report.clients.chaosLoopDelayP99 = Math.round(loopDelay.percentile(99) / 1e6);
       say(`outside faults: p99 ${report.clients.p99OutsideFaults} ms at the clients, ${report.clients.p99GatewayOutsideFaults} ms from the balancer forwarding to the gateway's answer; this process's event-loop delay p99 ${report.clients.chaosLoopDelayP99} ms, max ${Math.round(loopDelay.max / 1e6)} ms`);
+      say(`outside faults, p99 by request: ${[...outsideByKind].map(([kind, values]) => `${kind} ${p99(values)} ms (${values.length})`).join(', ')}`);
       if (shape.cluster) say(`CPU seconds of the processes alive at the end (since each started): ${cpuByProcess(shape.cluster)}`);
     }
     if (options.cluster) report.clients.failover = { ms: failover.ms, failedAttempts: failoverFailures };
     const { safe } = report.clients;
     say(`clients saw, for GETs and keyed POSTs outside the failover: ${safe.attempts} attempts, ${safe.errors} answered 5xx, ${safe.unanswered} unanswered; p99 ${report.clients.p99DuringFaults} ms during faults, ${report.clients.p99OutsideFaults} ms outside`);
-    if (report.clients.failover) say(`database failover: ${report.clients.failover.ms} ms, ${report.clients.failover.failedAttempts} attempts failed meanwhile (each retried until it converged)`);
+    if (report.clients.failover && report.kills.some((k) => k.startsWith('database failover'))) say(`database failover: ${report.clients.failover.ms} ms, ${report.clients.failover.failedAttempts} attempts failed meanwhile (each retried until it converged)`);
 
     // --- what must hold
     const query = async <R>(service: ServiceName, sql: string, params: unknown[] = []): Promise<R[]> => {
