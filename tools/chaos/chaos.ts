@@ -1,6 +1,7 @@
-import { ChildProcess, execFile, execFileSync } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { ChildProcess, execFile } from 'node:child_process';
+import { appendFileSync, chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { Agent, IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client } from 'pg';
@@ -293,17 +294,70 @@ async function clusterShape(dir: string, prefix: string, settings: NodeJS.Proces
   return { env: cluster.env, gateways: [cluster.apiUrl], databaseServer: cluster.pg.rwUrl, faults, close: () => cluster.stop(), cluster, standbySearchXacts };
 }
 
-/** CPU seconds used by each process of the cluster alive now, its PostgreSQL servers and nats-servers together, and this process. */
+/** CPU seconds (user + system) a process has used since it started, from /proc; 0 when it is gone. */
+function cpuSeconds(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    // the fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in clock ticks
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The children of each pid, from /proc. */
+function childrenOf(pids: Set<number>): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+      if (pids.has(ppid)) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/**
+ * CPU seconds used by each process of the cluster alive now (since it started: a restarted one
+ * only since its restart), the nats-servers and the PostgreSQL pair's servers (their processes
+ * alive now) together, and this process (clients, load balancer, receivers).
+ */
 function cpuByProcess(cluster: MeshCluster): string {
-  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,cputimes='], { encoding: 'utf8' }).trim().split('\n')
-    .map((line) => line.trim().split(/\s+/).map(Number)).map(([pid, ppid, cpu]) => ({ pid, ppid, cpu }));
-  const of = (pid: number | undefined) => rows.find((r) => r.pid === pid)?.cpu ?? 0;
-  const parts = cluster.apps.map((app) => `${app.id} ${of(app.running?.child.pid)}`);
-  parts.push(`nats-servers ${cluster.nats.reduce((sum, node) => sum + of(node.child?.pid), 0)}`);
+  const s = (n: number) => n.toFixed(1);
+  const parts = cluster.apps.map((app) => `${app.id} ${s(cpuSeconds(app.running?.child.pid))}`);
+  parts.push(`nats-servers ${s(cluster.nats.reduce((sum, node) => sum + cpuSeconds(node.child?.pid), 0))}`);
   const postmasters = new Set(cluster.pg.postmasterPids());
-  parts.push(`PostgreSQL pair ${rows.filter((r) => postmasters.has(r.pid) || postmasters.has(r.ppid)).reduce((sum, r) => sum + r.cpu, 0)}`);
-  parts.push(`this process ${of(process.pid)}`);
+  parts.push(`PostgreSQL ${s([...postmasters, ...childrenOf(postmasters)].reduce((sum, pid) => sum + cpuSeconds(pid), 0))}`);
+  parts.push(`this process ${s(cpuSeconds(process.pid))}`);
   return parts.join(', ');
+}
+
+/** Kept-alive connections of the clients: to the load balancer, or straight to the gateways. */
+const CLIENT_AGENT = new Agent({ keepAlive: true, maxSockets: 256 });
+
+/**
+ * One HTTP request of the clients, its answer read whole (15 s at most). node:http rather than
+ * fetch: the clients run in the same process as the load balancer and the receivers, on the
+ * machine the mesh runs on, and fetch spends several times the CPU per request.
+ */
+function send(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; text: string; headers: IncomingHttpHeaders }> {
+  const data = body === undefined ? undefined : JSON.stringify(body);
+  const all = data === undefined ? headers : { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) };
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers: all, agent: CLIENT_AGENT, signal: AbortSignal.timeout(15_000) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      res.on('error', reject);
+      res.on('aborted', () => reject(new Error('answer cut off')));
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
 }
 
 function p99(values: number[]): number {
@@ -330,7 +384,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     clients: { safe: { attempts: 0, errors: 0, unanswered: 0 }, p99DuringFaults: 0, p99OutsideFaults: 0 },
   };
   try {
-    shape = options.cluster ? await clusterShape(dir, prefix, settings, logDir, failover) : await singleShape(dir, prefix, settings, logDir);
+    // the cluster's engine ticks as production's does (SEQUENCES_TICK_MS unset): the short single-process
+    // runs tick every 100 ms to send within their seconds, which on the cluster's twelve processes is
+    // load of the run's own making on the machine whose latency it measures
+    shape = options.cluster
+      ? await clusterShape(dir, prefix, { ...settings, SEQUENCES_TICK_MS: undefined }, logDir, failover)
+      : await singleShape(dir, prefix, settings, logDir);
     const { env, gateways } = shape;
     say(options.cluster
       ? `cluster up: two processes of every service, two gateways behind a load balancer, three clustered nats-servers, PostgreSQL primary + standby; HTTPS receiver, SMTP sink, demo mail sandbox`
@@ -360,12 +419,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     let turn = 0;
     const call = async (method: string, path: string, body?: unknown, idempotencyKey?: string) => {
       const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-      if (body !== undefined) headers['content-type'] = 'application/json';
       if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
       const api = gateways[turn++ % gateways.length];
-      const res = await fetch(`${api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
-      const upstream = res.headers.get(UPSTREAM_MS_HEADER);
-      return { status: res.status, body: await res.json().catch(() => undefined) as any, upstreamMs: upstream === null ? undefined : Number(upstream) };
+      const res = await send(`${api}${path}`, method, headers, body);
+      const upstream = res.headers[UPSTREAM_MS_HEADER];
+      let parsed: any;
+      try {
+        parsed = JSON.parse(res.text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: res.status, body: parsed, upstreamMs: typeof upstream === 'string' ? Number(upstream) : undefined };
     };
     const endpoint = await call('POST', '/webhook_endpoints', { url: receiver.url('/hook'), events: [...LEAD_EVENTS] });
     if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
@@ -605,10 +669,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const [first, second] = cluster.gatewayUrls;
       const direct = async (api: string, method: string, path: string, apiKey: string, body?: unknown, idempotencyKey?: string) => {
         const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
-        if (body !== undefined) headers['content-type'] = 'application/json';
         if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
-        const res = await fetch(`${api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
-        return { status: res.status, text: await res.text(), headers: res.headers };
+        const res = await send(`${api}${path}`, method, headers, body);
+        const header = (name: string) => (typeof res.headers[name] === 'string' ? (res.headers[name] as string) : null);
+        return { status: res.status, text: res.text, headers: { get: header } };
       };
       if (checked(CHAOS_CHECKS.replay)) {
         const seen: string[] = [];
@@ -664,6 +728,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     return report;
 
   } finally {
+    CLIENT_AGENT.destroy();
     await shape?.close();
     await receiver.close();
     await sink.close();
