@@ -73,11 +73,13 @@ describe('gateway stores across a terminated connection', () => {
   it('claims, completes and replays an Idempotency-Key with the connection terminated before each statement', async () => {
     const key = `key-${randomToken(8)}`;
     await terminatePooled();
-    expect(await idempotency.claim(scope, key, 'fp-1')).toEqual({ kind: 'claimed' });
+    const claim = await idempotency.claim(scope, key, 'fp-1');
+    expect(claim).toEqual({ kind: 'claimed', token: expect.any(String) });
+    const { token } = claim as { token: string };
     await terminatePooled();
     expect(await idempotency.claim(scope, key, 'fp-1')).toEqual({ kind: 'in_progress' });
     await terminatePooled();
-    await idempotency.complete(scope, key, 201, '{"id":"lead_1"}');
+    await idempotency.complete(scope, key, token, 201, '{"id":"lead_1"}');
     await terminatePooled();
     expect(await idempotency.claim(scope, key, 'fp-1')).toEqual({ kind: 'replay', status: 201, body: '{"id":"lead_1"}' });
     const stored = await admin.query('SELECT status, response_status FROM idempotency_keys WHERE workspace_id = $1 AND key = $2', [scope.workspaceId, key]);
@@ -86,9 +88,10 @@ describe('gateway stores across a terminated connection', () => {
 
   it('releases a claim with the connection terminated before it', async () => {
     const key = `key-${randomToken(8)}`;
-    expect(await idempotency.claim(scope, key, 'fp-2')).toEqual({ kind: 'claimed' });
+    const claim = await idempotency.claim(scope, key, 'fp-2');
+    expect(claim).toMatchObject({ kind: 'claimed' });
     await terminatePooled();
-    await idempotency.release(scope, key);
+    await idempotency.release(scope, key, (claim as { token: string }).token);
     expect((await admin.query('SELECT 1 FROM idempotency_keys WHERE workspace_id = $1 AND key = $2', [scope.workspaceId, key])).rowCount).toBe(0);
   });
 
