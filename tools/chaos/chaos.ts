@@ -542,6 +542,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         }
       }
     };
+    const trafficStarted = performance.now();
     const workers = Array.from({ length: options.workers }, (_, w) => worker(w));
     const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -572,6 +573,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (options.cluster) {
       report.clients.p99GatewayOutsideFaults = p99(outsideUpstream);
       report.clients.chaosLoopDelayP99 = Math.round(loopDelay.percentile(99) / 1e6);
+      // the clients send back to back: as many requests are in flight as there are clients, so the
+      // mean time of an answer is the clients over the rate the machine answers at (Little's law)
+      const seconds = (performance.now() - trafficStarted) / 1000;
+      const mean = outside.reduce((sum, ms) => sum + ms, 0) / Math.max(1, outside.length);
+      say(`${options.workers} clients sending back to back: ${Math.round(report.requests / seconds)} requests/s over ${Math.round(seconds)} s; outside faults mean ${Math.round(mean)} ms, p50 ${Math.round(outside.length ? percentile(outside, 50) : 0)} ms`);
       say(`outside faults: p99 ${report.clients.p99OutsideFaults} ms at the clients, ${report.clients.p99GatewayOutsideFaults} ms from the balancer forwarding to the gateway's answer; this process's event-loop delay p99 ${report.clients.chaosLoopDelayP99} ms, max ${Math.round(loopDelay.max / 1e6)} ms`);
       say(`outside faults, p99 by request: ${[...outsideByKind].map(([kind, values]) => `${kind} ${p99(values)} ms (${values.length})`).join(', ')}`);
       if (shape.cluster) say(`CPU seconds of the processes alive at the end (since each started): ${cpuByProcess(shape.cluster)}`);
