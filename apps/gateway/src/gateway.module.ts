@@ -12,7 +12,7 @@ import { EXPORT_LINKS, ExportsController } from './exports/exports.controller';
 import { ApiErrorFilter } from './http/error-filter';
 import { InputPipe } from './http/input.pipe';
 import { GatewayPipeline } from './http/pipeline';
-import { ClaimOwner } from './idempotency/claim-owner';
+import { ClaimOwner } from './idempotency/claim-owner.store';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { LeadsController } from './leads/leads.controller';
 import { DocsController } from './openapi/docs.controller';

@@ -6,7 +6,7 @@ import { PG_SERVER_URL } from '../../../../test/harness';
 import { GatewayConfig } from '../config';
 import { GATEWAY_MIGRATIONS } from '../migrations';
 import { PgCounterStore } from '../rate-limit/pg-counter.store';
-import { ClaimOwner } from './claim-owner';
+import { ClaimOwner } from './claim-owner.store';
 import { IdempotencyScope, IdempotencyStore } from './idempotency.store';
 
 /**

@@ -5,7 +5,7 @@ import { PG_SERVER_URL } from '../../../../test/harness';
 import { TcpProxy } from '../../../../tools/mesh/tcp-proxy';
 import { GatewayConfig } from '../config';
 import { GATEWAY_MIGRATIONS } from '../migrations';
-import { CLAIM_OWNER_TIMING, ClaimOwner, claimOwnerSessionName } from './claim-owner';
+import { CLAIM_OWNER_TIMING, ClaimOwner, claimOwnerSessionName } from './claim-owner.store';
 import { IdempotencyScope, IdempotencyStore } from './idempotency.store';
 
 /**

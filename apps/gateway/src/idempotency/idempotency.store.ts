@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import { KeyMode } from '@app/contracts';
 import { onFreshConnection, PG_POOL, randomToken, rootLogger, runPeriodically, SERVICE_CONFIG } from '@app/platform';
 import { GatewayConfig } from '../config';
-import { CLAIM_OWNER_LOCK_CLASS, ClaimOwner, ClaimOwnerIdentity } from './claim-owner';
+import { CLAIM_OWNER_LOCK_CLASS, ClaimOwner, ClaimOwnerIdentity } from './claim-owner.store';
 
 export type Claim =
   /** `token` names this claim: its completion or release touches it and no later claim of the key. */
