@@ -19,6 +19,9 @@ export interface ClaimOwnerTiming {
   staleAfterMs: number;
 }
 
+/** How long the liveness session may take to connect or to answer one statement. */
+const SESSION_TIMEOUT_MS = 5000;
+
 /** The application_name of the connection that holds a process's liveness lock. */
 export const claimOwnerSessionName = (id: string): string => `gateway claim owner ${id}`;
 
@@ -77,7 +80,11 @@ export class ClaimOwner implements ClaimOwnerIdentity, OnApplicationBootstrap, O
 
   private async connect(): Promise<Client> {
     // named, so an operator (or a test) finds the session that holds this process's lock in pg_stat_activity
-    const session = new Client({ ...pgClientConfig(this.config.databaseUrl), keepAlive: true, application_name: claimOwnerSessionName(this.id) });
+    // bounded, so a database that does not answer holds neither the start-up nor the next beats
+    const session = new Client({
+      ...pgClientConfig(this.config.databaseUrl), keepAlive: true, application_name: claimOwnerSessionName(this.id),
+      connectionTimeoutMillis: SESSION_TIMEOUT_MS, query_timeout: SESSION_TIMEOUT_MS,
+    });
     session.on('error', () => this.drop(session));
     try {
       await session.connect();
