@@ -1,12 +1,15 @@
 import { ChildProcess, execFile } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { Agent, IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { PUBLIC_EVENT_TYPES, SERVICE_NAMES, ServiceName } from '@app/contracts';
 import { randomToken } from '@app/platform';
 import { percentile } from '../bench/bench-mesh';
 import { MeshCluster } from '../mesh/cluster-shape';
+import { UPSTREAM_MS_HEADER } from '../mesh/http-balancer';
 import { startDemoSandbox } from '../mesh/demo-sandbox';
 import { freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, ROOT, RunningApp, spawnApp, startNatsServer, waitFor } from '../mesh/processes';
 import { SmtpSink } from '../mesh/smtp-sink';
@@ -20,6 +23,11 @@ import { HttpsReceiver, testCertificate } from '../webhooks/https-receiver';
  * least once; every credit ledger sums to its balance; no lead got two different emails and
  * re-sent ones (same Message-ID, at-least-once) stay within the documented bound; every request
  * retried with its Idempotency-Key after a 5xx or a dropped connection converged to one result.
+ * On the cluster shape it also checks what clients saw (no 5xx, no unanswered GET or keyed POST,
+ * p99), that a keyed POST whose gateway died is answered soon after (another gateway takes its
+ * claim over), that search read its pages on the standby until the failover, that a keyed POST
+ * answered by one gateway is replayed by the other, and, with both gateways restarted at the
+ * spec's limit, that the rate limit is exact across them.
  * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WORKERS); a shorter run is in `npm test`. Each phase prints the
  * requests answered in it and the ones still waiting, so a stall shows what it waits on.
  */
@@ -40,7 +48,27 @@ export interface ChaosOptions {
   cluster?: boolean;
   /** The faults to run, by name (default: every fault of the shape); `npm test`'s cluster variant runs one. */
   faults?: (name: string) => boolean;
+  /**
+   * The checks to make, by name (default: all); the others' figures are printed as measured, not
+   * checked, and a check that needs steps of its own (the rate limit's gateway restarts) is not run.
+   */
+  checks?: (name: string) => boolean;
 }
+
+/** The names of the checks a run makes (ChaosOptions.checks). */
+export const CHAOS_CHECKS = {
+  converged: 'idempotent retries converged',
+  oneLead: 'one lead per create',
+  events: 'every lead.* event delivered at least once',
+  ledgers: 'every ledger sums to its balance',
+  emails: 'no lead got two different emails; re-sends within the bound',
+  noErrors: 'no 5xx and no unanswered request for GETs and keyed POSTs',
+  latency: 'p99 under 1 s during faults and under 100 ms outside',
+  takeover: 'a keyed POST re-sent after its gateway died is answered within 5 s',
+  replay: 'an idempotent replay works on either gateway',
+  rateLimit: 'the rate limit is exact across the two gateways',
+  replicaReads: 'search reads its pages on the standby, and on the new primary after the failover',
+} as const;
 
 /** What clients saw, by what they sent (cluster runs print and check it). */
 export interface ClientView {
@@ -49,6 +77,13 @@ export interface ClientView {
   /** p99 of answered attempts (ms), started while a fault was in progress and outside faults. */
   p99DuringFaults: number;
   p99OutsideFaults: number;
+  /**
+   * Outside faults, cluster runs: p99 of the gateways' own part as the load balancer saw it (from
+   * forwarding to the answer), and the event-loop delay of this process (the clients and the
+   * balancer): what the client's p99 holds beyond the mesh's own time.
+   */
+  p99GatewayOutsideFaults?: number;
+  chaosLoopDelayP99?: number;
   /** During the database failover: attempts that failed, and how long the failover took (ms). */
   failover?: { ms: number; failedAttempts: number };
 }
@@ -73,6 +108,10 @@ export interface ChaosReport {
 const PG = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const SEND_CONCURRENCY = 8;
 const LEAD_EVENTS = PUBLIC_EVENT_TYPES.filter((t) => t.startsWith('lead.'));
+/** What the traffic's search pages ask for (the seed's industries and titles). */
+const SEARCH_WORDS = ['software', 'fintech', 'healthcare', 'cto', 'founder', 'security'];
+/** The spec's rate limit, which the gateways run with when RATE_LIMIT_PER_MINUTE is not set. */
+const DEFAULT_RATE_LIMIT = 120;
 
 interface Outcome {
   /** 2xx bodies' ids, one per answer that ended a request (retries included). */
@@ -80,6 +119,8 @@ interface Outcome {
   /** Attempts that got a 5xx, no answer or "still in progress" before the request ended. */
   failedAttempts: number;
   status: number;
+  /** From its first 409 "still in progress" to its answer (ms; 0 without one). */
+  inProgressMs: number;
 }
 
 /** One fault of a run: what it does, and its name in the report. */
@@ -100,6 +141,10 @@ interface Shape {
   databaseServer: string;
   faults: Fault[];
   close: () => Promise<void>;
+  /** The cluster shape's processes and databases (cluster runs only). */
+  cluster?: MeshCluster;
+  /** Transactions run on the standby in search's database, read when asked and just before the failover. */
+  standbySearchXacts?: { atFailover?: number; read: () => Promise<number | undefined> };
 }
 
 /** The settings every service of a chaos run gets. */
@@ -223,15 +268,96 @@ async function clusterShape(dir: string, prefix: string, settings: NodeJS.Proces
       }
     },
   });
+  const standbySearchXacts: NonNullable<Shape['standbySearchXacts']> = {
+    read: async () => {
+      const standby = cluster.pg.standby;
+      if (!standby) return undefined;
+      const db = new Client({ host: '127.0.0.1', port: standby.port, user: 'postgres', database: 'postgres' });
+      await db.connect();
+      try {
+        const { rows } = await db.query<{ n: string }>('SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = $1', [`${prefix}search`]);
+        return rows.length ? Number(rows[0].n) : undefined;
+      } finally {
+        await db.end();
+      }
+    },
+  };
   faults.push({
     name: 'database failover (standby promoted, old primary stopped)',
     failover: true,
     run: async () => {
+      standbySearchXacts.atFailover = await standbySearchXacts.read().catch(() => undefined);
       failover.ms = await cluster.pg.failover();
     },
   });
   // clients reach the gateways through the load balancer, as they do in production
-  return { env: cluster.env, gateways: [cluster.apiUrl], databaseServer: cluster.pg.rwUrl, faults, close: () => cluster.stop() };
+  return { env: cluster.env, gateways: [cluster.apiUrl], databaseServer: cluster.pg.rwUrl, faults, close: () => cluster.stop(), cluster, standbySearchXacts };
+}
+
+/** CPU seconds (user + system) a process has used since it started, from /proc; 0 when it is gone. */
+function cpuSeconds(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    // the fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in clock ticks
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** The children of each pid, from /proc. */
+function childrenOf(pids: Set<number>): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+      if (pids.has(ppid)) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/**
+ * CPU seconds used by each process of the cluster alive now (since it started: a restarted one
+ * only since its restart), the nats-servers and the PostgreSQL pair's servers (their processes
+ * alive now) together, and this process (clients, load balancer, receivers).
+ */
+function cpuByProcess(cluster: MeshCluster): string {
+  const s = (n: number) => n.toFixed(1);
+  const parts = cluster.apps.map((app) => `${app.id} ${s(cpuSeconds(app.running?.child.pid))}`);
+  parts.push(`nats-servers ${s(cluster.nats.reduce((sum, node) => sum + cpuSeconds(node.child?.pid), 0))}`);
+  const postmasters = new Set(cluster.pg.postmasterPids());
+  parts.push(`PostgreSQL ${s([...postmasters, ...childrenOf(postmasters)].reduce((sum, pid) => sum + cpuSeconds(pid), 0))}`);
+  parts.push(`this process ${s(cpuSeconds(process.pid))}`);
+  return parts.join(', ');
+}
+
+/** Kept-alive connections of the clients: to the load balancer, or straight to the gateways. */
+const CLIENT_AGENT = new Agent({ keepAlive: true, maxSockets: 256 });
+
+/**
+ * One HTTP request of the clients, its answer read whole (15 s at most). node:http rather than
+ * fetch: the clients run in the same process as the load balancer and the receivers, on the
+ * machine the mesh runs on, and fetch spends several times the CPU per request.
+ */
+function send(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; text: string; headers: IncomingHttpHeaders }> {
+  const data = body === undefined ? undefined : JSON.stringify(body);
+  const all = data === undefined ? headers : { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) };
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers: all, agent: CLIENT_AGENT, signal: AbortSignal.timeout(15_000) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      res.on('error', reject);
+      res.on('aborted', () => reject(new Error('answer cut off')));
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
 }
 
 function p99(values: number[]): number {
@@ -258,7 +384,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     clients: { safe: { attempts: 0, errors: 0, unanswered: 0 }, p99DuringFaults: 0, p99OutsideFaults: 0 },
   };
   try {
-    shape = options.cluster ? await clusterShape(dir, prefix, settings, logDir, failover) : await singleShape(dir, prefix, settings, logDir);
+    // the cluster's engine ticks as production's does (SEQUENCES_TICK_MS unset): the short single-process
+    // runs tick every 100 ms to send within their seconds, which on the cluster's twelve processes is
+    // load of the run's own making on the machine whose latency it measures
+    shape = options.cluster
+      ? await clusterShape(dir, prefix, { ...settings, SEQUENCES_TICK_MS: undefined }, logDir, failover)
+      : await singleShape(dir, prefix, settings, logDir);
     const { env, gateways } = shape;
     say(options.cluster
       ? `cluster up: two processes of every service, two gateways behind a load balancer, three clustered nats-servers, PostgreSQL primary + standby; HTTPS receiver, SMTP sink, demo mail sandbox`
@@ -288,11 +419,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     let turn = 0;
     const call = async (method: string, path: string, body?: unknown, idempotencyKey?: string) => {
       const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-      if (body !== undefined) headers['content-type'] = 'application/json';
       if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
       const api = gateways[turn++ % gateways.length];
-      const res = await fetch(`${api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
-      return { status: res.status, body: await res.json().catch(() => undefined) as any };
+      const res = await send(`${api}${path}`, method, headers, body);
+      const upstream = res.headers[UPSTREAM_MS_HEADER];
+      let parsed: any;
+      try {
+        parsed = JSON.parse(res.text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: res.status, body: parsed, upstreamMs: typeof upstream === 'string' ? Number(upstream) : undefined };
     };
     const endpoint = await call('POST', '/webhook_endpoints', { url: receiver.url('/hook'), events: [...LEAD_EVENTS] });
     if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
@@ -302,6 +439,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const sequence = (await admin('sequence:create', '--workspace', workspace.id, '--file', file)).id as string;
     await admin('sequence:launch', '--sequence', sequence);
     const entities = ((await call('GET', '/search?lens=leads')).body?.data ?? []).map((hit: { entity_id: string }) => hit.entity_id) as string[];
+    const standbyXactsBefore = await shape.standbySearchXacts?.read().catch(() => undefined);
 
     // --- traffic: every request ends in a 2xx or a 4xx; a 5xx, no answer or a 409 "still in progress" is retried (with the same key)
     const outcomes = new Map<string, Outcome>();
@@ -314,10 +452,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     let failoverFailures = 0;
     const during: number[] = [];
     const outside: number[] = [];
+    const outsideUpstream: number[] = [];
+    // outside faults, by kind of request (lead, update, reveal, enroll, read, search): where the slow answers are
+    const outsideByKind = new Map<string, number[]>();
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     // what each client is doing, so a phase without answers says which request hangs and how
     const inFlight = new Map<number, { label: string; since: number; statuses: number[] }>();
+    // search pages answered after the failover (read on the new primary: the standby is gone)
+    const searchAfterFailover = { answered: 0, failed: 0 };
+    let failedOver = false;
     const attempt = async (w: number, label: string, method: string, path: string, body: unknown, idempotencyKey?: string) => {
-      const outcome: Outcome = { ids: new Set(), failedAttempts: 0, status: 0 };
+      const outcome: Outcome = { ids: new Set(), failedAttempts: 0, status: 0, inProgressMs: 0 };
+      let inProgressSince: number | undefined;
       if (idempotencyKey) outcomes.set(`${label}:${idempotencyKey}`, outcome);
       const current = { label: `${method} ${path}`, since: performance.now(), statuses: [] as number[] };
       inFlight.set(w, current);
@@ -326,11 +473,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         const faulted = faultInProgress;
         const failingOver = inFailover;
         const sent = performance.now();
-        const res = await call(method, path, body, idempotencyKey).catch(() => ({ status: 0, body: undefined }));
+        const res: { status: number; body: any; upstreamMs?: number } = await call(method, path, body, idempotencyKey).catch(() => ({ status: 0, body: undefined }));
         const ms = performance.now() - sent;
+        if (res.status !== 0 && !faulted && !faultInProgress && res.upstreamMs !== undefined) outsideUpstream.push(res.upstreamMs);
         report.statuses[res.status] = (report.statuses[res.status] ?? 0) + 1;
         current.statuses.push(res.status);
         if (res.status !== 0) (faulted || faultInProgress ? during : outside).push(ms);
+        if (res.status !== 0 && !faulted && !faultInProgress) {
+          if (!outsideByKind.has(label)) outsideByKind.set(label, []);
+          outsideByKind.get(label)!.push(ms);
+        }
         if (safe && !failingOver && !inFailover) {
           report.clients.safe.attempts++;
           if (res.status === 0) report.clients.safe.unanswered++;
@@ -342,12 +494,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         }
         // 409 on the Idempotency-Key: an earlier attempt is still in progress (or its gateway died holding it): retry shortly, as the API says
         const inProgress = res.status === 409 && res.body?.error?.param === 'Idempotency-Key' && idempotencyKey !== undefined;
+        if (label === 'search' && failedOver && !failingOver) searchAfterFailover[res.status === 200 ? 'answered' : 'failed']++;
+        if (inProgress) inProgressSince ??= sent;
         if (res.status === 0 || res.status >= 500 || inProgress) {
           if (failingOver || inFailover) failoverFailures++;
           outcome.failedAttempts++;
           await new Promise((r) => setTimeout(r, 200));
           continue;
         }
+        if (inProgressSince !== undefined) outcome.inProgressMs = performance.now() - inProgressSince;
         outcome.status = res.status;
         if (res.status < 300 && res.body?.id) outcome.ids.add(res.body.id);
         break;
@@ -377,6 +532,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           await attempt(w, 'update', 'PATCH', `/leads/${leads[n % leads.length]}`, { title: `Title ${n}` });
         } else if (kind === 2 && entities.length) {
           await attempt(w, 'reveal', 'POST', '/reveals', { entity_id: entities[(w * 97 + n) % entities.length] }, randomToken(16));
+        } else if (kind === 4 && n % 2 === 1) {
+          // a search page: on the cluster, read on the standby (SEARCH_READ_DATABASE_URL) until the failover
+          await attempt(w, 'search', 'GET', `/search?lens=leads&q=${SEARCH_WORDS[n % SEARCH_WORDS.length]}`, undefined);
         } else if (kind === 4) {
           await attempt(w, 'read', 'GET', `/leads/${leads[(n * 7) % leads.length]}`, undefined);
         } else {
@@ -384,6 +542,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         }
       }
     };
+    const trafficStarted = performance.now();
     const workers = Array.from({ length: options.workers }, (_, w) => worker(w));
     const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -398,6 +557,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       faultInProgress = false;
       inFailover = false;
       report.kills.push(fault.name);
+      if (fault.failover) failedOver = true;
       currentFault = `after ${fault.name}`;
       phase(`${fault.name}: done`);
     }
@@ -407,12 +567,25 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await Promise.all(workers);
     phase('traffic stopped');
     say(`traffic stopped: ${report.requests} requests, ${report.retriedRequests} retried after a 5xx, no answer or 409 in progress; answers ${JSON.stringify(report.statuses)}`);
+    loopDelay.disable();
     report.clients.p99DuringFaults = p99(during);
     report.clients.p99OutsideFaults = p99(outside);
+    if (options.cluster) {
+      report.clients.p99GatewayOutsideFaults = p99(outsideUpstream);
+      report.clients.chaosLoopDelayP99 = Math.round(loopDelay.percentile(99) / 1e6);
+      // the clients send back to back: as many requests are in flight as there are clients, so the
+      // mean time of an answer is the clients over the rate the machine answers at (Little's law)
+      const seconds = (performance.now() - trafficStarted) / 1000;
+      const mean = outside.reduce((sum, ms) => sum + ms, 0) / Math.max(1, outside.length);
+      say(`${options.workers} clients sending back to back: ${Math.round(report.requests / seconds)} requests/s over ${Math.round(seconds)} s; outside faults mean ${Math.round(mean)} ms, p50 ${Math.round(outside.length ? percentile(outside, 50) : 0)} ms`);
+      say(`outside faults: p99 ${report.clients.p99OutsideFaults} ms at the clients, ${report.clients.p99GatewayOutsideFaults} ms from the balancer forwarding to the gateway's answer; this process's event-loop delay p99 ${report.clients.chaosLoopDelayP99} ms, max ${Math.round(loopDelay.max / 1e6)} ms`);
+      say(`outside faults, p99 by request: ${[...outsideByKind].map(([kind, values]) => `${kind} ${p99(values)} ms (${values.length})`).join(', ')}`);
+      if (shape.cluster) say(`CPU seconds of the processes alive at the end (since each started): ${cpuByProcess(shape.cluster)}`);
+    }
     if (options.cluster) report.clients.failover = { ms: failover.ms, failedAttempts: failoverFailures };
     const { safe } = report.clients;
     say(`clients saw, for GETs and keyed POSTs outside the failover: ${safe.attempts} attempts, ${safe.errors} answered 5xx, ${safe.unanswered} unanswered; p99 ${report.clients.p99DuringFaults} ms during faults, ${report.clients.p99OutsideFaults} ms outside`);
-    if (report.clients.failover) say(`database failover: ${report.clients.failover.ms} ms, ${report.clients.failover.failedAttempts} attempts failed meanwhile (each retried until it converged)`);
+    if (report.clients.failover && report.kills.some((k) => k.startsWith('database failover'))) say(`database failover: ${report.clients.failover.ms} ms, ${report.clients.failover.failedAttempts} attempts failed meanwhile (each retried until it converged)`);
 
     // --- what must hold
     const query = async <R>(service: ServiceName, sql: string, params: unknown[] = []): Promise<R[]> => {
@@ -426,7 +599,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         await db.end();
       }
     };
+    const checked = (name: string) => options.checks?.(name) ?? true;
     const check = (name: string, ok: boolean, detail: string) => {
+      if (!checked(name)) {
+        say(`(measured, not checked in this run) ${name}: ${detail}`);
+        return;
+      }
       report.checks.push({ name, ok, detail });
       say(`${ok ? 'ok  ' : 'FAIL'} ${name}: ${detail}`);
     };
@@ -434,13 +612,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const keyed = [...outcomes.values()];
     const diverged = keyed.filter((o) => o.ids.size > 1).length;
     const retried = keyed.filter((o) => o.failedAttempts > 0);
-    check('idempotent retries converged', diverged === 0 && keyed.every((o) => o.status !== 0),
+    check(CHAOS_CHECKS.converged, diverged === 0 && keyed.every((o) => o.status !== 0),
       `${keyed.length} keyed POSTs, ${retried.length} retried after a 5xx, no answer or 409 in progress, ${diverged} with more than one result`);
     // the leads the traffic created (reveals add leads of their own, on the demo domains)
     const duplicates = await query<{ email: string }>('crm', `SELECT email FROM leads WHERE workspace_id = $1 AND email LIKE '%@rcpt.chaos' GROUP BY email HAVING count(*) > 1`, [workspace.id]);
     const createdKeys = [...outcomes.entries()].filter(([k, o]) => k.startsWith('lead:') && o.ids.size === 1).length;
     const [{ n: leadRows }] = await query<{ n: number }>('crm', `SELECT count(*)::int AS n FROM leads WHERE workspace_id = $1 AND email LIKE '%@rcpt.chaos'`, [workspace.id]);
-    check('one lead per create', duplicates.length === 0 && leadRows === createdKeys, `${createdKeys} creates answered, ${leadRows} leads stored, ${duplicates.length} emails stored twice`);
+    check(CHAOS_CHECKS.oneLead, duplicates.length === 0 && leadRows === createdKeys, `${createdKeys} creates answered, ${leadRows} leads stored, ${duplicates.length} emails stored twice`);
 
     const delivered = new Set<string>();
     const outbox = await query<{ id: string }>('crm', `SELECT id FROM outbox WHERE type LIKE 'lead.%' AND envelope->>'workspace_id' = $1`, [workspace.id]);
@@ -455,14 +633,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       return outbox.filter((e) => !delivered.has(e.id));
     };
     await waitFor('every lead event delivered', async () => missing().length === 0, 90_000, 500).catch(() => undefined);
-    check('every lead.* event delivered at least once', missing().length === 0, `${outbox.length} lead.* events in crm's outbox, ${outbox.length - missing().length} delivered to the endpoint (${receiver.received.length} deliveries)`);
+    check(CHAOS_CHECKS.events, missing().length === 0, `${outbox.length} lead.* events in crm's outbox, ${outbox.length - missing().length} delivered to the endpoint (${receiver.received.length} deliveries)`);
 
     const ledgers = await query<{ workspace_id: string; balance: number; ledger: number }>(
       'billing',
       `SELECT a.workspace_id, a.plan_balance + a.pack_balance AS balance, (SELECT coalesce(sum(amount), 0) FROM ledger_entries l WHERE l.workspace_id = a.workspace_id)::int AS ledger FROM credit_accounts a`,
     );
     const off = ledgers.filter((l) => l.balance !== l.ledger);
-    check('every ledger sums to its balance', off.length === 0, `${ledgers.length} accounts, ${off.length} off${off.length ? `: ${JSON.stringify(off)}` : ''}`);
+    check(CHAOS_CHECKS.ledgers, off.length === 0, `${ledgers.length} accounts, ${off.length} off${off.length ? `: ${JSON.stringify(off)}` : ''}`);
 
     await waitFor('emails settled', async () => {
       const [{ n }] = await query<{ n: number }>('sequences', `SELECT count(*)::int AS n FROM email_messages WHERE status = 'queued'`).catch(() => [{ n: 0 }]);
@@ -474,17 +652,89 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const resent = sink.mails.length - [...byRecipient.values()].reduce((sum, ids) => sum + ids.size, 0);
     // each sequences kill: at most the hand-offs it had in flight go out again, same Message-ID
     const bound = SEND_CONCURRENCY * report.kills.filter((k) => k.startsWith('sequences')).length;
-    check('no lead got two different emails; re-sends within the bound', twoEmails === 0 && resent <= bound,
+    check(CHAOS_CHECKS.emails, twoEmails === 0 && resent <= bound,
       `${sink.mails.length} emails to ${byRecipient.size} recipients, ${twoEmails} recipients with two different emails, ${resent} re-sent with their Message-ID (bound ${bound}: the hand-offs in flight at the sequences kills)`);
-    if (options.cluster) {
-      check('no 5xx and no unanswered request for GETs and keyed POSTs', safe.errors === 0 && safe.unanswered === 0,
+    if (options.cluster && shape.cluster) {
+      const cluster = shape.cluster;
+      check(CHAOS_CHECKS.noErrors, safe.errors === 0 && safe.unanswered === 0,
         `${safe.attempts} attempts outside the database failover, ${safe.errors} answered 5xx, ${safe.unanswered} unanswered`);
-      check('p99 under 1 s during faults and under 100 ms outside', report.clients.p99DuringFaults < 1000 && report.clients.p99OutsideFaults < 100,
+      check(CHAOS_CHECKS.latency, report.clients.p99DuringFaults < 1000 && report.clients.p99OutsideFaults < 100,
         `p99 ${report.clients.p99DuringFaults} ms during faults, ${report.clients.p99OutsideFaults} ms outside`);
+      const waited = keyed.filter((o) => o.inProgressMs > 0);
+      const longest = Math.max(0, ...waited.map((o) => o.inProgressMs));
+      check(CHAOS_CHECKS.takeover, longest < 5000,
+        `${waited.length} keyed POSTs answered 409 "still in progress" first (a gateway died holding their claim), the longest until its answer ${(longest / 1000).toFixed(1)} s`);
+      if (report.kills.some((k) => k.startsWith('database failover'))) {
+        const before = standbyXactsBefore ?? 0;
+        const onStandby = (shape.standbySearchXacts?.atFailover ?? 0) - before;
+        check(CHAOS_CHECKS.replicaReads, onStandby > 0 && searchAfterFailover.answered > 0 && searchAfterFailover.failed === 0,
+          `${onStandby} transactions in search's database on the standby before the failover; after it ${searchAfterFailover.answered} search pages answered, ${searchAfterFailover.failed} not`);
+      }
+
+      // straight to each gateway, not through the balancer: which one answers is chosen here
+      const [first, second] = cluster.gatewayUrls;
+      const direct = async (api: string, method: string, path: string, apiKey: string, body?: unknown, idempotencyKey?: string) => {
+        const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
+        if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+        const res = await send(`${api}${path}`, method, headers, body);
+        const header = (name: string) => (typeof res.headers[name] === 'string' ? (res.headers[name] as string) : null);
+        return { status: res.status, text: res.text, headers: { get: header } };
+      };
+      if (checked(CHAOS_CHECKS.replay)) {
+        const seen: string[] = [];
+        let ok = true;
+        for (const [from, to, names] of [[first, second, 'gateway-1 then gateway-2'], [second, first, 'gateway-2 then gateway-1']]) {
+          const idem = randomToken(16);
+          const body = { full_name: `Replay ${idem}`, email: `replay-${idem.toLowerCase()}@replay.chaos` };
+          const a = await direct(from, 'POST', '/leads', key, body, idem);
+          const b = await direct(to, 'POST', '/leads', key, body, idem);
+          const same = a.status === 201 && b.status === a.status && b.text === a.text
+            && a.headers.get('idempotent-replayed') === null && b.headers.get('idempotent-replayed') === 'true';
+          ok &&= same;
+          seen.push(`${names}: ${a.status}, then ${b.status} ${b.text === a.text ? 'same body' : 'another body'}, Idempotent-Replayed ${b.headers.get('idempotent-replayed') ?? 'absent'}`);
+        }
+        check(CHAOS_CHECKS.replay, ok, seen.join('; '));
+      }
+      if (checked(CHAOS_CHECKS.rateLimit)) {
+        // the traffic ran with the limit raised; the check needs the spec's own, on both gateways
+        for (const app of cluster.apps.filter((a) => a.name === 'gateway')) {
+          await cluster.stopApp(app.id);
+          await cluster.startApp(app.id, { RATE_LIMIT_PER_MINUTE: undefined });
+        }
+        say(`both gateways restarted with the default rate limit (RATE_LIMIT_PER_MINUTE unset) for the rate-limit check`);
+        const limited = await admin('workspace:create', '--name', 'chaos rate limit');
+        const limitedKey = (await admin('key:create', '--workspace', limited.id, '--mode', 'live')).key as string;
+        // a fixed one-minute window: the requests must not straddle its end
+        let opening = await direct(first, 'GET', '/leads', limitedKey);
+        const reset = Number(opening.headers.get('ratelimit-reset'));
+        if (reset < 20) {
+          await pause(reset * 1000 + 300);
+          opening = await direct(first, 'GET', '/leads', limitedKey);
+        }
+        const windowLeft = Number(opening.headers.get('ratelimit-reset'));
+        const started = performance.now();
+        const statuses: number[] = [opening.status];
+        const limits = new Set([opening.headers.get('ratelimit-limit')]);
+        for (let sent = 1; sent < DEFAULT_RATE_LIMIT; sent += 20) {
+          const batch = await Promise.all(Array.from({ length: Math.min(20, DEFAULT_RATE_LIMIT - sent) }, (_, i) =>
+            direct((sent + i) % 2 ? second : first, 'GET', '/leads', limitedKey)));
+          for (const res of batch) {
+            statuses.push(res.status);
+            limits.add(res.headers.get('ratelimit-limit'));
+          }
+        }
+        const over = [await direct(first, 'GET', '/leads', limitedKey), await direct(second, 'GET', '/leads', limitedKey)];
+        const inWindow = (performance.now() - started) / 1000 < windowLeft - 1;
+        const admitted = statuses.filter((st) => st === 200).length;
+        check(CHAOS_CHECKS.rateLimit,
+          inWindow && admitted === DEFAULT_RATE_LIMIT && over.every((res) => res.status === 429 && res.headers.get('retry-after') !== null) && [...limits].join() === String(DEFAULT_RATE_LIMIT),
+          `a key of its own at the default limit (RateLimit-Limit ${[...limits].join('/')}): ${admitted} of ${statuses.length} requests over both gateways admitted, the next on gateway-1 ${over[0].status}, on gateway-2 ${over[1].status}${inWindow ? '' : ' (the window ended meanwhile: not conclusive)'}`);
+      }
     }
     return report;
 
   } finally {
+    CLIENT_AGENT.destroy();
     await shape?.close();
     await receiver.close();
     await sink.close();

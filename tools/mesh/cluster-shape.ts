@@ -17,7 +17,8 @@ import {
  * service and `gateways` gateways, each process given the full server list starting at a
  * different node in turn, and PostgreSQL as a primary with a synchronous streaming standby behind
  * the `rw`/`ro` endpoints CloudNativePG gives (PgPair), and a load balancer in front of the
- * gateways (HttpBalancer) as a Kubernetes Service gives. `npm run cluster` and
+ * gateways (HttpBalancer) as a Kubernetes Service gives. Search reads its pages on the standby
+ * (`ro`), as production's search reads them on a replica. `npm run cluster` and
  * `npm run chaos -- --cluster` run it.
  */
 /** What `npm run cluster` and `chaos --cluster` run, and so what their figures show (k8s/ must give at least as much). */
@@ -141,6 +142,16 @@ export class MeshCluster {
     return this.balancer.url;
   }
 
+  /**
+   * Search's database through the `ro` endpoint (the standby while there is one): its pages are
+   * read there (SEARCH_READ_DATABASE_URL), and on the primary when it does not answer.
+   */
+  get searchReadUrl(): string {
+    const url = new URL(this.pg.roUrl);
+    url.pathname = `/${this.options.dbPrefix}search`;
+    return url.toString();
+  }
+
   get gatewayUrls(): string[] {
     return this.apps.filter((a) => a.name === 'gateway').map((a) => `http://127.0.0.1:${a.port}/api/v1`);
   }
@@ -157,13 +168,17 @@ export class MeshCluster {
     return node;
   }
 
-  async startApp(id: string): Promise<RunningApp> {
+  /** Starts process `id`; `overrides` on top of its environment (a value undefined: the setting unset). */
+  async startApp(id: string, overrides: NodeJS.ProcessEnv = {}): Promise<RunningApp> {
     const app = this.app(id);
     const env: NodeJS.ProcessEnv = {
       ...this.env,
       NATS_URL: app.natsUrl,
       [MESH_NATS_IDENTITY_DIR]: this.identities.dir,
       EVENTS_STREAM_REPLICAS: String(CLUSTER_SHAPE.eventsReplicas),
+      // search pages read on the standby (issue 25), as the prod overlay reads them through the -ro Service
+      ...(app.name === 'search' ? { SEARCH_READ_DATABASE_URL: this.searchReadUrl } : {}),
+      ...overrides,
     };
     const output = this.options.output;
     const running = spawnApp(app.name, env, app.port, output ? (line) => output(app.id, line) : 'ignore');

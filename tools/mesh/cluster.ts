@@ -7,7 +7,8 @@ import { ROOT } from './processes';
 /**
  * `npm run cluster`: the shape production runs, on this machine (tools/mesh/cluster-shape.ts):
  * three clustered nats-servers with JetStream, two processes of every service and two gateways
- * behind a load balancer, PostgreSQL as a primary with a synchronous streaming standby. Prints where everything is; stops
+ * behind a load balancer, PostgreSQL as a primary with a synchronous streaming standby (search reads
+ * its pages there). Prints where everything is; stops
  * everything on Ctrl-C. State in .data/cluster (made anew each start); the mesh's NATS identities
  * are `npm start`'s (.data/nats/identities), and .data/nats/url names the cluster's nodes, so
  * `npm run -s admin -- …` reaches it as it reaches `npm start`'s mesh.
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
   for (const url of cluster.gatewayUrls) say(`  gateway     ${url}`);
   for (const node of cluster.nats) say(`  NATS        ${node.id} nats://127.0.0.1:${node.port} (routes ${node.clusterPort})`);
   say(`  PostgreSQL  rw ${cluster.pg.rwUrl}, ro ${cluster.pg.roUrl} (primary ${cluster.pg.primary.port}, standby ${cluster.pg.standby?.port}; databases ${cluster.options.dbPrefix}<service>)`);
+  say(`  search reads ${cluster.searchReadUrl} (SEARCH_READ_DATABASE_URL: pages on the standby, on the primary when it does not answer)`);
   for (const app of cluster.apps) say(`  ${app.id.padEnd(12)}http://127.0.0.1:${app.port}/health/ready  NATS ${app.natsUrl.split(',')[0]} first`);
   say('create a workspace and a key: npm run -s admin -- workspace:create --name Acme, then key:create --workspace <ws_id> --mode test');
 }

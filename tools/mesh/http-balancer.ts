@@ -1,6 +1,9 @@
 import { Agent, createServer, IncomingMessage, request as httpRequest, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 
+/** The response header the balancer adds: milliseconds from forwarding a request to its gateway's answer. */
+export const UPSTREAM_MS_HEADER = 'x-balancer-upstream-ms';
+
 /** How long a gateway that refused or dropped a connection is passed over (then tried again). */
 const PASS_OVER_MS = 500;
 
@@ -89,8 +92,12 @@ export class HttpBalancer {
     return new Promise((resolve) => {
       const headers = { ...req.headers, 'content-length': String(body.length) };
       delete headers.connection;
+      const sent = performance.now();
       const upstream = httpRequest({ host: '127.0.0.1', port: gateway, method: req.method, path: req.url, headers, agent: this.agent }, (answer) => {
         const { connection: _c, 'keep-alive': _k, ...passed } = answer.headers;
+        // how long the gateway took to begin its answer, as this process saw it: beside what the
+        // client measures, it tells the gateway's time from the client's and this process's own
+        passed[UPSTREAM_MS_HEADER] = String(Math.round(performance.now() - sent));
         res.writeHead(answer.statusCode ?? 502, passed);
         answer.pipe(res);
         answer.on('error', () => res.destroy());

@@ -1,5 +1,5 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { waitFor } from './processes';
@@ -99,6 +99,15 @@ export class PgPair {
     return this.standbyDir && this.standbyPort ? { port: this.standbyPort, dir: this.standbyDir } : undefined;
   }
 
+  /** The pids of the postmasters running now (from their postmaster.pid files). */
+  postmasterPids(): number[] {
+    return [join(this.dir, 'primary'), join(this.dir, 'standby')]
+      .map((dir) => join(dir, 'postmaster.pid'))
+      .filter((file) => existsSync(file))
+      .map((file) => Number(readFileSync(file, 'utf8').split('\n')[0]))
+      .filter((pid) => pid > 0);
+  }
+
   /**
    * What the operator does when the primary is lost: stop it (fast: its sessions end), promote
    * the standby, point `rw` (and `ro`) at the new primary. Resolves with how long it took.
@@ -106,8 +115,9 @@ export class PgPair {
   async failover(): Promise<number> {
     const started = Date.now();
     if (!this.standbyDir || !this.standbyPort) throw new Error('no standby to promote');
-    pgCtl(this.bin, this.primaryDir, 'stop', ['-m', 'fast']);
-    pgCtl(this.bin, this.standbyDir, 'promote');
+    // not blocking this process meanwhile: a load balancer or clients running in it go on
+    await pgCtlAsync(this.bin, this.primaryDir, 'stop', ['-m', 'fast']);
+    await pgCtlAsync(this.bin, this.standbyDir, 'promote');
     const port = this.standbyPort;
     await waitFor('the promoted standby writable', async () => (await sql(port, 'SELECT pg_is_in_recovery() AS r'))[0]?.r === false, 30_000, 100);
     this.primaryDir = this.standbyDir;
@@ -163,6 +173,17 @@ function ownedByPostgres(path: string): void {
   if (process.getuid?.() !== 0) return;
   const ids = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
   chownSync(path, ids('-u'), ids('-g'));
+}
+
+/** asPostgres without waiting in this process's event loop. */
+function asPostgresAsync(command: string, args: string[]): Promise<void> {
+  const [file, argv] = process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+  return new Promise((resolve, reject) => execFile(file, argv, { encoding: 'utf8' }, (err, stdout, stderr) =>
+    err ? reject(new Error(`${command} ${args.join(' ')} failed: ${stderr || stdout || err.message}`)) : resolve()));
+}
+
+function pgCtlAsync(bin: string, dir: string, action: 'stop' | 'promote', extra: string[] = []): Promise<void> {
+  return asPostgresAsync(join(bin, 'pg_ctl'), ['-D', dir, '-w', '-t', '60', ...extra, action]);
 }
 
 function pgCtl(bin: string, dir: string, action: string, extra: string[] = []): void {

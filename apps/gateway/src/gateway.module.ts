@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { createFileStorage, FILE_STORAGE, loadExportLinkConfig, PlatformModule } from '@app/platform';
+import { createFileStorage, FILE_STORAGE, loadExportLinkConfig, PlatformModule, SERVICE_CONFIG } from '@app/platform';
 import { AuditLogStore } from './audit/audit-log.store';
 import { ApiKeyEntity } from './auth/api-key.entity';
 import { ApiKeysRepository } from './auth/api-keys.repository';
@@ -12,6 +12,7 @@ import { EXPORT_LINKS, ExportsController } from './exports/exports.controller';
 import { ApiErrorFilter } from './http/error-filter';
 import { InputPipe } from './http/input.pipe';
 import { GatewayPipeline } from './http/pipeline';
+import { ClaimOwner } from './idempotency/claim-owner.store';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { LeadsController } from './leads/leads.controller';
 import { DocsController } from './openapi/docs.controller';
@@ -46,6 +47,8 @@ export class GatewayModule {
         WorkspacesService,
         { provide: COUNTER_STORE, useClass: PgCounterStore },
         { provide: RateLimiter, useFactory: (store: PgCounterStore) => new RateLimiter(store), inject: [COUNTER_STORE] },
+        // this process as the owner of its idempotency claims: its liveness lock and heartbeat
+        { provide: ClaimOwner, useFactory: (c: GatewayConfig) => new ClaimOwner(c), inject: [SERVICE_CONFIG] },
         IdempotencyStore,
         RpcClient,
         GatewayPipeline,

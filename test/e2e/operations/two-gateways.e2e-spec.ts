@@ -6,7 +6,9 @@ import { expectApiError, expectRateLimitHeaders, RATE_LIMIT, sleep } from '../..
 /**
  * Two gateways in front of one mesh, as production runs them (issue 23): the rate limit is one
  * budget per key whichever gateway answers (the 121st request of a window is 429 on either), and
- * an Idempotency-Key sent to one gateway is replayed by the other.
+ * an Idempotency-Key sent to one gateway is replayed by the other, also when the gateway that took
+ * it was SIGKILLed mid-request (the other takes its claim over within seconds; crm answers with
+ * the lead the first attempt made).
  */
 describe('two gateways share the rate limit and idempotency (e2e)', () => {
   let mesh: TestMesh;
@@ -52,6 +54,40 @@ describe('two gateways share the rate limit and idempotency (e2e)', () => {
     const conflict = await on(1, 'POST', '/leads', { key, body: { ...lead, full_name: 'Other' }, headers: { 'idempotency-key': idempotencyKey } });
     expectApiError(conflict, 409, 'conflict');
   });
+
+  it('a keyed POST whose gateway was SIGKILLed mid-request is answered by the other within seconds, with the one lead the first attempt made', async () => {
+    // a third gateway to kill, and crm held (SIGSTOP) so the request is mid-flight when it dies
+    const doomed = spawnApp('gateway', mesh.appEnv('gateway'), await freePort(), 'ignore');
+    await waitFor('the gateway to kill', () => httpReady(doomed.port), 30_000);
+    const crm = mesh.apps.get('crm')!;
+    const idempotencyKey = randomToken(16);
+    const lead = { full_name: 'Orphaned Claim', email: `orphan-${randomToken(6).toLowerCase()}@example.com` };
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey };
+    crm.child.kill('SIGSTOP');
+    try {
+      const inFlight = fetch(`http://127.0.0.1:${doomed.port}/api/v1/leads`, { method: 'POST', headers, body: JSON.stringify(lead) }).catch(() => 'no answer');
+      await waitFor('the claim taken', async () => (await mesh.query('gateway', 'SELECT 1 FROM idempotency_keys WHERE key = $1', [idempotencyKey])).length === 1, 10_000, 50);
+      await sleep(300); // its request to crm published
+      doomed.child.kill('SIGKILL');
+      await doomed.exited;
+      expect(await inFlight).toBe('no answer');
+    } finally {
+      crm.child.kill('SIGCONT');
+    }
+    // the client sends it again to the other gateway, as a balancer would, until it is not "in progress"
+    const started = Date.now();
+    let answer: ApiResponse;
+    for (;;) {
+      answer = await on(1, 'POST', '/leads', { key, body: lead, headers: { 'idempotency-key': idempotencyKey } });
+      if (answer.status !== 409 || Date.now() - started > 30_000) break;
+      await sleep(200);
+    }
+    expect(answer.status).toBe(201);
+    // well inside the 3 × RPC_TIMEOUT_MS + 5 s after which any claim counts as abandoned
+    expect(Date.now() - started).toBeLessThan(5000);
+    const stored = await mesh.query<{ id: string }>('crm', 'SELECT id FROM leads WHERE email = $1', [lead.email]);
+    expect(stored).toEqual([{ id: answer.body.id }]);
+  }, 60_000);
 
   /** A fresh key, with 20 s or more left in the window when it returns (a burst must not straddle two windows). */
   async function freshKeyAtWindowStart(): Promise<string> {

@@ -19,7 +19,7 @@ import { observeResponse } from './request-log';
 declare module 'fastify' {
   interface FastifyRequest {
     ctx?: RequestContext;
-    idempotency?: { scope: IdempotencyScope; key: string };
+    idempotency?: { scope: IdempotencyScope; key: string; token: string };
     span?: Span;
     /** A well-formed `X-Request-Id` the client sent: logged beside the API's own `Request-Id`. */
     clientRequestId?: string;
@@ -185,7 +185,7 @@ export class GatewayPipeline {
     const claim = await this.idempotency.claim(scope, header, fingerprint);
     switch (claim.kind) {
       case 'claimed':
-        request.idempotency = { scope, key: header };
+        request.idempotency = { scope, key: header, token: claim.token };
         request.ctx.idempotency = { key: scopedServiceKey(scope.mode, header), request_hash: fingerprint };
         return;
       case 'replay':
@@ -202,7 +202,6 @@ export class GatewayPipeline {
     const claim = request.idempotency;
     if (!claim) return;
     request.idempotency = undefined;
-    if (reply.statusCode >= 500) await this.idempotency.release(claim.scope, claim.key);
-    else await this.idempotency.complete(claim.scope, claim.key, reply.statusCode, String(payload));
+    await this.idempotency.settle(claim.scope, claim.key, claim.token, reply.statusCode, String(payload));
   }
 }

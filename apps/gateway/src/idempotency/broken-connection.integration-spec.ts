@@ -6,6 +6,7 @@ import { PG_SERVER_URL } from '../../../../test/harness';
 import { GatewayConfig } from '../config';
 import { GATEWAY_MIGRATIONS } from '../migrations';
 import { PgCounterStore } from '../rate-limit/pg-counter.store';
+import { ClaimOwner } from './claim-owner.store';
 import { IdempotencyScope, IdempotencyStore } from './idempotency.store';
 
 /**
@@ -25,6 +26,7 @@ describe('gateway stores across a terminated connection', () => {
   let pool: Pool;
   let admin: Client;
   let idempotency: IdempotencyStore;
+  let owner: ClaimOwner;
   let counters: PgCounterStore;
   const scope: IdempotencyScope = { workspaceId: `ws_${randomToken(8)}`, mode: 'live' };
 
@@ -39,11 +41,15 @@ describe('gateway stores across a terminated connection', () => {
     admin = new Client({ connectionString: url });
     await admin.connect();
     pool = createPool(url, 1);
-    idempotency = new IdempotencyStore(pool, { rpcTimeoutMs: 10_000 } as GatewayConfig);
+    // the owner's liveness session is its own connection, never the pool's one that is terminated
+    owner = new ClaimOwner({ databaseUrl: url });
+    await owner.onApplicationBootstrap();
+    idempotency = new IdempotencyStore(pool, { rpcTimeoutMs: 10_000 } as GatewayConfig, owner);
     counters = new PgCounterStore(pool);
   });
 
   afterAll(async () => {
+    await owner?.onApplicationShutdown();
     await pool?.end();
     await admin?.end();
     await dropDatabase(url);
@@ -67,11 +73,13 @@ describe('gateway stores across a terminated connection', () => {
   it('claims, completes and replays an Idempotency-Key with the connection terminated before each statement', async () => {
     const key = `key-${randomToken(8)}`;
     await terminatePooled();
-    expect(await idempotency.claim(scope, key, 'fp-1')).toEqual({ kind: 'claimed' });
+    const claim = await idempotency.claim(scope, key, 'fp-1');
+    expect(claim).toEqual({ kind: 'claimed', token: expect.any(String) });
+    const { token } = claim as { token: string };
     await terminatePooled();
     expect(await idempotency.claim(scope, key, 'fp-1')).toEqual({ kind: 'in_progress' });
     await terminatePooled();
-    await idempotency.complete(scope, key, 201, '{"id":"lead_1"}');
+    await idempotency.complete(scope, key, token, 201, '{"id":"lead_1"}');
     await terminatePooled();
     expect(await idempotency.claim(scope, key, 'fp-1')).toEqual({ kind: 'replay', status: 201, body: '{"id":"lead_1"}' });
     const stored = await admin.query('SELECT status, response_status FROM idempotency_keys WHERE workspace_id = $1 AND key = $2', [scope.workspaceId, key]);
@@ -80,9 +88,10 @@ describe('gateway stores across a terminated connection', () => {
 
   it('releases a claim with the connection terminated before it', async () => {
     const key = `key-${randomToken(8)}`;
-    expect(await idempotency.claim(scope, key, 'fp-2')).toEqual({ kind: 'claimed' });
+    const claim = await idempotency.claim(scope, key, 'fp-2');
+    expect(claim).toMatchObject({ kind: 'claimed' });
     await terminatePooled();
-    await idempotency.release(scope, key);
+    await idempotency.release(scope, key, (claim as { token: string }).token);
     expect((await admin.query('SELECT 1 FROM idempotency_keys WHERE workspace_id = $1 AND key = $2', [scope.workspaceId, key])).rowCount).toBe(0);
   });
 

@@ -2,15 +2,20 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
 import { KeyMode } from '@app/contracts';
-import { onFreshConnection, PG_POOL, runPeriodically, SERVICE_CONFIG } from '@app/platform';
+import { onFreshConnection, PG_POOL, randomToken, rootLogger, runPeriodically, SERVICE_CONFIG } from '@app/platform';
 import { GatewayConfig } from '../config';
+import { CLAIM_OWNER_LOCK_CLASS, ClaimOwner, ClaimOwnerIdentity } from './claim-owner.store';
 
 export type Claim =
-  | { kind: 'claimed' }
+  /** `token` names this claim: its completion or release touches it and no later claim of the key. */
+  | { kind: 'claimed'; token: string }
   | { kind: 'replay'; status: number; body: string }
   | { kind: 'in_progress' }
   | { kind: 'mismatch' };
 
+
+/** At most this many settlings wait to be tried again; past it a claim is left to the age rule. */
+const MAX_UNSETTLED = 10_000;
 
 /** Canonical JSON: the same body however its keys were ordered or spaced. */
 function canonical(value: unknown): string {
@@ -49,48 +54,68 @@ export function scopedServiceKey(mode: KeyMode, key: string): string {
 /**
  * Idempotency records in the gateway's database, scoped by workspace and key mode, valid 24
  * hours. The primary key makes one request win the claim; the others see it in progress (409).
+ * A claim records the gateway process that took it (ClaimOwner): when that process is gone (its
+ * liveness lock free and its heartbeat stale), a request with the key takes the claim over and
+ * runs; the services record what a keyed create made under the key (IdempotentCreate, reveals,
+ * enrollments), so the second run answers what the first one made. Only the owner completes or
+ * releases its claim, so a process that was taken over from cannot overwrite its successor's.
  */
 @Injectable()
 export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationShutdown {
   private stopSweeping?: () => void;
+  private stopSettling?: () => void;
+  /** Settlings of this process's claims that failed, by claim token, tried again every second. */
+  private readonly unsettled = new Map<string, () => Promise<void>>();
   /**
-   * How long a claim may stay unfinished before it counts as abandoned by a crashed replica:
-   * longer than a live gateway holds one (its request's service calls, each within the RPC
-   * deadline, and the database), and no longer, so a client retrying a create that was in flight
-   * when its gateway was killed is not answered 409 long after the service answered.
+   * How long a claim may stay unfinished before it counts as abandoned whoever holds it: longer
+   * than a live gateway holds one (its request's service calls, each within the RPC deadline, and
+   * the database). A claim whose owner died is taken over long before (ClaimOwner); this covers
+   * claims without an owner and an owner that looks alive but never finishes.
    */
   private readonly abandonedAfterMs: number;
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(SERVICE_CONFIG) config: GatewayConfig,
+    @Inject(ClaimOwner) private readonly owner: ClaimOwnerIdentity,
   ) {
     this.abandonedAfterMs = 3 * config.rpcTimeoutMs + 5000;
   }
 
   onApplicationBootstrap(): void {
     this.stopSweeping = runPeriodically(() => this.sweep(), 60 * 60 * 1000);
+    this.stopSettling = runPeriodically(() => this.settleLater(), 1000);
   }
 
-  onApplicationShutdown(): void {
+  async onApplicationShutdown(): Promise<void> {
     this.stopSweeping?.();
+    this.stopSettling?.();
+    await this.settleLater();
   }
 
   async claim(scope: IdempotencyScope, key: string, fingerprint: string): Promise<Claim> {
+    const token = randomToken(16);
     // Hand-written: the claim is one upsert whose conditional DO UPDATE takes over an expired or abandoned record atomically.
     // Tried again on a broken connection: a first try that did take the claim is found in progress (409), nothing runs twice.
+    // A claim in progress is taken over when its owner is gone: no fresh heartbeat, and its liveness
+    // lock free (tried as a transaction lock, let go when the statement ends), or when it is older
+    // than any live gateway holds one (a claim without an owner, or an owner that looks alive but never finishes).
     const claimed = await onFreshConnection(() => this.pool.query(
-      `INSERT INTO idempotency_keys AS i (workspace_id, mode, key, request_hash, status)
-       VALUES ($1, $2, $3, $4, 'in_progress')
+      `INSERT INTO idempotency_keys AS i (workspace_id, mode, key, request_hash, status, owner, claim)
+       VALUES ($1, $2, $3, $4, 'in_progress', $6, $9)
        ON CONFLICT (workspace_id, mode, key) DO UPDATE
          SET request_hash = EXCLUDED.request_hash, status = 'in_progress', response_status = NULL,
-             response_body = NULL, created_at = now()
+             response_body = NULL, created_at = now(), owner = EXCLUDED.owner, claim = EXCLUDED.claim
          WHERE i.created_at < now() - interval '24 hours'
-            OR (i.status = 'in_progress' AND i.created_at < now() - $5 * interval '1 millisecond')
+            OR (i.status = 'in_progress' AND (
+                 i.created_at < now() - $5 * interval '1 millisecond'
+                 OR (i.owner IS NOT NULL
+                     AND NOT EXISTS (SELECT 1 FROM gateway_instances g WHERE g.id = i.owner AND g.seen_at > now() - $7 * interval '1 millisecond')
+                     AND pg_try_advisory_xact_lock($8, hashtext(i.owner)))))
        RETURNING 1`,
-      [scope.workspaceId, scope.mode, key, fingerprint, this.abandonedAfterMs],
+      [scope.workspaceId, scope.mode, key, fingerprint, this.abandonedAfterMs, this.owner.id, this.owner.staleAfterMs, CLAIM_OWNER_LOCK_CLASS, token],
     ), { idempotent: true });
-    if (claimed.rowCount === 1) return { kind: 'claimed' };
+    if (claimed.rowCount === 1) return { kind: 'claimed', token };
     // Hand-written: on the path of every POST with an Idempotency-Key, beside the claim it follows.
     const { rows } = await onFreshConnection(() => this.pool.query<{ request_hash: string; status: string; response_status: number; response_body: string }>(
       'SELECT request_hash, status, response_status, response_body FROM idempotency_keys WHERE workspace_id = $1 AND mode = $2 AND key = $3',
@@ -103,29 +128,60 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
     return { kind: 'replay', status: record.response_status, body: record.response_body };
   }
 
-  async complete(scope: IdempotencyScope, key: string, status: number, body: string): Promise<void> {
+  async complete(scope: IdempotencyScope, key: string, token: string, status: number, body: string): Promise<void> {
     // Hand-written: on the path of every POST with an Idempotency-Key, one statement without entity loading.
-    // Tried again on a broken connection: it sets the same values however often it runs.
+    // Tried again on a broken connection: it sets the same values however often it runs, on this claim only
+    // (one another gateway took over meanwhile is left as it is).
     await onFreshConnection(() => this.pool.query(
-      `UPDATE idempotency_keys SET status = 'done', response_status = $4, response_body = $5 WHERE workspace_id = $1 AND mode = $2 AND key = $3`,
-      [scope.workspaceId, scope.mode, key, status, body],
+      `UPDATE idempotency_keys SET status = 'done', response_status = $5, response_body = $6
+       WHERE workspace_id = $1 AND mode = $2 AND key = $3 AND claim = $4 AND status = 'in_progress'`,
+      [scope.workspaceId, scope.mode, key, token, status, body],
     ), { idempotent: true });
   }
 
   /** A server-side failure is not recorded: the client may retry with the same key. */
-  async release(scope: IdempotencyScope, key: string): Promise<void> {
-    // Hand-written: deletes only a claim still in progress, a condition the entity API cannot put on a delete.
-    // Not idempotent (once released, the key may be claimed by another request before a second run would
-    // delete that claim): tried again only when the first surely did nothing.
-    await onFreshConnection(() => this.pool.query(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND mode = $2 AND key = $3 AND status = 'in_progress'`, [
-      scope.workspaceId,
-      scope.mode,
-      key,
-    ]), { idempotent: false });
+  async release(scope: IdempotencyScope, key: string, token: string): Promise<void> {
+    // Hand-written: deletes only this claim while still in progress, a condition the entity API cannot put on a delete.
+    // Tried again on a broken connection: a second run finds nothing of this claim to delete.
+    await onFreshConnection(() => this.pool.query(
+      `DELETE FROM idempotency_keys WHERE workspace_id = $1 AND mode = $2 AND key = $3 AND claim = $4 AND status = 'in_progress'`,
+      [scope.workspaceId, scope.mode, key, token],
+    ), { idempotent: true });
+  }
+
+  /**
+   * Completes (an answer below 500) or releases (a 5xx) a claim this process took. When the
+   * database does not take it (a failover), it is tried again every second in the background, so
+   * the client's retry meets the recorded answer or a free key soon after the database is back,
+   * not a claim "in progress" until the age rule frees it; the answer itself goes out meanwhile.
+   */
+  async settle(scope: IdempotencyScope, key: string, token: string, status: number, body: string): Promise<void> {
+    const settle = () => (status >= 500 ? this.release(scope, key, token) : this.complete(scope, key, token, status, body));
+    try {
+      await settle();
+    } catch (err) {
+      if (this.unsettled.size >= MAX_UNSETTLED) return;
+      rootLogger().warn({ err: (err as Error).message, workspace_id: scope.workspaceId }, 'idempotency: a key could not be settled now; trying again in the background');
+      this.unsettled.set(token, settle);
+    }
+  }
+
+  /** One pass over the claims whose settling failed: each one done is forgotten. */
+  async settleLater(): Promise<void> {
+    for (const [token, settle] of [...this.unsettled]) {
+      try {
+        await settle();
+        this.unsettled.delete(token);
+      } catch {
+        return; // the database still does not take it: the next pass
+      }
+    }
   }
 
   async sweep(): Promise<void> {
     // Hand-written: a set-based delete by age against the database clock.
     await this.pool.query(`DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'`);
+    // Hand-written: processes whose heartbeat stopped long ago (killed ones leave their row behind).
+    await this.pool.query(`DELETE FROM gateway_instances WHERE seen_at < now() - interval '1 hour'`);
   }
 }

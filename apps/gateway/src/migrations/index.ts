@@ -2,6 +2,7 @@ import { EventBusMigration, OutboxTraceContextMigration } from '@app/platform/mi
 import { WorkspacesKeys1764000001000 } from './1764000001000-workspaces-keys';
 import { AuditLog1764000002000 } from './1764000002000-audit-log';
 import { IdempotencyMode1764000003000 } from './1764000003000-idempotency-mode';
+import { IdempotencyOwner1764000005000 } from './1764000005000-idempotency-owner';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -18,4 +19,5 @@ export const GATEWAY_MIGRATIONS = [
   AuditLog1764000002000,
   IdempotencyMode1764000003000,
   OutboxTraceContext1764000004000,
+  IdempotencyOwner1764000005000,
 ];
