@@ -23,9 +23,10 @@ export const SETTINGS: { name: string; text: string }[] = [
   { name: 'NATS_TLS_SERVER_NAME', text: "the name the server's certificate must carry" },
   { name: 'NATS_COALESCE_WRITES', text: 'off: each NATS flush written to the socket at once (docs/configuration.md)' },
   { name: 'SEED_CHUNK', text: 'search:seed: entities per request (default 2000)' },
-  { name: 'SEED_PARALLEL', text: 'search:seed: requests in flight (default 4)' },
+  { name: 'SEED_PARALLEL', text: 'search:seed, ingest: requests in flight (default 4)' },
   { name: 'ADMIN_RETRIES', text: 'search:seed, ingest: times one chunk or batch is asked when it gets no answer (default 5)' },
   { name: 'ADMIN_NATS_CONNECT_MS', text: 'how long every command waits for NATS to answer its connection, in ms (default 5000)' },
+  { name: 'ADMIN_PROGRESS', text: '1: progress lines on stderr when it is not a terminal (one every 5 s), as search:seed and ingest draw on one' },
 ];
 
 const SETTING_WIDTH = Math.max(...SETTINGS.map((s) => s.name.length)) + 2;

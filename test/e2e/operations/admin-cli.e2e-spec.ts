@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { SUBJECTS } from '@app/contracts';
 import { GATEWAY_MIGRATIONS } from '../../../apps/gateway/src/migrations';
 import { freePort, ROOT } from '../../../tools/mesh/processes';
 import { PG_SERVER_URL, TestMesh } from '../../harness';
@@ -190,6 +191,33 @@ describe('admin CLI', () => {
       expect(stderr).toBe('');
       expect(stdout.trim().split('\n')).toHaveLength(1);
       expect(JSON.parse(stdout)).toMatchObject({ provider: 'openalex', inserted: 0 });
+    });
+
+    it('ingest piped with ADMIN_PROGRESS=1: whole progress lines on stderr; batches in flight at once, every record written once, again as updates', async () => {
+      const records = Array.from({ length: 2500 }, (_, i) => ({
+        id: `https://openalex.org/A77${String(i).padStart(8, '0')}`, display_name: `Progressa Person ${i}`, works_count: i,
+        last_known_institutions: [{ display_name: 'Progress University', country_code: 'US', type: 'education' }], topics: [{ display_name: 'Bulk Loading' }],
+      }));
+      const file = join(mkdtempSync(join(tmpdir(), 'admin-ingest-')), 'openalex.json');
+      writeFileSync(file, JSON.stringify({ meta: { count: records.length }, results: records }));
+      const first = await admin(['ingest', '--provider', 'openalex', '--file', file], { ADMIN_PROGRESS: '1', SEED_PARALLEL: '3' });
+      expect(first.code).toBe(0);
+      expect(JSON.parse(first.stdout)).toMatchObject({ provider: 'openalex', records: 2500, inserted: 2500, updated: 0 });
+      const lines = first.stderr.trimEnd().split('\n');
+      for (const line of lines) expect(line).toMatch(/^ingest openalex \[[#.]{30}\] \d+\/2500 \(\d+\/s(, \d+ s left)?\)$/);
+      expect(lines[lines.length - 1]).toMatch(/^ingest openalex \[#{30}\] 2500\/2500 \(\d+\/s\)$/);
+      const stored = async () => (await mesh.query('search', "SELECT count(*)::int AS n FROM entities WHERE ext_key LIKE 'openalex:A77%' AND name LIKE 'Progressa Person %'"))[0].n;
+      expect(await stored()).toBe(2500);
+      const again = await admin(['ingest', '--provider', 'openalex', '--file', file], { SEED_PARALLEL: '3' });
+      expect(JSON.parse(again.stdout)).toMatchObject({ records: 2500, inserted: 0, updated: 2500 });
+      expect(again.stderr).toBe('');
+      expect(await stored()).toBe(2500);
+    });
+
+    it('search.ingest: merge is a boolean; a batch of no entities writes nothing', async () => {
+      const refused = await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities: [], merge: 'later' });
+      expect(refused.err).toMatchObject({ code: 'invalid_request', param: 'merge' });
+      expect(await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities: [] })).toEqual({ response: { inserted: 0, updated: 0 }, err: undefined });
     });
   });
 });

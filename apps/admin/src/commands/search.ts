@@ -110,17 +110,29 @@ export const ingestCommands: AdminCommand[] = [
       } catch (err) {
         throw new AdminError(`cannot ingest ${flags.file}: ${(err as Error).message}`);
       }
+      const { parallel, attempts } = loadSeedSettings();
       const startedAt = Date.now();
       let inserted = 0;
       let updated = 0;
-      for (let at = 0; at < entities.length; at += INGEST_BATCH) {
-        const batch = { entities: entities.slice(at, at + INGEST_BATCH) };
-        const r = await admin.askIdempotent<{ inserted: number; updated: number }>(SUBJECTS.search.ingest, operatorContext(), batch, loadSeedSettings().attempts,
-          retryNotice(`ingest ${provider} records ${at}..${at + batch.entities.length - 1}`));
-        inserted += r.inserted;
-        updated += r.updated;
-        progress(`ingest ${provider}`, Math.min(at + INGEST_BATCH, entities.length), entities.length, startedAt);
-      }
+      let done = 0;
+      const batches: number[] = [];
+      for (let at = 0; at < entities.length; at += INGEST_BATCH) batches.push(at);
+      // batches in flight as search:seed sends its chunks (SEED_PARALLEL); each leaves its index
+      // entries in the GIN pending lists (merge: false), and the last request (no entities)
+      // merges them once, after its answer: merging after every batch cost more than the batch
+      const worker = async () => {
+        for (let at = batches.shift(); at !== undefined; at = batches.shift()) {
+          const batch = { entities: entities.slice(at, at + INGEST_BATCH), merge: false };
+          const r = await admin.askIdempotent<{ inserted: number; updated: number }>(SUBJECTS.search.ingest, operatorContext(), batch, attempts,
+            retryNotice(`ingest ${provider} records ${at}..${at + batch.entities.length - 1}`));
+          inserted += r.inserted;
+          updated += r.updated;
+          done += batch.entities.length;
+          progress(`ingest ${provider}`, done, entities.length, startedAt);
+        }
+      };
+      await Promise.all(Array.from({ length: parallel }, worker));
+      await admin.askIdempotent(SUBJECTS.search.ingest, operatorContext(), { entities: [] }, attempts, retryNotice(`ingest ${provider} merge`));
       return { provider, records: entities.length, inserted, updated };
     },
   },

@@ -192,13 +192,22 @@ export class EntitiesRepository {
    * connection has none yet and emptied by every commit (ON COMMIT DELETE ROWS). The index
    * generation moves in the batch's transaction: pages ranked before it are read again.
    */
-  async upsertMany(entities: EntityInput[]): Promise<{ inserted: number; updated: number }> {
+  async upsertMany(entities: EntityInput[], options: { regenerable?: boolean } = {}): Promise<{ inserted: number; updated: number }> {
     if (entities.length === 0) return { inserted: 0, updated: 0 };
-    const text = entitiesCopyText(entities, newIds(ID_PREFIX.entity, entities.length));
+    // in ext_key order: batches written at once that share entities lock them in the same order
+    // (one waits for the other instead of a deadlock)
+    const ordered = [...entities].sort((a, b) => (a.ext_key < b.ext_key ? -1 : a.ext_key > b.ext_key ? 1 : 0));
+    const text = entitiesCopyText(ordered, newIds(ID_PREFIX.entity, ordered.length));
     const client = await this.pool.connect();
     let counted: { inserted: string; total: string }[];
+    // A batch that can be made again from nothing (the generated seed: `regenerable`) commits
+    // without waiting for its WAL to reach the disk. A crash of PostgreSQL can then lose the last
+    // such commits (never part of one: its rows, count and generation go or stay together); the
+    // same search:seed run again writes them back. Ingested batches stay synchronous: their
+    // source is the operator's file, and an acknowledged batch must survive.
+    const durability = options.regenerable ? ' SET LOCAL synchronous_commit = off;' : '';
     try {
-      await client.query(`BEGIN; SET LOCAL client_min_messages = warning; ${LOAD_TABLE_SQL}`);
+      await client.query(`BEGIN; SET LOCAL client_min_messages = warning;${durability} ${LOAD_TABLE_SQL}`);
       await copyIn(client, `COPY entities_load (${LOAD_COLUMN_NAMES}) FROM STDIN`, text);
       ({ rows: counted } = await client.query<{ inserted: string; total: string }>(UPSERT_FROM_LOAD_SQL));
       // the index's size (migration 0010) and generation (0011) move in the batch's transaction, sent with its COMMIT

@@ -1,8 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { RequestContext, SUBJECTS } from '@app/contracts';
 import { Rpc } from '@app/platform';
-import { EntityInput } from '../entities/entity';
-import { IngestService, SeedRequest } from './ingest.service';
+import { IngestRequest, IngestService, SeedRequest } from './ingest.service';
 
 /** The operator's NATS request-reply handlers that fill the entity index. */
 @Controller()
@@ -17,7 +16,7 @@ export class IngestController {
 
   /** Entities parsed by an ingestion connector, upserted by their source key. */
   @Rpc(SUBJECTS.search.ingest)
-  ingest(_ctx: RequestContext, body: { entities: EntityInput[] }) {
+  ingest(_ctx: RequestContext, body: IngestRequest) {
     return this.ingestion.ingest(body);
   }
 }

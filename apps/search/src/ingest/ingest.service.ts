@@ -16,6 +16,12 @@ export interface SeedRequest {
   count_only?: boolean;
 }
 
+export interface IngestRequest {
+  entities: EntityInput[];
+  /** false: the batch's index entries stay in the GIN pending lists (see IngestService.ingest). */
+  merge?: boolean;
+}
+
 @Injectable()
 export class IngestService {
   private readonly logger = new Logger(IngestService.name);
@@ -45,7 +51,7 @@ export class IngestService {
     for (let at = start; at < start + count; at += SEED_BATCH) {
       const batch: EntityInput[] = [];
       for (let n = at; n < Math.min(at + SEED_BATCH, start + count); n++) batch.push(seedEntity(n));
-      const result = await this.entities.upsertMany(batch);
+      const result = await this.entities.upsertMany(batch, { regenerable: true });
       inserted += result.inserted;
       updated += result.updated;
     }
@@ -67,8 +73,18 @@ export class IngestService {
       .finally(() => { this.merging = undefined; });
   }
 
-  async ingest(body: { entities: EntityInput[] }) {
+  /**
+   * One batch of a connector's entities. `merge: false` leaves the batch's index entries in the GIN
+   * pending lists (a bulk ingest sends every batch so, then one request of no entities); an
+   * ingest of no entities merges what batches left, in the background, after its answer.
+   */
+  async ingest(body: IngestRequest) {
     if (!Array.isArray(body?.entities) || body.entities.length > SEED_BATCH) throw DomainError.invalid('entities', `entities must be an array of at most ${SEED_BATCH}`);
+    if (body.merge !== undefined && typeof body.merge !== 'boolean') throw DomainError.invalid('merge', 'merge must be a boolean');
+    if (body.entities.length === 0) {
+      if (body.merge !== false) this.mergeInBackground();
+      return { inserted: 0, updated: 0 };
+    }
     // provenance is shown to clients as it is stored: a batch with one Source that names no real
     // provider or no http(s) URL is refused whole
     body.entities.forEach((entity, i) => {
@@ -79,7 +95,9 @@ export class IngestService {
       });
     });
     const result = await this.entities.upsertMany(body.entities);
-    await this.entities.mergePendingIndexEntries();
+    // merging after every batch rewrote the posting pages of every key of every band index a
+    // few entries at a time: a bulk ingest merges once, at its end
+    if (body.merge !== false) await this.entities.mergePendingIndexEntries();
     return result;
   }
 }
