@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { Client, Pool } from 'pg';
-import { DataSource } from 'typeorm';
-import { createPool, dropDatabase, ensureDatabase, randomToken, serviceDataSourceOptions } from '@app/platform';
+import { createPool, dropDatabase, ensureDatabase, randomToken, runMigrations } from '@app/platform';
 import { PG_SERVER_URL } from '../../../../test/harness';
 import { GatewayConfig } from '../config';
 import { GATEWAY_MIGRATIONS } from '../migrations';
@@ -32,12 +31,7 @@ describe('gateway stores across a terminated connection', () => {
 
   beforeAll(async () => {
     await ensureDatabase(url);
-    const migrate = await new DataSource(serviceDataSourceOptions({ databaseUrl: url, migrations: GATEWAY_MIGRATIONS })).initialize();
-    try {
-      await migrate.runMigrations({ transaction: 'each' });
-    } finally {
-      await migrate.destroy();
-    }
+    await runMigrations(url, GATEWAY_MIGRATIONS);
     admin = new Client({ connectionString: url });
     await admin.connect();
     pool = createPool(url, 1);

@@ -1,6 +1,5 @@
 import { Client, Pool } from 'pg';
-import { DataSource } from 'typeorm';
-import { createPool, dropDatabase, ensureDatabase, randomToken, serviceDataSourceOptions } from '@app/platform';
+import { createPool, dropDatabase, ensureDatabase, randomToken, runMigrations } from '@app/platform';
 import { PG_SERVER_URL } from '../../../../test/harness';
 import { TcpProxy } from '../../../../tools/mesh/tcp-proxy';
 import { GatewayConfig } from '../config';
@@ -53,12 +52,7 @@ describe('idempotency claims of a gateway that died', () => {
 
   beforeAll(async () => {
     await ensureDatabase(url);
-    const migrate = await new DataSource(serviceDataSourceOptions({ databaseUrl: url, migrations: GATEWAY_MIGRATIONS })).initialize();
-    try {
-      await migrate.runMigrations({ transaction: 'each' });
-    } finally {
-      await migrate.destroy();
-    }
+    await runMigrations(url, GATEWAY_MIGRATIONS);
     admin = new Client({ connectionString: url });
     await admin.connect();
     pool = createPool(url, 4);
