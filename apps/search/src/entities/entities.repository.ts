@@ -220,7 +220,7 @@ export class EntitiesRepository {
    */
   async mergePendingIndexEntries(): Promise<void> {
     // hand-written: a PostgreSQL function call, nothing an entity manager has
-    await this.pool.query(`SELECT gin_clean_pending_list(indexrelid) FROM pg_index WHERE indrelid = 'entities'::regclass AND indexrelid::regclass::text LIKE 'entities\\_terms\\_%'`);
+    await this.pool.query(`SELECT gin_clean_pending_list(indexrelid) FROM pg_index WHERE indrelid = 'entities_rank'::regclass AND indexrelid::regclass::text LIKE 'entities\\_terms\\_%'`);
   }
 
   /**
@@ -277,7 +277,9 @@ export class EntitiesRepository {
    * RANKED_MAX at once, so pages 2..40 are then served from the list.
    *
    * Rank-ordered access (migration 0009): `terms` has a GIN index per lens and rank band
-   * (RANK_BANDS), so one statement reads the bands from the top down, each band's matches sorted
+   * (RANK_BANDS), on `entities_rank`, the narrow copy of the columns a ranking and its filters read
+   * (migration 0013: a match costs a read of a narrow row, not of the whole entity), so one
+   * statement reads the bands from the top down, each band's matches sorted
    * by (rank_score DESC, id), and its LIMIT stops the reading in the band that fills the page: the
    * bands below are never started. Each band is as wide as all above it, so a read fetches at most
    * about twice the rows it returns, whatever the size of the index (before, a first page 40 read
@@ -314,7 +316,7 @@ export class EntitiesRepository {
     // statement, planned once per connection instead of twice.
     const limitParam = `$${values.length + 1}`;
     const bands = Array.from({ length: RANK_BANDS.length + 1 }, (_, i) =>
-      `(SELECT ${i} AS band, e.id FROM entities e WHERE e.lens = '${lens}' AND ${rankBandSql(i, 'e.rank_score')}${rest} ORDER BY e.rank_score DESC, e.id LIMIT ${limitParam})`);
+      `(SELECT ${i} AS band, e.id FROM entities_rank e WHERE e.lens = '${lens}' AND ${rankBandSql(i, 'e.rank_score')}${rest} ORDER BY e.rank_score DESC, e.id LIMIT ${limitParam})`);
     const text = `SELECT g.generation, m.band, m.id FROM (${GENERATION_SQL}) g
          LEFT JOIN LATERAL (${bands.join('\n UNION ALL ')} LIMIT ${limitParam}) m ON true`;
     const params = [...values, limit];
@@ -392,9 +394,10 @@ export class EntitiesRepository {
   }
 
   /**
-   * The conditions of a query over `entities e` but its lens, with their parameters numbered from
-   * $1 (every read names the lens as a constant, or after these). Words and facets are matched in
-   * `terms`, so they make one GIN scan of each band's index.
+   * The conditions of a query over `e` (`entities`, or `entities_rank`, which has every column they
+   * name) but its lens, with their parameters numbered from $1 (every read names the lens as a
+   * constant, or after these). Words and facets are matched in `terms`, so they make one GIN scan
+   * of each band's index.
    */
   private whereOf(q: string, conditions: Condition[], params: unknown[]): { filter: string[]; values: unknown[] } {
     const values: unknown[] = [...params];
