@@ -120,7 +120,10 @@ export async function runSearchBench(): Promise<void> {
     await db.query('CHECKPOINT');
     say(`  CHECKPOINT after the seed: ${((Date.now() - checkpointStarted) / 1000).toFixed(1)} s (not in the seed rate)`);
     const [sizes] = (await db.query<{ table_mb: string; indexes_mb: string; n: string }>(
-      `SELECT pg_table_size('entities') / 1048576 AS table_mb, pg_indexes_size('entities') / 1048576 AS indexes_mb, (SELECT n FROM entities_count) AS n`)).rows;
+      // with entities_rank (migration 0013), the narrow copy the band indexes are on
+      `SELECT (pg_table_size('entities') + coalesce(pg_table_size(to_regclass('entities_rank')), 0)) / 1048576 AS table_mb,
+              (pg_indexes_size('entities') + coalesce(pg_indexes_size(to_regclass('entities_rank')), 0)) / 1048576 AS indexes_mb,
+              (SELECT n FROM entities_count) AS n`)).rows;
     say(`  entities: ${Number(sizes.n).toLocaleString('en-US')}, table ${sizes.table_mb} MB, indexes ${sizes.indexes_mb} MB on disk`);
     const growth = { repeated: [] as number[], first: [] as number[] };
 

@@ -136,7 +136,7 @@ describe('search', () => {
     expect(afterWrite).toEqual(await ordered(`lens = 'leads' AND to_tsvector('simple', search_text) @@ plainto_tsquery('simple', 'zephyrtop person')`, 100));
     expect(afterWrite).toHaveLength(71);
     // a band's read can use its partial index only when the index's predicate is RANK_BANDS's
-    const indexes = await mesh.query('search', `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'entities' AND indexname LIKE 'entities\\_terms\\_%' ORDER BY indexname`);
+    const indexes = await mesh.query('search', `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'entities_rank' AND indexname LIKE 'entities\\_terms\\_%' ORDER BY indexname`);
     const bandNames = LENSES.flatMap((l) => Array.from({ length: RANK_BANDS.length + 1 }, (_, i) => `entities_terms_${l}_b${i}`));
     expect(indexes.map((i) => i.indexname).sort()).toEqual(bandNames.sort());
     for (const i of indexes) {
@@ -145,8 +145,8 @@ describe('search', () => {
       expect(i.indexdef).toContain(`WHERE ((lens = '${lens}'::text) AND ${bounds})`);
     }
     // and the planner takes it for a band's read (the lower half of the scale, statistics as after a load)
-    await mesh.query('search', 'ANALYZE entities');
-    const plan = await mesh.query('search', `EXPLAIN SELECT e.id FROM entities e WHERE e.lens = 'leads' AND ${rankBandSql(RANK_BANDS.length, 'e.rank_score')}
+    await mesh.query('search', 'ANALYZE entities_rank');
+    const plan = await mesh.query('search', `EXPLAIN SELECT e.id FROM entities_rank e WHERE e.lens = 'leads' AND ${rankBandSql(RANK_BANDS.length, 'e.rank_score')}
       AND e.terms @@ plainto_tsquery('simple', 'zephyrtop') ORDER BY e.rank_score DESC, e.id LIMIT 1001`);
     expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toContain(`entities_terms_leads_b${RANK_BANDS.length}`);
   });

@@ -229,7 +229,7 @@ export class EntitiesRepository {
    */
   async mergePendingIndexEntries(): Promise<void> {
     // hand-written: a PostgreSQL function call, nothing an entity manager has
-    await this.pool.query(`SELECT gin_clean_pending_list(indexrelid) FROM pg_index WHERE indrelid = 'entities'::regclass AND indexrelid::regclass::text LIKE 'entities\\_terms\\_%'`);
+    await this.pool.query(`SELECT gin_clean_pending_list(indexrelid) FROM pg_index WHERE indrelid = 'entities_rank'::regclass AND indexrelid::regclass::text LIKE 'entities\\_terms\\_%'`);
   }
 
   /**
@@ -286,7 +286,9 @@ export class EntitiesRepository {
    * RANKED_MAX at once, so pages 2..40 are then served from the list.
    *
    * Rank-ordered access (migration 0009): `terms` has a GIN index per lens and rank band
-   * (RANK_BANDS), so one statement reads the bands from the top down, each band's matches sorted
+   * (RANK_BANDS), on `entities_rank`, the narrow copy of the columns a ranking and its filters read
+   * (migration 0013: a match costs a read of a narrow row, not of the whole entity), so one
+   * statement reads the bands from the top down, each band's matches sorted
    * by (rank_score DESC, id), and its LIMIT stops the reading in the band that fills the page: the
    * bands below are never started. Each band is as wide as all above it, so a read fetches at most
    * about twice the rows it returns, whatever the size of the index (before, a first page 40 read
@@ -318,15 +320,19 @@ export class EntitiesRepository {
   private async readBanded(lens: Lens, filter: string[], values: unknown[], limit: number): Promise<{ generation: string; ids: string[] } | undefined> {
     const rest = filter.map((c) => ` AND ${c}`).join('');
     // the lens and the band's bounds are constants in the text (the lens one of LENSES), so that the
-    // planner can prove the band index's predicate; no ORDER BY over the Append, which would read every band
+    // planner can prove the band index's predicate; no ORDER BY over the Append, which would read every
+    // band. The limit is a parameter: a first page and a deeper one of the same shape share one
+    // statement, planned once per connection instead of twice.
+    const limitParam = `$${values.length + 1}`;
     const bands = Array.from({ length: RANK_BANDS.length + 1 }, (_, i) =>
-      `(SELECT ${i} AS band, e.id FROM entities e WHERE e.lens = '${lens}' AND ${rankBandSql(i, 'e.rank_score')}${rest} ORDER BY e.rank_score DESC, e.id LIMIT ${limit})`);
+      `(SELECT ${i} AS band, e.id FROM entities_rank e WHERE e.lens = '${lens}' AND ${rankBandSql(i, 'e.rank_score')}${rest} ORDER BY e.rank_score DESC, e.id LIMIT ${limitParam})`);
     const text = `SELECT g.generation, m.band, m.id FROM (${GENERATION_SQL}) g
-         LEFT JOIN LATERAL (${bands.join('\n UNION ALL ')} LIMIT ${limit}) m ON true`;
+         LEFT JOIN LATERAL (${bands.join('\n UNION ALL ')} LIMIT ${limitParam}) m ON true`;
+    const params = [...values, limit];
     // Planning twelve band reads costs PostgreSQL more than running them for a first page (the
     // planner weighs every band index for every band),
-    // and the plan does not depend on the values: one named statement per query shape (lens, which
-    // filters, limit) and connection, planned once as a generic plan (in auto mode PostgreSQL kept
+    // and the plan does not depend on the values: one named statement per query shape (lens and
+    // which filters) and connection, planned once as a generic plan (in auto mode PostgreSQL kept
     // planning a first page afresh). At most BAND_STATEMENTS_PER_CONNECTION shapes are kept per
     // connection; others are planned per read.
     const name = `search-bands-${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
@@ -334,13 +340,13 @@ export class EntitiesRepository {
       let kept = this.bandStatements.get(client);
       if (!kept) this.bandStatements.set(client, (kept = new Set()));
       if (!kept.has(name) && kept.size >= BAND_STATEMENTS_PER_CONNECTION) {
-        return (await client.query<{ generation: string; band: number | null; id: string | null }>(text, values)).rows;
+        return (await client.query<{ generation: string; band: number | null; id: string | null }>(text, params)).rows;
       }
       kept.add(name);
       // hand-written: the ids and the generation from one snapshot, with the band predicates spelled
       // out for the planner (a failure destroys the connection, its transaction with it: SearchReads.run)
       await client.query('BEGIN READ ONLY; SET LOCAL plan_cache_mode = force_generic_plan');
-      const banded = await client.query<{ generation: string; band: number | null; id: string | null }>({ name, text, values });
+      const banded = await client.query<{ generation: string; band: number | null; id: string | null }>({ name, text, values: params });
       await client.query('COMMIT');
       return banded.rows;
     });
@@ -397,9 +403,10 @@ export class EntitiesRepository {
   }
 
   /**
-   * The conditions of a query over `entities e` but its lens, with their parameters numbered from
-   * $1 (every read names the lens as a constant, or after these). Words and facets are matched in
-   * `terms`, so they make one GIN scan of each band's index.
+   * The conditions of a query over `e` (`entities`, or `entities_rank`, which has every column they
+   * name) but its lens, with their parameters numbered from $1 (every read names the lens as a
+   * constant, or after these). Words and facets are matched in `terms`, so they make one GIN scan
+   * of each band's index.
    */
   private whereOf(q: string, conditions: Condition[], params: unknown[]): { filter: string[]; values: unknown[] } {
     const values: unknown[] = [...params];
