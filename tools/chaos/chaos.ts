@@ -44,8 +44,9 @@ export interface ChaosOptions {
   /** Traffic before each kill, and after the last one. */
   phaseMs: number;
   /**
-   * Concurrent clients (closed loop). Open loop: the requests are numbered round these clients,
-   * so the mix of kinds and the leads' names are the closed loop's.
+   * Concurrent clients. Open loop: the requests are numbered round these clients (the mix of kinds
+   * and the leads' names are the closed loop's), each sending its own when due or as soon as its
+   * previous one is answered, so they bound the requests in flight.
    */
   workers: number;
   /**
@@ -139,6 +140,8 @@ const DEFAULT_RATE_LIMIT = 120;
 export const CLUSTER_CHAOS_RATE = 90;
 /** Answers may fall this far short of the offered rate (the schedule's rounding, the last answers' time) before the run counts as not keeping up. */
 const RATE_TOLERANCE = 0.02;
+/** Open loop: the clients the rate is spread over (CHAOS_WORKERS), the most requests in flight at once. */
+const PACED_CLIENTS = 32;
 
 interface Outcome {
   /** 2xx bodies' ids, one per answer that ended a request (retries included). */
@@ -600,31 +603,32 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const worker = async (w: number) => {
       for (let n = 0; !stopped; n++) await request(w, n);
     };
-    const pacing = { sent: 0, answered: 0, lastAnswer: 0, maxSendLagMs: 0 };
+    const pacing = { sent: 0, answered: 0, lastAnswer: 0, maxSendLagMs: 0, stoppedAt: 0 };
     /**
-     * Open loop: request i is due at i / rate seconds after the start whatever became of the ones
-     * before it, and numbered round the clients (client i mod workers, its (i div workers)-th).
+     * Open loop as wrk2 runs it: request i is due at i / rate seconds after the start whatever
+     * became of the ones before it, and belongs to client i mod workers (its (i div workers)-th),
+     * which sends it when it is due or, when its previous request is answered late, at once. Its
+     * latency counts from when it was due, so a stall counts for every request it held back; the
+     * clients bound how many requests are in flight, as a fixed set of connections does, so a
+     * backlog waits at the clients instead of running into the mesh's deadlines.
      */
-    const scheduler = async (rate: number, started: number) => {
+    const pacedClient = async (w: number, rate: number, started: number) => {
       const interval = 1000 / rate;
-      const open = new Set<Promise<void>>();
-      while (!stopped) {
+      for (let n = 0; ; n++) {
+        const due = started + (n * options.workers + w) * interval;
         const now = performance.now();
-        for (let due = started + pacing.sent * interval; due <= now && !stopped; due = started + pacing.sent * interval) {
-          const i = pacing.sent++;
-          pacing.maxSendLagMs = Math.max(pacing.maxSendLagMs, now - due);
-          const sent: Promise<void> = request(i % options.workers, Math.floor(i / options.workers), due).then(() => {
-            pacing.answered++;
-            pacing.lastAnswer = performance.now();
-          }).finally(() => open.delete(sent));
-          open.add(sent);
-        }
-        await new Promise((r) => setTimeout(r, Math.max(1, started + pacing.sent * interval - performance.now())));
+        if (stopped) return;
+        if (due > now) await new Promise((r) => setTimeout(r, due - now));
+        if (stopped) return;
+        pacing.maxSendLagMs = Math.max(pacing.maxSendLagMs, performance.now() - due);
+        pacing.sent++;
+        await request(w, n, due);
+        pacing.answered++;
+        pacing.lastAnswer = performance.now();
       }
-      await Promise.all(open);
     };
     const trafficStarted = performance.now();
-    const workers = paced ? [scheduler(options.rate!, trafficStarted)] : Array.from({ length: options.workers }, (_, w) => worker(w));
+    const workers = Array.from({ length: options.workers }, (_, w) => (paced ? pacedClient(w, options.rate!, trafficStarted) : worker(w)));
     const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
     // --- the faults, one at a time, with traffic before each and after the last
@@ -648,6 +652,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await pause(options.phaseMs);
     phase('traffic stopping');
     stopped = true;
+    pacing.stoppedAt = performance.now();
     await Promise.all(workers);
     phase('traffic stopped');
     say(`traffic stopped: ${report.requests} requests, ${report.retriedRequests} retried after a 5xx, no answer or 409 in progress; answers ${JSON.stringify(report.statuses)}`);
@@ -676,7 +681,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const achieved = seconds > 0 ? pacing.answered / seconds : 0;
       report.pacing = { offered, achieved: Math.round(achieved * 10) / 10, maxSendLagMs: Math.round(pacing.maxSendLagMs) };
       keptUp = achieved >= offered * (1 - RATE_TOLERANCE);
-      say(`open loop: offered ${offered} requests/s, achieved ${report.pacing.achieved} requests/s (${pacing.answered} of ${pacing.sent} scheduled requests answered, from the first one's scheduled time to the last answer ${seconds.toFixed(1)} s); sending lagged its schedule by up to ${report.pacing.maxSendLagMs} ms (counted in the latencies)`);
+      const due = Math.floor(((pacing.stoppedAt - trafficStarted) * offered) / 1000) + 1;
+      say(`open loop, ${options.workers} clients: offered ${offered} requests/s, achieved ${report.pacing.achieved} requests/s (${pacing.answered} answered of the ${due} due before the traffic stopped, in the ${seconds.toFixed(1)} s from the first one's scheduled time to the last answer); a request waited for its client by up to ${report.pacing.maxSendLagMs} ms (counted in the latencies)`);
       if (!keptUp) say(`the mesh did not keep up with the offered rate: ${report.pacing.achieved} of ${offered} requests/s answered (the latency check fails)`);
       if (duringFailover.length) say(`during faults, the ${duringFailover.length} requests that overlapped the database failover: p99 ${p99(duringFailover)} ms, max ${Math.round(Math.max(...duringFailover))} ms (in the p99 during faults); the other faults' p99 ${p99(duringOtherFaults)} ms`);
     }
@@ -861,8 +867,10 @@ if (require.main === module) {
     say(`--rate (CHAOS_RATE) must be a number of requests per second, 0 for closed loop: got ${given}`);
     process.exit(2);
   }
-  say(rate > 0 ? `open loop: ${rate} requests/s in all, latency from each request's scheduled time` : `closed loop: ${Number(process.env.CHAOS_WORKERS || (cluster ? 8 : 6))} clients back to back`);
-  runChaos({ phaseMs: Number(process.env.CHAOS_PHASE_MS || 8000), workers: Number(process.env.CHAOS_WORKERS || (cluster ? 8 : 6)), rate, say, cluster }).then(
+  // open loop: clients enough that one held by a slow answer rarely holds back the next request due
+  const workers = Number(process.env.CHAOS_WORKERS || (rate > 0 ? PACED_CLIENTS : cluster ? 8 : 6));
+  say(rate > 0 ? `open loop: ${rate} requests/s in all over ${workers} clients, latency from each request's scheduled time` : `closed loop: ${workers} clients back to back`);
+  runChaos({ phaseMs: Number(process.env.CHAOS_PHASE_MS || 8000), workers, rate, say, cluster }).then(
     (report) => process.exit(report.checks.every((c) => c.ok) ? 0 : 1),
     (err: Error) => {
       say(`failed: ${err.stack ?? err.message}`);
