@@ -140,8 +140,12 @@ const DEFAULT_RATE_LIMIT = 120;
 export const CLUSTER_CHAOS_RATE = 90;
 /** Answers may fall this far short of the offered rate (the schedule's rounding, the last answers' time) before the run counts as not keeping up. */
 const RATE_TOLERANCE = 0.02;
-/** Open loop: the clients the rate is spread over (CHAOS_WORKERS), the most requests in flight at once. */
-const PACED_CLIENTS = 32;
+/**
+ * Open loop: the clients the rate is spread over (CHAOS_WORKERS), the most requests in flight at
+ * once: each sends every few seconds, so a request held by a fault (an attempt's deadline, the
+ * database failover) rarely holds back its client's next one, which comes due after the fault.
+ */
+const PACED_CLIENTS = 256;
 
 interface Outcome {
   /** 2xx bodies' ids, one per answer that ended a request (retries included). */
