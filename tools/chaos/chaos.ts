@@ -585,9 +585,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       say(`${event}: ${report.requests - mark.requests} requests (${report.retriedRequests - mark.retried} retried) in ${((now - mark.at) / 1000).toFixed(1)} s before it${stuck.length ? `; waiting: ${stuck.join('; ')}` : ''}`);
       mark = { requests: report.requests, retried: report.retriedRequests, at: now };
     };
-    /** The n-th request of client w (open loop: scheduled at that time): the mix repeats every five requests (four on one process). */
-    const request = async (w: number, n: number, scheduled?: number) => {
-      const kind = n % (options.cluster ? 5 : 4);
+    /**
+     * The n-th request of client w (open loop: scheduled at that time), the m-th of the mix, which
+     * repeats every five requests (four on one process): each client's own count back to back, the
+     * schedule's in the open loop, so requests due together are of every kind.
+     */
+    const request = async (w: number, n: number, scheduled?: number, m = n) => {
+      const kind = m % (options.cluster ? 5 : 4);
       if (kind === 0 || leads.length === 0) {
         const created = await attempt('lead', 'POST', '/leads', { full_name: `Chaos ${w}-${n}`, first_name: `C${w}x${n}`, email: `c${w}x${n}@rcpt.chaos` }, randomToken(16), scheduled);
         leads.push(...created.ids);
@@ -595,7 +599,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         await attempt('update', 'PATCH', `/leads/${leads[n % leads.length]}`, { title: `Title ${n}` }, undefined, scheduled);
       } else if (kind === 2 && entities.length) {
         await attempt('reveal', 'POST', '/reveals', { entity_id: entities[(w * 97 + n) % entities.length] }, randomToken(16), scheduled);
-      } else if (kind === 4 && n % 2 === 1) {
+      } else if (kind === 4 && Math.floor(m / 5) % 2 === 1) {
         // a search page: on the cluster, read on the standby (SEARCH_READ_DATABASE_URL) until the failover
         await attempt('search', 'GET', `/search?lens=leads&q=${SEARCH_WORDS[n % SEARCH_WORDS.length]}`, undefined, undefined, scheduled);
       } else if (kind === 4) {
@@ -626,7 +630,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         if (stopped) return;
         pacing.maxSendLagMs = Math.max(pacing.maxSendLagMs, performance.now() - due);
         pacing.sent++;
-        await request(w, n, due);
+        await request(w, n, due, n * options.workers + w);
         pacing.answered++;
         pacing.lastAnswer = performance.now();
       }
