@@ -46,10 +46,10 @@ function operatorNatsSettings() {
   return readNatsSettings('operator', operatorNatsUrl(), env);
 }
 
-/** The bus the operator asks (for messages: a bad seed file is reported where NATS is opened). */
 /** How long the CLI waits for NATS to answer its connection (ms). */
 const NATS_CONNECT_MS = Number(process.env.ADMIN_NATS_CONNECT_MS) > 0 ? Number(process.env.ADMIN_NATS_CONNECT_MS) : 5000;
 
+/** The bus the operator asks (for messages: a bad seed file is reported where NATS is opened). */
 function operatorNatsUrl(): string {
   const url = join(process.cwd(), LOCAL_NATS_URL_FILE);
   return natsUrl({ NATS_URL: process.env.NATS_URL || (existsSync(url) ? readFileSync(url, 'utf8').trim() : undefined) });
