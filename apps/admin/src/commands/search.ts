@@ -26,6 +26,23 @@ function loadSeedSettings(env: NodeJS.ProcessEnv = process.env): { chunk: number
 const retryNotice = (what: string) => (err: Error, attempt: number) =>
   process.stderr.write(`${what}: ${err.message}; asking again (attempt ${attempt + 1})\n`);
 
+/**
+ * `send(at)` for every `at` from `from` below `to` in steps of `step`, at most `parallel` requests in
+ * flight, in order of `at`: search's replicas (and its pool) take a seed's chunks or an ingest's
+ * batches in parallel.
+ */
+async function inFlight(from: number, to: number, step: number, parallel: number, send: (at: number) => Promise<void>): Promise<void> {
+  let next = from;
+  const worker = async () => {
+    while (next < to) {
+      const at = next;
+      next += step;
+      await send(at);
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+}
+
 const baseSearchCommands: AdminCommand[] = [
   {
     name: 'search:seed',
@@ -47,25 +64,19 @@ const baseSearchCommands: AdminCommand[] = [
       let inserted = 0;
       let updated = 0;
       let retries = 0;
-      const chunks: number[] = [];
-      for (let at = start; at < start + count; at += chunk) chunks.push(at);
       let done = 0;
-      // a few chunks in flight: search's replicas (and its pool) take them in parallel
-      const worker = async () => {
-        for (let at = chunks.shift(); at !== undefined; at = chunks.shift()) {
-          const n = Math.min(chunk, start + count - at);
-          const notice = retryNotice(`search:seed entities ${at}..${at + n - 1}`);
-          const r = await admin.askIdempotent<{ inserted: number; updated: number }>(SUBJECTS.search.seed, operatorContext(), { start: at, count: n, total: false }, attempts, (err, attempt) => {
-            retries++;
-            notice(err, attempt);
-          });
-          inserted += r.inserted;
-          updated += r.updated;
-          done += n;
-          progress('seeding', done, count, startedAt);
-        }
-      };
-      await Promise.all(Array.from({ length: parallel }, worker));
+      await inFlight(start, start + count, chunk, parallel, async (at) => {
+        const n = Math.min(chunk, start + count - at);
+        const notice = retryNotice(`search:seed entities ${at}..${at + n - 1}`);
+        const r = await admin.askIdempotent<{ inserted: number; updated: number }>(SUBJECTS.search.seed, operatorContext(), { start: at, count: n, total: false }, attempts, (err, attempt) => {
+          retries++;
+          notice(err, attempt);
+        });
+        inserted += r.inserted;
+        updated += r.updated;
+        done += n;
+        progress('seeding', done, count, startedAt);
+      });
       // the index's size is one row search keeps (not a count of the table, whose cost grows with it)
       const { total } = await admin.askIdempotent<{ total: number }>(SUBJECTS.search.seed, operatorContext(), { count_only: true }, attempts, retryNotice('search:seed total'));
       const seconds = (Date.now() - startedAt) / 1000;
@@ -115,23 +126,18 @@ export const ingestCommands: AdminCommand[] = [
       let inserted = 0;
       let updated = 0;
       let done = 0;
-      const batches: number[] = [];
-      for (let at = 0; at < entities.length; at += INGEST_BATCH) batches.push(at);
       // batches in flight as search:seed sends its chunks (SEED_PARALLEL); each leaves its index
       // entries in the GIN pending lists (merge: false), and the last request (no entities)
       // merges them once, after its answer: merging after every batch cost more than the batch
-      const worker = async () => {
-        for (let at = batches.shift(); at !== undefined; at = batches.shift()) {
-          const batch = { entities: entities.slice(at, at + INGEST_BATCH), merge: false };
-          const r = await admin.askIdempotent<{ inserted: number; updated: number }>(SUBJECTS.search.ingest, operatorContext(), batch, attempts,
-            retryNotice(`ingest ${provider} records ${at}..${at + batch.entities.length - 1}`));
-          inserted += r.inserted;
-          updated += r.updated;
-          done += batch.entities.length;
-          progress(`ingest ${provider}`, done, entities.length, startedAt);
-        }
-      };
-      await Promise.all(Array.from({ length: parallel }, worker));
+      await inFlight(0, entities.length, INGEST_BATCH, parallel, async (at) => {
+        const batch = { entities: entities.slice(at, at + INGEST_BATCH), merge: false };
+        const r = await admin.askIdempotent<{ inserted: number; updated: number }>(SUBJECTS.search.ingest, operatorContext(), batch, attempts,
+          retryNotice(`ingest ${provider} records ${at}..${at + batch.entities.length - 1}`));
+        inserted += r.inserted;
+        updated += r.updated;
+        done += batch.entities.length;
+        progress(`ingest ${provider}`, done, entities.length, startedAt);
+      });
       await admin.askIdempotent(SUBJECTS.search.ingest, operatorContext(), { entities: [] }, attempts, retryNotice(`ingest ${provider} merge`));
       return { provider, records: entities.length, inserted, updated };
     },
