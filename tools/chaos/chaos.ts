@@ -7,7 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { PUBLIC_EVENT_TYPES, SERVICE_NAMES, ServiceName } from '@app/contracts';
 import { randomToken } from '@app/platform';
-import { percentile } from '../bench/bench-mesh';
+import { cpuSeconds as cpuOf, percentile } from '../bench/bench-mesh';
 import { MeshCluster } from '../mesh/cluster-shape';
 import { UPSTREAM_MS_HEADER } from '../mesh/http-balancer';
 import { startDemoSandbox } from '../mesh/demo-sandbox';
@@ -328,17 +328,8 @@ async function clusterShape(dir: string, prefix: string, settings: NodeJS.Proces
   return { env: cluster.env, gateways: [cluster.apiUrl], databaseServer: cluster.pg.rwUrl, faults, close: () => cluster.stop(), cluster, standbySearchXacts };
 }
 
-/** CPU seconds (user + system) a process has used since it started, from /proc; 0 when it is gone. */
-function cpuSeconds(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    // the fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in clock ticks
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
+/** CPU seconds a process has used since it started (bench-mesh's reading of /proc); 0 when it is gone. */
+const cpuSeconds = (pid: number | undefined): number => (pid ? cpuOf([pid]) : 0);
 
 /** The children of each pid, from /proc. */
 function childrenOf(pids: Set<number>): number[] {
@@ -497,6 +488,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const outsideUpstream: number[] = [];
     // outside faults, by kind of request (lead, update, reveal, enroll, read, search): where the slow answers are
     const outsideByKind = new Map<string, number[]>();
+    const outsideOf = (kind: string, ms: number) => {
+      if (!outsideByKind.has(kind)) outsideByKind.set(kind, []);
+      outsideByKind.get(kind)!.push(ms);
+    };
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
     // what each client is doing, so a phase without answers says which request hangs and how
@@ -529,10 +524,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         report.statuses[res.status] = (report.statuses[res.status] ?? 0) + 1;
         current.statuses.push(res.status);
         if (res.status !== 0 && scheduled === undefined) (faulted || faultInProgress ? during : outside).push(ms);
-        if (res.status !== 0 && !faulted && !faultInProgress && scheduled === undefined) {
-          if (!outsideByKind.has(label)) outsideByKind.set(label, []);
-          outsideByKind.get(label)!.push(ms);
-        }
+        if (res.status !== 0 && !faulted && !faultInProgress && scheduled === undefined) outsideOf(label, ms);
         if (safe && !failingOver && !inFailover) {
           report.clients.safe.attempts++;
           if (res.status === 0) report.clients.safe.unanswered++;
@@ -564,8 +556,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           (failoverEpoch !== undefined && opened.epoch <= failoverEpoch && failoverEpoch <= faultEpoch ? duringFailover : duringOtherFaults).push(ms);
         } else {
           outside.push(ms);
-          if (!outsideByKind.has(label)) outsideByKind.set(label, []);
-          outsideByKind.get(label)!.push(ms);
+          outsideOf(label, ms);
         }
       }
       inFlight.delete(id);
@@ -611,7 +602,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const worker = async (w: number) => {
       for (let n = 0; !stopped; n++) await request(w, n);
     };
-    const pacing = { sent: 0, answered: 0, lastAnswer: 0, maxSendLagMs: 0, stoppedAt: 0 };
+    const pacing = { answered: 0, lastAnswer: 0, maxSendLagMs: 0, stoppedAt: 0 };
     /**
      * Open loop as wrk2 runs it: request i is due at i / rate seconds after the start whatever
      * became of the ones before it, and belongs to client i mod workers (its (i div workers)-th),
@@ -629,7 +620,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         if (due > now) await new Promise((r) => setTimeout(r, due - now));
         if (stopped) return;
         pacing.maxSendLagMs = Math.max(pacing.maxSendLagMs, performance.now() - due);
-        pacing.sent++;
         await request(w, n, due, n * options.workers + w);
         pacing.answered++;
         pacing.lastAnswer = performance.now();
