@@ -1,10 +1,10 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-const LENSES = ['leads', 'investors', 'researchers', 'grants'];
+export const LENSES = ['leads', 'investors', 'researchers', 'grants'];
 /** RANK_BANDS in entities/entity.ts when this migration was written (an applied migration never changes). */
-const BANDS = [999_511, 999_023, 998_046, 996_093, 992_187, 984_375, 968_750, 937_500, 875_000, 750_000, 500_000];
+export const BANDS = [999_511, 999_023, 998_046, 996_093, 992_187, 984_375, 968_750, 937_500, 875_000, 750_000, 500_000];
 
-const bandPredicate = (lens: string, i: number): string => {
+export const bandPredicate = (lens: string, i: number): string => {
   if (i === 0) return `lens = '${lens}' AND rank_score >= ${BANDS[0]}`;
   if (i === BANDS.length) return `lens = '${lens}' AND rank_score < ${BANDS[i - 1]}`;
   return `lens = '${lens}' AND rank_score >= ${BANDS[i]} AND rank_score < ${BANDS[i - 1]}`;

@@ -1,14 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-
-const LENSES = ['leads', 'investors', 'researchers', 'grants'];
-/** RANK_BANDS in entities/entity.ts when this migration was written (an applied migration never changes). */
-const BANDS = [999_511, 999_023, 998_046, 996_093, 992_187, 984_375, 968_750, 937_500, 875_000, 750_000, 500_000];
-
-const bandPredicate = (lens: string, i: number): string => {
-  if (i === 0) return `lens = '${lens}' AND rank_score >= ${BANDS[0]}`;
-  if (i === BANDS.length) return `lens = '${lens}' AND rank_score < ${BANDS[i - 1]}`;
-  return `lens = '${lens}' AND rank_score >= ${BANDS[i]} AND rank_score < ${BANDS[i - 1]}`;
-};
+// the band indexes as 0009 made them: they move here unchanged (0009's constants, frozen with it)
+import { BANDS, bandPredicate, LENSES } from './1764000009000-entities-terms-bands';
 
 /** What a first-time search reads of an entity: the ranking, the lens, the numeric filters' columns and `terms`. */
 const RANK_COLUMNS = 'id, lens, rank_score, num_min, num_max, terms';
