@@ -215,7 +215,17 @@ export class TestMesh {
     } catch {
       parsed = undefined;
     }
+    if (response.status >= 500) this.showRecentLogs(`${method} ${path} answered ${response.status}`);
     return { status: response.status, headers: response.headers, text, body: parsed as T };
+  }
+
+  /**
+   * What each app logged last (warn and above unless TEST_LOG_LEVEL says otherwise), on stderr: a
+   * 5xx in a run whose logs are gone (CI) says why it happened.
+   */
+  showRecentLogs(why: string, lines = 4): void {
+    const recent = [...this.logs].map(([name, log]) => log.slice(-lines).map((line) => `  [${name}] ${briefly(line)}`).join('\n')).filter(Boolean);
+    process.stderr.write(`[mesh] ${why}; the apps' last log lines:\n${recent.join('\n') || '  (none)'}\n`);
   }
 
   /** The environment an app of this mesh runs with (its own NATS identity), as spawnApp gives it. */
@@ -299,4 +309,14 @@ export function testContext(overrides: Partial<RequestContext> = {}): RequestCon
     lenses: ['leads', 'investors', 'researchers', 'grants'],
     ...overrides,
   };
+}
+
+/** One log line in brief: a JSON line's message, reason and subject; anything else cut to its start. */
+function briefly(line: string): string {
+  try {
+    const entry = JSON.parse(line);
+    return [entry.msg, entry.subject, entry.reason ?? entry.err?.message].filter(Boolean).join(' | ').slice(0, 300);
+  } catch {
+    return line.slice(0, 300);
+  }
 }
