@@ -5,19 +5,40 @@
  * keeps every line) and one at the end. stdout is always the one JSON object.
  */
 export function progress(label: string, done: number, total: number, startedAt: number): void {
+  const finished = done >= total;
+  draw(finished, (seconds) => {
+    const rate = done / seconds;
+    const eta = finished || rate === 0 ? '' : `, ${Math.ceil((total - done) / rate)} s left`;
+    return `${label} ${bar(done / Math.max(total, 1))} ${done}/${total} (${Math.round(rate)}/s${eta})`;
+  }, startedAt);
+}
+
+/**
+ * The same line for a job whose total is not known before its end (a streamed file): the records
+ * done so far and how much of the file is read, the time left estimated from the part read.
+ */
+export function progressOfFile(label: string, done: number, read: number, finished: boolean, startedAt: number): void {
+  draw(finished, (seconds) => {
+    const part = finished ? 1 : Math.min(read, 1);
+    const eta = finished || part === 0 ? '' : `, ${Math.ceil((seconds * (1 - part)) / part)} s left`;
+    return `${label} ${bar(part)} ${done} records, ${Math.floor(part * 100)}% of the file (${Math.round(done / seconds)}/s${eta})`;
+  }, startedAt);
+}
+
+function bar(part: number): string {
+  const width = 30;
+  const filled = Math.min(width, Math.round(part * width));
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+}
+
+function draw(finished: boolean, line: (seconds: number) => string, startedAt: number): void {
   const terminal = process.stderr.isTTY;
   if (!terminal && process.env.ADMIN_PROGRESS !== '1') return;
   const now = Date.now();
-  const finished = done >= total;
   if (!finished && now - lastDrawn < (terminal ? 100 : 5000)) return;
   lastDrawn = now;
-  const width = 30;
-  const filled = Math.min(width, Math.round((done / Math.max(total, 1)) * width));
-  const seconds = Math.max((now - startedAt) / 1000, 0.001);
-  const rate = done / seconds;
-  const eta = finished || rate === 0 ? '' : `, ${Math.ceil((total - done) / rate)} s left`;
-  const line = `${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} (${Math.round(rate)}/s${eta})`;
-  process.stderr.write(terminal ? `\r${line}\x1b[K${finished ? '\n' : ''}` : `${line}\n`);
+  const text = line(Math.max((now - startedAt) / 1000, 0.001));
+  process.stderr.write(terminal ? `\r${text}\x1b[K${finished ? '\n' : ''}` : `${text}\n`);
 }
 
 let lastDrawn = 0;

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { Client } from 'pg';
 import { SUBJECTS } from '@app/contracts';
 import { GATEWAY_MIGRATIONS } from '../../../apps/gateway/src/migrations';
@@ -211,6 +212,41 @@ describe('admin CLI', () => {
       const again = await admin(['ingest', '--provider', 'openalex', '--file', file], { SEED_PARALLEL: '3' });
       expect(JSON.parse(again.stdout)).toMatchObject({ records: 2500, inserted: 0, updated: 2500 });
       expect(again.stderr).toBe('');
+      expect(await stored()).toBe(2500);
+    });
+
+    it('ingest of a gzipped JSON Lines file: streamed in batches with progress by the part of the file read, every record once, again as updates; a bad line named', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'admin-jsonl-'));
+      const record = (i: number) => ({
+        id: `https://openalex.org/A88${String(i).padStart(8, '0')}`, display_name: `Streamed Person ${i}`, works_count: i,
+        last_known_institutions: [{ display_name: 'Stream University', country_code: 'DE', type: 'education' }], topics: [{ display_name: 'Line Reading' }],
+      });
+      // one record a line as OpenAlex's snapshot holds them, a blank line and a page of two records among them
+      const lines = Array.from({ length: 2498 }, (_, i) => JSON.stringify(record(i)));
+      lines.splice(1000, 0, '', JSON.stringify({ results: [record(2498), record(2499)] }));
+      const file = join(dir, 'authors.jsonl.gz');
+      writeFileSync(file, gzipSync(`${lines.join('\n')}\n`));
+      const first = await admin(['ingest', '--provider', 'openalex', '--file', file], { ADMIN_PROGRESS: '1', SEED_PARALLEL: '2' });
+      expect(first.code).toBe(0);
+      expect(JSON.parse(first.stdout)).toEqual({ provider: 'openalex', records: 2500, inserted: 2500, updated: 0 });
+      const progressLines = first.stderr.trimEnd().split('\n');
+      for (const line of progressLines) expect(line).toMatch(/^ingest openalex \[[#.]{30}\] \d+ records, \d+% of the file \(\d+\/s(, \d+ s left)?\)$/);
+      expect(progressLines[progressLines.length - 1]).toMatch(/^ingest openalex \[#{30}\] 2500 records, 100% of the file \(\d+\/s\)$/);
+      const stored = async () => (await mesh.query('search', "SELECT count(*)::int AS n FROM entities WHERE ext_key LIKE 'openalex:A88%' AND name LIKE 'Streamed Person %'"))[0].n;
+      expect(await stored()).toBe(2500);
+      const again = await admin(['ingest', '--provider', 'openalex', '--file', file]);
+      expect(JSON.parse(again.stdout)).toEqual({ provider: 'openalex', records: 2500, inserted: 0, updated: 2500 });
+      expect(again.stderr).toBe('');
+
+      const broken = join(dir, 'broken.ndjson');
+      writeFileSync(broken, `${JSON.stringify(record(0))}\n{"id": "https://openalex.org/A1", \n`);
+      const refused = await admin(['ingest', '--provider', 'openalex', '--file', broken]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^error: cannot ingest .*broken\.ndjson: line 2: not JSON/);
+      expect(refused.stdout).toBe('');
+      const xml = await admin(['ingest', '--provider', 'sec_edgar', '--file', broken]);
+      expect(xml.code).toBe(1);
+      expect(xml.stderr).toContain('JSON Lines are read for openalex, orcid, nih_reporter, nsf_awards, opencorporates; sec_edgar exports are XML');
       expect(await stored()).toBe(2500);
     });
 

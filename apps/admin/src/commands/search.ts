@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { OpportunityProfile, SUBJECTS } from '@app/contracts';
+import { EntityInput, OpportunityProfile, SUBJECTS } from '@app/contracts';
 import { operatorContext } from '../admin-context';
 import { AdminError } from '../admin-error';
 import { envInt } from '@app/platform/config';
 import { oneOf, required } from '../args';
-import { progress } from '../progress';
-import { INGEST_PROVIDERS, parseProviderFile } from '../ingest/connectors';
+import { progress, progressOfFile } from '../progress';
+import { IngestProvider, INGEST_PROVIDERS, JSON_PROVIDERS, parseProviderDocument, parseProviderFile } from '../ingest/connectors';
+import { JSON_LINES_FILE, jsonLines } from '../ingest/json-lines';
 import { AdminCommand } from './command';
 
 /**
@@ -106,43 +107,116 @@ const baseSearchCommands: AdminCommand[] = [
 
 const INGEST_BATCH = 1000;
 
+/** One ingest batch to search, asked again when it gets no answer in time; what search answered. */
+type SendBatch = (entities: EntityInput[], at: number) => Promise<void>;
+
 export const ingestCommands: AdminCommand[] = [
   {
     name: 'ingest',
     usage: `--provider ${INGEST_PROVIDERS.join('|')} --file <path>`,
-    summary: "Entities from a provider's export into the search index; a re-run updates the same entities (asks search; samples in apps/search/samples)",
+    summary: "Entities from a provider's export into the search index; a re-run updates the same entities; .jsonl/.ndjson (.gz) files are streamed (asks search; samples in apps/search/samples)",
     example: 'ingest --provider openalex --file apps/search/samples/openalex-authors.json',
     flags: ['provider', 'file'],
     async run(admin, flags) {
       const provider = oneOf('provider', required(flags, 'provider'), INGEST_PROVIDERS);
-      let entities;
-      try {
-        entities = parseProviderFile(provider, readFileSync(required(flags, 'file'), 'utf8'));
-      } catch (err) {
-        throw new AdminError(`cannot ingest ${flags.file}: ${(err as Error).message}`);
-      }
+      const file = required(flags, 'file');
       const { parallel, attempts } = loadSeedSettings();
-      const startedAt = Date.now();
       let inserted = 0;
       let updated = 0;
-      let done = 0;
-      // batches in flight as search:seed sends its chunks (SEED_PARALLEL); each leaves its index
-      // entries in the GIN pending lists (merge: false), and the last request (no entities)
-      // merges them once, after its answer: merging after every batch cost more than the batch
-      await inFlight(0, entities.length, INGEST_BATCH, parallel, async (at) => {
-        const batch = { entities: entities.slice(at, at + INGEST_BATCH), merge: false };
-        const r = await admin.askIdempotent<{ inserted: number; updated: number }>(SUBJECTS.search.ingest, operatorContext(), batch, attempts,
-          retryNotice(`ingest ${provider} records ${at}..${at + batch.entities.length - 1}`));
+      // each batch leaves its index entries in the GIN pending lists (merge: false), and the last
+      // request (no entities) merges them once, after its answer: merging after every batch cost
+      // more than the batch
+      const send: SendBatch = async (entities, at) => {
+        const r = await admin.askIdempotent<{ inserted: number; updated: number }>(SUBJECTS.search.ingest, operatorContext(), { entities, merge: false }, attempts,
+          retryNotice(`ingest ${provider} records ${at}..${at + entities.length - 1}`));
         inserted += r.inserted;
         updated += r.updated;
-        done += batch.entities.length;
-        progress(`ingest ${provider}`, done, entities.length, startedAt);
-      });
+      };
+      const records = JSON_LINES_FILE.test(file) ? await ingestLines(provider, file, parallel, send) : await ingestWhole(provider, file, parallel, send);
       await admin.askIdempotent(SUBJECTS.search.ingest, operatorContext(), { entities: [] }, attempts, retryNotice(`ingest ${provider} merge`));
-      return { provider, records: entities.length, inserted, updated };
+      return { provider, records, inserted, updated };
     },
   },
 ];
+
+/** A provider's file read whole and sent in batches, SEED_PARALLEL at once as search:seed sends its chunks. */
+async function ingestWhole(provider: IngestProvider, file: string, parallel: number, send: SendBatch): Promise<number> {
+  let entities: EntityInput[];
+  try {
+    entities = parseProviderFile(provider, readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new AdminError(`cannot ingest ${file}: ${(err as Error).message}`);
+  }
+  const startedAt = Date.now();
+  let done = 0;
+  await inFlight(0, entities.length, INGEST_BATCH, parallel, async (at) => {
+    const batch = entities.slice(at, at + INGEST_BATCH);
+    await send(batch, at);
+    done += batch.length;
+    progress(`ingest ${provider}`, done, entities.length, startedAt);
+  });
+  return entities.length;
+}
+
+/**
+ * A JSON Lines file (one document of the provider's format a line, as OpenAlex's snapshot holds
+ * one record a line) streamed: at most SEED_PARALLEL batches in flight, the file read on only as
+ * batches are answered, so memory stays that of a few batches whatever the file's size. A line
+ * that cannot be read stops the ingest, naming it, after the batches in flight are answered.
+ */
+export async function ingestLines(provider: IngestProvider, file: string, parallel: number, send: SendBatch): Promise<number> {
+  if (!JSON_PROVIDERS.includes(provider)) {
+    throw new AdminError(`cannot ingest ${file}: JSON Lines are read for ${JSON_PROVIDERS.join(', ')}; ${provider} exports are XML`);
+  }
+  const label = `ingest ${provider}`;
+  const startedAt = Date.now();
+  const pending = new Set<Promise<void>>();
+  let failure: unknown;
+  let batch: EntityInput[] = [];
+  let sent = 0;
+  let done = 0;
+  let read = 0;
+  const flush = async () => {
+    const entities = batch;
+    const at = sent;
+    batch = [];
+    sent += entities.length;
+    const request: Promise<void> = send(entities, at).then(
+      () => {
+        done += entities.length;
+        progressOfFile(label, done, read, false, startedAt);
+      },
+      (err: unknown) => {
+        failure ??= err;
+      },
+    ).finally(() => pending.delete(request));
+    pending.add(request);
+    while (pending.size >= parallel) await Promise.race(pending);
+  };
+  try {
+    for await (const entry of jsonLines(file)) {
+      if (failure) break;
+      read = entry.read;
+      let entities: EntityInput[];
+      try {
+        entities = parseProviderDocument(provider, entry.doc);
+      } catch (err) {
+        throw new Error(`line ${entry.line}: ${(err as Error).message}`);
+      }
+      for (const entity of entities) {
+        batch.push(entity);
+        if (batch.length === INGEST_BATCH) await flush();
+      }
+    }
+    if (batch.length > 0 && !failure) await flush();
+  } catch (err) {
+    failure ??= new AdminError(`cannot ingest ${file}: ${(err as Error).message}`);
+  }
+  await Promise.all(pending);
+  if (failure) throw failure;
+  progressOfFile(label, done, 1, true, startedAt);
+  return done;
+}
 
 /** Every search-owned admin command (registered in commands/index.ts). */
 export const searchCommands: AdminCommand[] = [...baseSearchCommands, ...ingestCommands];

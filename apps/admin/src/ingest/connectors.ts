@@ -298,6 +298,14 @@ export function parseProviderFile(provider: IngestProvider, text: string, fetche
   } catch (err) {
     throw new Error(`${provider}: not JSON (${(err as Error).message})`);
   }
+  return parseProviderDocument(provider, doc, fetchedAt);
+}
+
+/** The providers whose exports are JSON: their files may also come as JSON Lines, one document a line. */
+export const JSON_PROVIDERS: readonly IngestProvider[] = ['openalex', 'orcid', 'nih_reporter', 'nsf_awards', 'opencorporates'];
+
+/** The entities of one parsed JSON document of a provider (a whole file, or one line of a JSON Lines file). */
+export function parseProviderDocument(provider: IngestProvider, doc: unknown, fetchedAt = new Date().toISOString()): EntityInput[] {
   switch (provider) {
     case 'openalex': return openalex(doc, fetchedAt);
     case 'orcid': return orcid(doc, fetchedAt);
