@@ -52,6 +52,7 @@ export class ClaimOwner implements ClaimOwnerIdentity, OnApplicationBootstrap, O
   readonly staleAfterMs: number;
   private readonly beatMs: number;
   private session?: Client;
+  private pending?: Promise<Client>;
   private stopBeating?: () => void;
 
   constructor(
@@ -89,14 +90,24 @@ export class ClaimOwner implements ClaimOwnerIdentity, OnApplicationBootstrap, O
 
   /** One heartbeat, on the session that holds the lock (connected and locked first when it has none). */
   async beat(): Promise<void> {
-    const session = this.session ?? (await this.connect());
+    const session = this.session ?? (await this.connecting());
     try {
       // Hand-written: an upsert against the database clock, so the row comes back after a failover to a standby that lacked it.
       await session.query(`INSERT INTO ${this.kind.table} (id, seen_at) VALUES ($1, now()) ON CONFLICT (id) DO UPDATE SET seen_at = now()`, [this.id]);
     } catch (err) {
-      this.drop(session);
+      // a beat that only timed out (a database slow under load) keeps the session and with it the
+      // lock: ending it would make this live process's claims look like a dead one's
+      if (!isQueryTimeout(err)) this.drop(session);
       throw err;
     }
+  }
+
+  /** One connection attempt at a time: concurrent callers (beats, ensureLive) share it, not each taking a session that finds the lock held by the other. */
+  private connecting(): Promise<Client> {
+    this.pending ??= this.connect().finally(() => {
+      this.pending = undefined;
+    });
+    return this.pending;
   }
 
   private async connect(): Promise<Client> {
@@ -127,6 +138,11 @@ export class ClaimOwner implements ClaimOwnerIdentity, OnApplicationBootstrap, O
     if (this.session === session) this.session = undefined;
     session.end().catch(() => undefined);
   }
+}
+
+/** node-postgres's own error for a statement past the client's query_timeout: the connection itself is fine. */
+function isQueryTimeout(err: unknown): boolean {
+  return err instanceof Error && err.message === 'Query read timeout';
 }
 
 /**
