@@ -191,8 +191,9 @@ function chaosSettings(cert: { caFile: string }, sandboxEnv: NodeJS.ProcessEnv |
     RPC_TIMEOUT_MS: '3000',
     // a replica that dies holding a read or a keyed create costs its caller one attempt, not the deadline
     RPC_ATTEMPT_TIMEOUT_MS: '1000',
-    // search's own deadlines inside the gateway's, as in production (5 s and 6 s inside 10 s): a
-    // reveal's claim left by the search SIGKILL counts as abandoned after 3 × 2 + 2 + 5 = 13 s
+    // search's own deadlines inside the gateway's, as in production (5 s and 6 s inside 10 s); a
+    // reveal's claim left by the search SIGKILL is taken over once its process's heartbeat is stale,
+    // and any claim counts as abandoned after 3 × 2 + 2 + 5 = 13 s
     SEARCH_PEER_TIMEOUT_MS: '2000',
     EMAIL_VERIFY_TOTAL_MS: '2000',
     BILLING_CONSUME_MAX_WAIT_MS: '1000',

@@ -9,6 +9,7 @@ import { IngestService } from './ingest/ingest.service';
 import { OrganizationsController } from './organizations/organizations.controller';
 import { OrganizationsService } from './organizations/organizations.service';
 import { EmailVerifier } from './reveals/email-verifier';
+import { REVEAL_CLAIM_OWNERS, RevealOwner } from './reveals/reveal-owner';
 import { RevealsController } from './reveals/reveals.controller';
 import { RevealsRepository } from './reveals/reveals.repository';
 import { EMAIL_VERIFIER, RevealsService } from './reveals/reveals.service';
@@ -33,6 +34,8 @@ export class SearchModule {
         SearchService, ProfilesRepository, SearchReads,
         CreditsService, PendingRefundsRepository,
         RevealsService, RevealsRepository,
+        // this process as the owner of its reveal claims: a session of its own holds its liveness lock
+        { provide: RevealOwner, useFactory: () => new RevealOwner(config.databaseUrl, REVEAL_CLAIM_OWNERS) },
         OrganizationsService, IngestService,
         { provide: EMAIL_VERIFIER, useFactory: () => new EmailVerifier(search.verifier) },
       ],

@@ -38,4 +38,5 @@ export * from './data-source';
 export * from './migrations';
 export * from './unit-of-work';
 export * from './idempotent-create';
+export * from './claim-owner';
 export * from './webhook-signature';

@@ -1,4 +1,8 @@
+import { Client } from 'pg';
 import { SUBJECTS } from '@app/contracts';
+import { CLAIM_OWNER_TIMING } from '@app/platform';
+import { scopedServiceKey } from '../../../apps/gateway/src/idempotency/idempotency.store';
+import { REVEAL_CLAIM_OWNERS } from '../../../apps/search/src/reveals/reveal-owner';
 import { parseProviderFile } from '../../../apps/admin/src/ingest/connectors';
 import { TestMesh } from '../../harness';
 import { startDns, startSmtp, Zone } from '../../../tools/mesh/mail-peers';
@@ -83,6 +87,8 @@ describe('reveals', () => {
       entity('concurrent', { person_name: 'C Zero', email: 'c0@good.test', domain: 'good.test' }),
       entity('crmdown', { person_name: 'D Own', email: 'jane@good.test', domain: 'good.test' }),
       entity('abandoned', { person_name: 'Ab Andon' }),
+      entity('heldup', { person_name: 'Hel Dup' }),
+      entity('ownergone', { person_name: 'Own Ergone' }),
     ];
     const res = await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities });
     expect(res.err).toBeUndefined();
@@ -214,6 +220,60 @@ describe('reveals', () => {
       { type: 'consume', amount: -1, reason: 'reveal' }, { type: 'refund', amount: 1, reason: 'reveal_abandoned' },
     ]);
     expect(await mesh.query('search', 'SELECT id, status FROM reveals WHERE workspace_id = $1 AND entity_id = $2', [ws, ids.abandoned])).toEqual([{ id: res.body.id, status: 'revealed' }]);
+  });
+
+  it('a retry of a reveal whose claimer is alive but held up waits for its outcome: not run twice, its answer and one credit', async () => {
+    const before = await total();
+    const idempotencyKey = `heldup-${Date.now()}`;
+    // a live search replica mid-reveal whose heartbeat is held up (its pool and event loop busy):
+    // its liveness lock held on a session of its own, no fresh heartbeat, its consume made
+    const owner = 'srch_heldupowner';
+    const session = new Client({ connectionString: mesh.databaseUrl('search') });
+    await session.connect();
+    try {
+      await session.query('SELECT pg_advisory_lock($1, hashtext($2))', [REVEAL_CLAIM_OWNERS.lockClass, owner]);
+      const claim = 'rev_heldupclaim';
+      expect((await mesh.rpc(SUBJECTS.billing.creditsConsume, { workspace_id: ws }, { ref: claim, reason: 'reveal' })).err).toBeUndefined();
+      await mesh.query('search', `INSERT INTO reveals (id, workspace_id, entity_id, status, credits_charged, idempotency_key, owner, created_at)
+        VALUES ($1, $2, $3, 'pending', 0, $4, $5, now() - interval '3 seconds')`, [claim, ws, ids.heldup, scopedServiceKey('live', idempotencyKey), owner]);
+      // the same request asked again (the RPC client's next attempt, or the client after a 5xx)
+      const retry = mesh.request('POST', '/reveals', { key, headers: { 'Idempotency-Key': idempotencyKey }, body: { entity_id: ids.heldup } });
+      // longer than the owner's stale time: a retry that judged the claimer by its heartbeat took the claim over by now
+      await new Promise((r) => setTimeout(r, CLAIM_OWNER_TIMING.staleAfterMs + 1500));
+      // the held-up claimer finishes its reveal: its claim is still its own
+      const done = await mesh.query('search', `UPDATE reveals SET status = 'revealed', credits_charged = 1, phone = '+14155550100', sources = (SELECT sources FROM entities WHERE id = $2)
+        WHERE id = $1 AND status = 'pending' AND owner = $3 RETURNING id`, [claim, ids.heldup, owner]);
+      expect(done).toEqual([{ id: claim }]);
+      const res = await retry;
+      expect(res.status).toBe(201);
+      expectRealSources(res.body.sources);
+      expect(res.body).toMatchObject({ id: claim, status: 'revealed', credits_charged: 1, already_revealed: false });
+      expect(await mesh.query('billing', 'SELECT type, amount, reason FROM ledger_entries WHERE workspace_id = $1 AND ref = $2', [ws, claim])).toEqual([
+        { type: 'consume', amount: -1, reason: 'reveal' },
+      ]);
+      expect(await total()).toBe(before - 1);
+    } finally {
+      await session.end();
+    }
+  });
+
+  it('a claim whose owner is gone (its liveness session closed, no fresh heartbeat) is taken over at once by any reveal, not once abandoned', async () => {
+    const before = await total();
+    // what a search replica SIGKILLed after its consume leaves: a young claim, its credit taken, its owner's lock and heartbeat gone
+    const claim = 'rev_ownergoneclaim';
+    expect((await mesh.rpc(SUBJECTS.billing.creditsConsume, { workspace_id: ws }, { ref: claim, reason: 'reveal' })).err).toBeUndefined();
+    await mesh.query('search', `INSERT INTO reveals (id, workspace_id, entity_id, status, credits_charged, idempotency_key, owner)
+      VALUES ($1, $2, $3, 'pending', 0, 'live:another-request', 'srch_killedowner')`, [claim, ws, ids.ownergone]);
+    const started = Date.now();
+    const res = await reveal(ids.ownergone);
+    expect(res.status).toBe(201);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(res.body).toMatchObject({ status: 'revealed', credits_charged: 1, already_revealed: false });
+    expect(res.body.id).not.toBe(claim);
+    expect(await mesh.query('billing', 'SELECT type, amount, reason FROM ledger_entries WHERE workspace_id = $1 AND ref = $2 ORDER BY type', [ws, claim])).toEqual([
+      { type: 'consume', amount: -1, reason: 'reveal' }, { type: 'refund', amount: 1, reason: 'reveal_abandoned' },
+    ]);
+    expect(await total()).toBe(before - 1);
   });
 
   it('a reveal of an entity in a lens the plan lacks is 403 on live and test keys: nothing charged, nothing written', async () => {

@@ -1,109 +1,24 @@
-import { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Client } from 'pg';
-import { pgClientConfig, randomToken, runPeriodically } from '@app/platform';
+import { CLAIM_OWNER_TIMING, ClaimOwner as ProcessClaimOwner, claimOwnerSessionName as sessionName, ClaimOwnerKind, ClaimOwnerTiming } from '@app/platform';
 import { GatewayConfig } from '../config';
+
+export { CLAIM_OWNER_TIMING } from '@app/platform';
+export type { ClaimOwnerIdentity, ClaimOwnerTiming } from '@app/platform';
 
 /** The advisory lock class of gateway processes' liveness locks (second key: hashtext of the process's id). */
 export const CLAIM_OWNER_LOCK_CLASS = 72201449;
 
-/** What the idempotency store needs of the process that takes claims. */
-export interface ClaimOwnerIdentity {
-  /** This process's id, recorded on every claim it takes. */
-  readonly id: string;
-  /** How old a process's heartbeat may get before its claims may be taken over (with its lock free). */
-  readonly staleAfterMs: number;
-}
+/** Gateway processes as owners of Idempotency-Key claims: their heartbeats in gateway_instances. */
+export const GATEWAY_CLAIM_OWNERS: ClaimOwnerKind = { service: 'gateway', idPrefix: 'gw', table: 'gateway_instances', lockClass: CLAIM_OWNER_LOCK_CLASS };
 
-export interface ClaimOwnerTiming {
-  beatMs: number;
-  staleAfterMs: number;
-}
-
-/** How long the liveness session may take to connect or to answer one statement. */
-const SESSION_TIMEOUT_MS = 5000;
-
-/** The application_name of the connection that holds a process's liveness lock. */
-export const claimOwnerSessionName = (id: string): string => `gateway claim owner ${id}`;
-
-export const CLAIM_OWNER_TIMING: ClaimOwnerTiming = { beatMs: 500, staleAfterMs: 2000 };
+/** The application_name of the connection that holds a gateway process's liveness lock. */
+export const claimOwnerSessionName = (id: string): string => sessionName(GATEWAY_CLAIM_OWNERS.service, id);
 
 /**
  * This gateway process as the owner of the Idempotency-Key claims it takes (docs/decisions.md,
- * "Idempotency claims of a gateway that died"). It keeps one connection of its own that holds a
- * session advisory lock on its id, and on it writes a heartbeat (gateway_instances.seen_at, the
- * database's clock). A process that dies closes the connection and the server drops the lock; its
- * heartbeat goes stale. Another gateway takes over a claim only when both say its owner is gone: a
- * live process whose event loop is held keeps its lock; one whose connection broke in a failover
- * keeps a fresh heartbeat until it has its lock back on the new primary.
+ * "Idempotency claims of a gateway that died"): the platform's ClaimOwner on gateway_instances.
  */
-export class ClaimOwner implements ClaimOwnerIdentity, OnApplicationBootstrap, OnApplicationShutdown {
-  readonly id = `gw_${randomToken(16)}`;
-  readonly staleAfterMs: number;
-  private readonly beatMs: number;
-  private session?: Client;
-  private stopBeating?: () => void;
-
-  constructor(private readonly config: Pick<GatewayConfig, 'databaseUrl'>, timing: ClaimOwnerTiming = CLAIM_OWNER_TIMING) {
-    this.beatMs = timing.beatMs;
-    this.staleAfterMs = timing.staleAfterMs;
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    // a database not reachable yet is no reason to refuse to start: the next beats connect
-    await this.beat().catch(() => undefined);
-    this.stopBeating = runPeriodically(() => this.beat(), this.beatMs);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    this.stopBeating?.();
-    const session = this.session;
-    this.session = undefined;
-    // its row stays until the hourly sweep: its claims are taken over once its heartbeat is stale, as
-    // after a kill, so a request still finishing meanwhile is not run a second time beside it
-    await session?.end().catch(() => undefined);
-  }
-
-  /** One heartbeat, on the session that holds the lock (connected and locked first when it has none). */
-  async beat(): Promise<void> {
-    const session = this.session ?? (await this.connect());
-    try {
-      // Hand-written: an upsert against the database clock, so the row comes back after a failover to a standby that lacked it.
-      await session.query(
-        'INSERT INTO gateway_instances (id, seen_at) VALUES ($1, now()) ON CONFLICT (id) DO UPDATE SET seen_at = now()',
-        [this.id],
-      );
-    } catch (err) {
-      this.drop(session);
-      throw err;
-    }
-  }
-
-  private async connect(): Promise<Client> {
-    // named, so an operator (or a test) finds the session that holds this process's lock in pg_stat_activity
-    // bounded, so a database that does not answer holds neither the start-up nor the next beats
-    const session = new Client({
-      ...pgClientConfig(this.config.databaseUrl), keepAlive: true, application_name: claimOwnerSessionName(this.id),
-      connectionTimeoutMillis: SESSION_TIMEOUT_MS, query_timeout: SESSION_TIMEOUT_MS,
-    });
-    session.on('error', () => this.drop(session));
-    try {
-      await session.connect();
-      // a host that vanishes without closing its connections is noticed by the server's keepalives
-      await session.query('SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3');
-      // Hand-written: a session-level lock, held for as long as this connection lives.
-      const { rows } = await session.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [CLAIM_OWNER_LOCK_CLASS, this.id]);
-      // held by someone else only for the moment another gateway checks this process's lock: the next beat takes it
-      if (!rows[0].ok) throw new Error('claim owner lock taken');
-    } catch (err) {
-      await session.end().catch(() => undefined);
-      throw err;
-    }
-    this.session = session;
-    return session;
-  }
-
-  private drop(session: Client): void {
-    if (this.session === session) this.session = undefined;
-    session.end().catch(() => undefined);
+export class ClaimOwner extends ProcessClaimOwner {
+  constructor(config: Pick<GatewayConfig, 'databaseUrl'>, timing: ClaimOwnerTiming = CLAIM_OWNER_TIMING) {
+    super(config.databaseUrl, GATEWAY_CLAIM_OWNERS, timing);
   }
 }

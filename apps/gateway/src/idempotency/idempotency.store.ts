@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
 import { KeyMode } from '@app/contracts';
-import { onFreshConnection, PG_POOL, randomToken, rootLogger, runPeriodically, SERVICE_CONFIG } from '@app/platform';
+import { claimOwnerGone, onFreshConnection, PG_POOL, randomToken, rootLogger, runPeriodically, SERVICE_CONFIG } from '@app/platform';
 import { GatewayConfig } from '../config';
-import { CLAIM_OWNER_LOCK_CLASS, ClaimOwner, ClaimOwnerIdentity } from './claim-owner.store';
+import { CLAIM_OWNER_LOCK_CLASS, ClaimOwner, ClaimOwnerIdentity, GATEWAY_CLAIM_OWNERS } from './claim-owner.store';
 
 export type Claim =
   /** `token` names this claim: its completion or release touches it and no later claim of the key. */
@@ -109,9 +109,7 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
          WHERE i.created_at < now() - interval '24 hours'
             OR (i.status = 'in_progress' AND (
                  i.created_at < now() - $5 * interval '1 millisecond'
-                 OR (i.owner IS NOT NULL
-                     AND NOT EXISTS (SELECT 1 FROM gateway_instances g WHERE g.id = i.owner AND g.seen_at > now() - $7 * interval '1 millisecond')
-                     AND pg_try_advisory_xact_lock($8, hashtext(i.owner)))))
+                 OR ${claimOwnerGone(GATEWAY_CLAIM_OWNERS, 'i.owner', 7, 8)}))
        RETURNING 1`,
       [scope.workspaceId, scope.mode, key, fingerprint, this.abandonedAfterMs, this.owner.id, this.owner.staleAfterMs, CLAIM_OWNER_LOCK_CLASS, token],
     ), { idempotent: true });

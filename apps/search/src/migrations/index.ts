@@ -11,6 +11,7 @@ import { EntitiesCount1764000010000 } from './1764000010000-entities-count';
 import { EntitiesGenerationRow1764000011000 } from './1764000011000-entities-generation-row';
 import { RevealsIdempotencyKey1764000012000 } from './1764000012000-reveals-idempotency-key';
 import { EntitiesRank1764000013000 } from './1764000013000-entities-rank';
+import { RevealsOwner1764000014000 } from './1764000014000-reveals-owner';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -36,4 +37,5 @@ export const MIGRATIONS = [
   EntitiesGenerationRow1764000011000,
   RevealsIdempotencyKey1764000012000,
   EntitiesRank1764000013000,
+  RevealsOwner1764000014000,
 ];

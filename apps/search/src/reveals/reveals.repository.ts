@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
 import { EmailStatus, SourceRecord } from '@app/contracts';
-import { PG_POOL, Queryable } from '@app/platform';
+import { claimOwnerGone, PG_POOL, Queryable } from '@app/platform';
+import { REVEAL_CLAIM_OWNERS } from './reveal-owner';
 
 export interface RevealRow {
   id: string;
@@ -18,6 +19,8 @@ export interface RevealRow {
   created_at: Date;
   /** The Idempotency-Key of the request that claimed it (RequestContext.idempotency), if it had one. */
   idempotency_key?: string | null;
+  /** The search process that holds the claim (RevealOwner), or took it over. */
+  owner?: string | null;
 }
 
 /** What a completed reveal found. */
@@ -39,50 +42,54 @@ export interface RevealFindings {
 export class RevealsRepository {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
-  /** True when this call claimed the workspace's reveal of the entity (a `pending` row). */
-  async claim(id: string, workspaceId: string, entityId: string, idempotencyKey: string | null = null): Promise<boolean> {
+  /** True when this call claimed the workspace's reveal of the entity (a `pending` row owned by `owner`, this process). */
+  async claim(id: string, workspaceId: string, entityId: string, idempotencyKey: string | null, owner: string): Promise<boolean> {
     // hand-written: ON CONFLICT DO NOTHING makes concurrent reveals of one entity claim it once
     const claimed = await this.pool.query(
-      `INSERT INTO reveals (id, workspace_id, entity_id, status, credits_charged, idempotency_key, heartbeat_at) VALUES ($1, $2, $3, 'pending', 0, $4, now())
+      `INSERT INTO reveals (id, workspace_id, entity_id, status, credits_charged, idempotency_key, owner) VALUES ($1, $2, $3, 'pending', 0, $4, $5)
        ON CONFLICT (workspace_id, entity_id) DO NOTHING`,
-      [id, workspaceId, entityId, idempotencyKey],
+      [id, workspaceId, entityId, idempotencyKey, owner],
     );
     return claimed.rowCount === 1;
   }
 
   /**
-   * The workspace's reveal of the entity, whether it is a claim older than `abandonedMs`, and
-   * whether its claimer has not renewed its heartbeat for `silentMs` (`silent`).
+   * The workspace's reveal of the entity; for a claim, whether it is older than `abandonedMs`, and
+   * whether its owner's heartbeat is older than `staleMs` (`stale`: its owner may be gone, which
+   * takeOver decides by the owner's liveness lock).
    */
-  async find(workspaceId: string, entityId: string, abandonedMs: number, silentMs = abandonedMs): Promise<(RevealRow & { abandoned: boolean; silent: boolean }) | undefined> {
-    // hand-written: the row as the claim above sees it, its age judged by the database's clock
-    const { rows } = await this.pool.query<RevealRow & { abandoned: boolean; silent: boolean }>(
-      `SELECT *, created_at < now() - $3 * interval '1 millisecond' AS abandoned,
-         coalesce(heartbeat_at, created_at) < now() - $4 * interval '1 millisecond' AS silent
-       FROM reveals WHERE workspace_id = $1 AND entity_id = $2`,
-      [workspaceId, entityId, abandonedMs, silentMs],
+  async find(workspaceId: string, entityId: string, abandonedMs: number, staleMs: number): Promise<(RevealRow & { abandoned: boolean; stale: boolean }) | undefined> {
+    // hand-written: the row as the claim above sees it, its age and its owner's heartbeat judged by the database's clock
+    const { rows } = await this.pool.query<RevealRow & { abandoned: boolean; stale: boolean }>(
+      `SELECT r.*, r.created_at < now() - $3 * interval '1 millisecond' AS abandoned,
+         r.owner IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ${REVEAL_CLAIM_OWNERS.table} o WHERE o.id = r.owner AND o.seen_at > now() - $4 * interval '1 millisecond') AS stale
+       FROM reveals r WHERE r.workspace_id = $1 AND r.entity_id = $2`,
+      [workspaceId, entityId, abandonedMs, staleMs],
     );
     return rows[0];
   }
 
-  /** The claimer is still at work on claim `id`. */
-  async beat(id: string): Promise<void> {
-    await this.pool.query(`UPDATE reveals SET heartbeat_at = now() WHERE id = $1 AND status = 'pending'`, [id]);
-  }
-
   /**
-   * Takes an abandoned claim over by restarting its clock, so that only one waiter takes it (the
-   * others keep waiting, and a taker that dies is taken over in turn). True when this call took it.
-   * `silent`: taken over when its claimer's heartbeat is older than `olderThanMs` instead.
+   * Takes claim `id` over for `owner` (this process) when it is older than `abandonedMs` (a claim
+   * without an owner, or an owner that looks alive but never finishes) or its owner is gone (no
+   * fresh heartbeat within `staleMs` and its liveness lock free: the process died, however young
+   * the claim): the claim's clock restarts and it names the taker, so the other waiters keep
+   * waiting on a live owner (and a taker that dies is taken over in turn). True when this call took it.
    */
-  async takeOver(id: string, olderThanMs: number, silent = false): Promise<boolean> {
-    // hand-written: the age check and the restart are one conditional UPDATE
-    const age = silent ? 'coalesce(heartbeat_at, created_at)' : 'created_at';
+  async takeOver(id: string, owner: string, abandonedMs: number, staleMs: number): Promise<boolean> {
+    // hand-written: the owner's liveness, the age check and the restart are one conditional UPDATE
     const taken = await this.pool.query(
-      `UPDATE reveals SET created_at = now(), heartbeat_at = now() WHERE id = $1 AND status = 'pending' AND ${age} < now() - $2 * interval '1 millisecond'`,
-      [id, olderThanMs],
+      `UPDATE reveals r SET created_at = now(), owner = $2 WHERE r.id = $1 AND r.status = 'pending'
+         AND (r.created_at < now() - $3 * interval '1 millisecond' OR ${claimOwnerGone(REVEAL_CLAIM_OWNERS, 'r.owner', 4, 5)})`,
+      [id, owner, abandonedMs, staleMs, REVEAL_CLAIM_OWNERS.lockClass],
     );
     return taken.rowCount === 1;
+  }
+
+  /** Forgets processes whose heartbeat stopped long ago (a killed one leaves its row behind). */
+  async sweepOwners(): Promise<void> {
+    // hand-written: a set-based delete by age against the database clock
+    await this.pool.query(`DELETE FROM ${REVEAL_CLAIM_OWNERS.table} WHERE seen_at < now() - interval '1 hour'`);
   }
 
   async isRevealed(workspaceId: string, entityId: string): Promise<boolean> {
@@ -97,20 +104,20 @@ export class RevealsRepository {
     await this.pool.query(`DELETE FROM reveals WHERE id = $1 AND status = 'pending'`, [id]);
   }
 
-  /** Removes the claim (nothing was found) and returns its row; undefined when it was taken over meanwhile. */
-  async remove(tx: Queryable, id: string): Promise<RevealRow | undefined> {
+  /** Removes `owner`'s claim (nothing was found) and returns its row; undefined when it was taken over meanwhile. */
+  async remove(tx: Queryable, id: string, owner: string): Promise<RevealRow | undefined> {
     // hand-written: DELETE ... RETURNING gives the row to render in the same statement
-    const { rows } = await tx.query<RevealRow>(`DELETE FROM reveals WHERE id = $1 RETURNING *`, [id]);
+    const { rows } = await tx.query<RevealRow>(`DELETE FROM reveals WHERE id = $1 AND owner = $2 RETURNING *`, [id, owner]);
     return rows[0];
   }
 
-  /** Records what the reveal found and returns the row; undefined when the claim was taken over meanwhile. */
-  async markRevealed(tx: Queryable, id: string, found: RevealFindings): Promise<RevealRow | undefined> {
+  /** Records what `owner`'s reveal found and returns the row; undefined when the claim was taken over meanwhile. */
+  async markRevealed(tx: Queryable, id: string, owner: string, found: RevealFindings): Promise<RevealRow | undefined> {
     // hand-written: UPDATE ... RETURNING gives the row to render in the same statement
     const { rows } = await tx.query<RevealRow>(
       `UPDATE reveals SET status = 'revealed', lead_id = $2, email = $3, email_status = $4, email_confidence = $5, phone = $6, credits_charged = 1, sources = $7
-        WHERE id = $1 AND status = 'pending' RETURNING *`,
-      [id, found.leadId, found.email, found.emailStatus, found.emailConfidence, found.phone, JSON.stringify(found.sources)],
+        WHERE id = $1 AND status = 'pending' AND owner = $8 RETURNING *`,
+      [id, found.leadId, found.email, found.emailStatus, found.emailConfidence, found.phone, JSON.stringify(found.sources), owner],
     );
     return rows[0];
   }

@@ -1,46 +1,50 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import {
   CompanyFact, EVENT, ID_PREFIX, Lead, RequestContext, Reveal, RevealOutcome, SourceRecord, SUBJECTS, UpsertFromRevealRequest,
 } from '@app/contracts';
-import { DomainError, newId, NoAnswer, recordEvent, rootLogger, ServiceClient, UnitOfWork } from '@app/platform';
+import { DomainError, newId, NoAnswer, recordEvent, rootLogger, runPeriodically, ServiceClient, UnitOfWork } from '@app/platform';
 import { CreditsService } from '../credits/credits.service';
 import { EntitiesRepository, EntityRow } from '../entities/entities.repository';
 import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { candidateAddresses, EmailVerifier, Verification } from './email-verifier';
 import { companyFactsOf, DELIVERABLE, isE164, revealSources } from './provenance';
+import { RevealOwner } from './reveal-owner';
 import { RevealRow, RevealsRepository } from './reveals.repository';
 
 export const EMAIL_VERIFIER = Symbol('EMAIL_VERIFIER');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** How often a claimer renews its claim's heartbeat, and after how long without one a retry of its request takes the claim over. */
-const CLAIMER_BEAT_MS = 250;
-const CLAIMER_SILENT_MS = 1500;
+/** How often processes whose heartbeat stopped long ago are forgotten. */
+const OWNER_SWEEP_MS = 60 * 60 * 1000;
 
 /** The claim this claimer held was taken over as abandoned while it was still at work (its credit is given back). */
 const takenOver = () => new DomainError('internal_error', 'The reveal took too long and was started again; nothing was charged');
+
+/** How often a reveal waiting on another's claim looks at it again. */
+const WAIT_POLL_MS = 50;
 
 /**
  * The reveal saga. One reveal row per workspace and entity is claimed first (status `pending`),
  * so concurrent reveals of one entity charge once: the others wait for the claim to settle and
  * answer `already_revealed`. The claimer consumes a credit (ref = the reveal id), verifies the
  * contact, has crm create or update the lead, then records the reveal with `reveal.completed`.
- * Any failure after the consume refunds it and releases the claim. A claim whose claimer died
- * holding it (older than CLAIM_ABANDONED_MS) is taken over: its ref is refunded and the claim
- * dropped, and the reveal claims afresh. Without that, every later reveal of the entity waited on
- * it for ever (a retried reveal never converged: the chaos run's stall after a search SIGKILL).
+ * Any failure after the consume refunds it and releases the claim, and a waiter claims afresh.
+ * The claim names the search process that holds it (RevealOwner: a liveness lock on a session of
+ * its own and a heartbeat): a claim whose owner is gone (a SIGKILLed replica) is taken over by
+ * the first reveal of the entity that meets it, within the owner's stale time, its ref refunded
+ * and the claim dropped, and the reveal claims afresh; a claim of a live owner is never taken over
+ * before it counts as abandoned (older than CLAIM_ABANDONED_MS), however slow its owner or its
+ * pool, so a slow reveal is not run twice and does not answer internal_error for its retry.
  * The claim keeps the request's Idempotency-Key: a retry of that request (the RPC client asking
- * another replica after an attempt's deadline) answers the completed reveal as the first attempt
- * did, `already_revealed` false and its credit, instead of as a repeat. The claimer renews a
- * heartbeat on its claim while it works (CLAIMER_BEAT_MS): a retry of the same request whose
- * claimer has gone silent (CLAIMER_SILENT_MS) takes the claim over then, not after it counts as
- * abandoned. A claimer that was only stalled finds its claim gone and answers internal_error,
- * which the client passes over for the retry's answer.
+ * another replica after an attempt's deadline) waits on the first attempt's claim like any other
+ * reveal and then answers the completed reveal as the first attempt did, `already_revealed` false
+ * and its credit, instead of as a repeat (the client takes whichever attempt answers first).
  */
 @Injectable()
-export class RevealsService {
+export class RevealsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly log = rootLogger('search');
+  private stopSweeping?: () => void;
 
   constructor(
     private readonly reveals: RevealsRepository,
@@ -50,7 +54,16 @@ export class RevealsService {
     @Inject(EMAIL_VERIFIER) private readonly verifier: EmailVerifier,
     @Inject(SEARCH_CONFIG) private readonly config: SearchConfig,
     private readonly uow: UnitOfWork,
+    private readonly owner: RevealOwner,
   ) {}
+
+  onApplicationBootstrap(): void {
+    this.stopSweeping = runPeriodically(() => this.reveals.sweepOwners(), OWNER_SWEEP_MS);
+  }
+
+  onApplicationShutdown(): void {
+    this.stopSweeping?.();
+  }
 
   private render(row: RevealRow, ctx: RequestContext, already: boolean, charged: number): Reveal {
     return {
@@ -69,28 +82,26 @@ export class RevealsService {
       throw new DomainError('permission_denied', `The entity is in the lens '${entity.lens}', which is not included in this workspace's plan`, 'entity_id');
     }
     if (ctx.mode === 'test' || ctx.livemode === false) return this.dryRun(ctx, entity);
+    // nothing is claimed without this process's liveness lock (else its claim looks like a dead replica's)
+    await this.owner.ensureLive().catch((err: Error) => {
+      this.log.error({ workspace_id: ctx.workspace_id, reason: err.message }, 'reveal: no liveness lock; not claiming');
+      throw new DomainError('internal_error', 'The reveal could not be started; nothing was charged');
+    });
     const deadline = Date.now() + this.config.revealWaitMs;
     for (;;) {
       const id = newId(ID_PREFIX.reveal);
-      if (await this.reveals.claim(id, ctx.workspace_id, entity.id, ctx.idempotency?.key)) return this.run(ctx, entity, id);
-      const row = await this.reveals.find(ctx.workspace_id, entity.id, this.config.revealClaimAbandonedMs, CLAIMER_SILENT_MS);
-      const sameRequest = row !== undefined && ctx.idempotency !== undefined && row.idempotency_key === ctx.idempotency.key;
-      if (row && row.status !== 'pending') {
+      if (await this.reveals.claim(id, ctx.workspace_id, entity.id, ctx.idempotency?.key ?? null, this.owner.id)) return this.run(ctx, entity, id);
+      const row = await this.reveals.find(ctx.workspace_id, entity.id, this.config.revealClaimAbandonedMs, this.owner.staleAfterMs);
+      if (!row) continue; // released meanwhile: claim it
+      if (row.status !== 'pending') {
         // a retry of the request that revealed it answers as its first attempt did (201, charged)
+        const sameRequest = ctx.idempotency !== undefined && row.idempotency_key === ctx.idempotency.key;
         return sameRequest ? { reveal: this.render(row, ctx, false, row.credits_charged), created: true } : { reveal: this.render(row, ctx, true, 0), created: false };
       }
-      if (row?.abandoned) {
-        await this.takeOver(ctx, row.id, this.config.revealClaimAbandonedMs);
-        continue;
-      }
-      // a retry of this same request whose claimer went silent: its replica died holding it (a
-      // slow claimer keeps beating, and its answer reaches the client, which listens to every attempt)
-      if (sameRequest && row?.silent) {
-        await this.takeOver(ctx, row.id, CLAIMER_SILENT_MS, true);
-        continue;
-      }
+      // its owner died holding it (or it is older than any live claimer holds one): taken over, then claimed afresh
+      if ((row.abandoned || row.stale) && (await this.takeOver(ctx, row.id))) continue;
       if (Date.now() > deadline) throw DomainError.conflict('A reveal of this entity is in progress; retry', 'entity_id');
-      await sleep(50);
+      await sleep(WAIT_POLL_MS);
     }
   }
 
@@ -105,16 +116,18 @@ export class RevealsService {
   }
 
   /**
-   * One waiter takes an abandoned claim over: restarting its clock, so the other waiters keep
-   * waiting (and a taker that dies is taken over in turn). It gives back what the dead claimer
-   * may have taken (refunds are by ref and happen once; one billing does not answer waits in
-   * pending_refunds), then drops the claim, so a claim is never dropped with its credit taken.
+   * One waiter takes over a claim whose owner is gone or that counts as abandoned (the conditional
+   * UPDATE names it the owner, so the other waiters keep waiting on a live one, and a taker that
+   * dies is taken over in turn). It gives back what the claimer may have taken (refunds are by ref
+   * and happen once; one billing does not answer waits in pending_refunds), then drops the claim,
+   * so a claim is never dropped with its credit taken. True when this call took it.
    */
-  private async takeOver(ctx: RequestContext, id: string, olderThanMs: number, silent = false): Promise<void> {
-    if (!(await this.reveals.takeOver(id, olderThanMs, silent))) return;
-    this.log.warn({ workspace_id: ctx.workspace_id, reveal_id: id }, 'reveal: taking over a claim its claimer abandoned; refunding it');
+  private async takeOver(ctx: RequestContext, id: string): Promise<boolean> {
+    if (!(await this.reveals.takeOver(id, this.owner.id, this.config.revealClaimAbandonedMs, this.owner.staleAfterMs))) return false;
+    this.log.warn({ workspace_id: ctx.workspace_id, reveal_id: id }, 'reveal: taking over a claim whose claimer is gone; refunding it');
     await this.billing.refund(ctx, id, 'reveal_abandoned');
     await this.reveals.releasePending(id);
+    return true;
   }
 
   private async release(ctx: RequestContext, id: string, refundReason?: string): Promise<void> {
@@ -152,15 +165,6 @@ export class RevealsService {
   }
 
   private async run(ctx: RequestContext, entity: EntityRow, id: string): Promise<RevealOutcome> {
-    const heartbeat = setInterval(() => void this.reveals.beat(id).catch(() => undefined), CLAIMER_BEAT_MS);
-    try {
-      return await this.runClaimed(ctx, entity, id);
-    } finally {
-      clearInterval(heartbeat);
-    }
-  }
-
-  private async runClaimed(ctx: RequestContext, entity: EntityRow, id: string): Promise<RevealOutcome> {
     try {
       await this.billing.consume(ctx, id, 'reveal');
     } catch (err) {
@@ -194,7 +198,7 @@ export class RevealsService {
       // nothing verifiable: the credit goes back; the entity stays unrevealed so a later reveal may find more
       await this.billing.refund(ctx, id, 'reveal_failed');
       return this.uow.run(async (tx) => {
-        const row = await this.reveals.remove(tx, id);
+        const row = await this.reveals.remove(tx, id, this.owner.id);
         if (!row) throw takenOver();
         const reveal = this.render({ ...row, status: 'no_contact_found', sources: entity.sources }, ctx, false, 0);
         await recordEvent(tx, { type: EVENT.revealCompleted, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: reveal });
@@ -203,10 +207,10 @@ export class RevealsService {
     }
     try {
       return await this.uow.run(async (tx) => {
-        const row = await this.reveals.markRevealed(tx, id, {
+        const row = await this.reveals.markRevealed(tx, id, this.owner.id, {
           leadId: lead.id, email: found?.email ?? null, emailStatus: found?.status ?? null, emailConfidence: found?.confidence ?? null, phone, sources,
         });
-        // taken over as abandoned while this claimer was still at work: its credit is given back below
+        // taken over (as abandoned, or its owner looked gone) while this claimer was still at work: its credit is given back below
         if (!row) throw takenOver();
         const reveal = this.render(row, ctx, false, 1);
         await recordEvent(tx, { type: EVENT.revealCompleted, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: reveal });
