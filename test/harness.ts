@@ -4,8 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConnectionOptions, NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import { Client } from 'pg';
-import { CreatedKey, CreatedWorkspace, CreateKeyRequest, CreateWorkspaceRequest, LENSES, Lens, natsInboxPrefix, NatsIdentity, RequestContext, ServiceName, SUBJECTS } from '@app/contracts';
-import { askService, connectMesh, randomToken } from '@app/platform';
+import type { RequestContext } from '@app/contracts/context';
+import { LENSES, Lens } from '@app/contracts/enums';
+import { natsInboxPrefix, NatsIdentity } from '@app/contracts/nats-flows';
+import type { CreatedKey, CreatedWorkspace, CreateKeyRequest, CreateWorkspaceRequest } from '@app/contracts/resources/workspace';
+import { ServiceName, SUBJECTS } from '@app/contracts/subjects';
+import { randomToken } from '@app/platform/ids';
+import { connectMesh } from '@app/platform/nats';
+import { askService } from '@app/platform/reply-mux';
 import { operatorContext } from '../apps/admin/src/admin-context';
 import {
   freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
