@@ -139,7 +139,8 @@ export class TestMesh {
         throw new Error(`${name} exited with ${code} during start-up:\n${log.slice(-20).join('\n')}`);
       });
       try {
-        await Promise.race([waitFor(`${name} readiness`, () => httpReady(app.port), 30_000), exitedEarly]);
+        // polled often: a mesh's start waits for its slowest app, and each poll is one local request
+        await Promise.race([waitFor(`${name} readiness`, () => httpReady(app.port), 30_000, 25), exitedEarly]);
       } catch (err) {
         // a free port chosen here can be taken by another process before the service binds it
         // (other test files run at the same time): choose again
