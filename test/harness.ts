@@ -9,7 +9,7 @@ import type { RequestContext } from '@app/contracts/context';
 import { LENSES, Lens } from '@app/contracts/enums';
 import { natsInboxPrefix, NatsIdentity } from '@app/contracts/nats-flows';
 import type { CreatedKey, CreatedWorkspace, CreateKeyRequest, CreateWorkspaceRequest } from '@app/contracts/resources/workspace';
-import { ServiceName, SUBJECTS } from '@app/contracts/subjects';
+import { SERVICE_NAMES, ServiceName, SUBJECTS } from '@app/contracts/subjects';
 import { randomToken } from '@app/platform/ids';
 import { connectMesh } from '@app/platform/nats';
 import { askService } from '@app/platform/reply-mux';
@@ -390,6 +390,14 @@ async function ensureTemplate(service: ServiceName): Promise<string> {
     }
   });
   return template;
+}
+
+/**
+ * Every service's template, built at once before the first e2e file starts (the e2e project's
+ * globalSetup, test/e2e-setup.ts), rather than by the first files while they start their meshes.
+ */
+export async function prepareDatabaseTemplates(): Promise<void> {
+  await Promise.all(SERVICE_NAMES.map((service) => ensureTemplate(service)));
 }
 
 /** Makes the app's database from its template when the mesh's environment puts it on this server under the mesh's prefix and it does not exist yet. */
