@@ -25,9 +25,11 @@ module.exports = {
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['**/*.spec.ts'], setupFiles: ['<rootDir>/test/unit-setup.ts'] },
     { ...shared, displayName: 'integration', testMatch: ['**/*.integration-spec.ts'] },
-    { ...shared, displayName: 'e2e', testMatch: ['**/*.e2e-spec.ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['**/*.e2e-spec.ts'], globalSetup: '<rootDir>/test/e2e-setup.ts' },
   ],
   // a global option: jest ignores it inside a project
   testTimeout: 60_000,
   maxWorkers: 2,
+  // the slowest files first also on a fresh clone, where jest has no durations of its own
+  testSequencer: '<rootDir>/test/sequencer.js',
 };

@@ -1,11 +1,18 @@
 import { ChildProcess, execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConnectionOptions, NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import { Client } from 'pg';
-import { CreatedKey, CreatedWorkspace, CreateKeyRequest, CreateWorkspaceRequest, LENSES, Lens, natsInboxPrefix, NatsIdentity, RequestContext, ServiceName, SUBJECTS } from '@app/contracts';
-import { askService, connectMesh, randomToken } from '@app/platform';
+import type { RequestContext } from '@app/contracts/context';
+import { LENSES, Lens } from '@app/contracts/enums';
+import { natsInboxPrefix, NatsIdentity } from '@app/contracts/nats-flows';
+import type { CreatedKey, CreatedWorkspace, CreateKeyRequest, CreateWorkspaceRequest } from '@app/contracts/resources/workspace';
+import { SERVICE_NAMES, ServiceName, SUBJECTS } from '@app/contracts/subjects';
+import { randomToken } from '@app/platform/ids';
+import { connectMesh } from '@app/platform/nats';
+import { askService } from '@app/platform/reply-mux';
 import { operatorContext } from '../apps/admin/src/admin-context';
 import {
   freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
@@ -52,6 +59,8 @@ export class TestMesh {
   private operatorClient?: Promise<NatsConnection>;
   private clients: NatsConnection[] = [];
   private natsTls?: NatsTlsFiles;
+  /** The apps whose database was made from its template (on their first start only). */
+  private readonly cloned = new Set<ServiceName>();
 
   private constructor(
     readonly env: NodeJS.ProcessEnv,
@@ -113,6 +122,10 @@ export class TestMesh {
   }
 
   async startApp(name: ServiceName, port?: number): Promise<RunningApp> {
+    if (!this.cloned.has(name)) {
+      this.cloned.add(name);
+      await cloneMigratedDatabase(name, this.env, this.dbPrefix);
+    }
     const log = this.logs.get(name) ?? [];
     this.logs.set(name, log);
     const fixed = port ?? this.apps.get(name)?.port;
@@ -126,7 +139,8 @@ export class TestMesh {
         throw new Error(`${name} exited with ${code} during start-up:\n${log.slice(-20).join('\n')}`);
       });
       try {
-        await Promise.race([waitFor(`${name} readiness`, () => httpReady(app.port), 30_000), exitedEarly]);
+        // polled often: a mesh's start waits for its slowest app, and each poll is one local request
+        await Promise.race([waitFor(`${name} readiness`, () => httpReady(app.port), 30_000, 25), exitedEarly]);
       } catch (err) {
         // a free port chosen here can be taken by another process before the service binds it
         // (other test files run at the same time): choose again
@@ -283,15 +297,128 @@ export class TestMesh {
     await Promise.all(this.clients.map((nc) => nc.close().catch(() => undefined)));
     this.nats?.kill('SIGKILL');
     rmSync(this.natsDir, { recursive: true, force: true });
-    const admin = new Client({ connectionString: PG_SERVER_URL });
-    await admin.connect();
-    try {
-      const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${this.dbPrefix}%`]);
-      for (const row of rows) await admin.query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`);
-    } finally {
-      await admin.end();
-    }
+    const { rows } = await onPgServer((c) => c.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${this.dbPrefix}%`]));
+    // at once, each on its connection: a DROP DATABASE waits for a checkpoint, and drops asked
+    // together share one instead of waiting for one each
+    await Promise.all(rows.map((row) => onPgServer((c) => c.query(`DROP DATABASE IF EXISTS ${quoted(row.datname)} WITH (FORCE)`))));
   }
+}
+
+/**
+ * Template databases. A service migrates its database at boot (startService); on an empty
+ * database that is most of its start-up, and every test file starts its services on new
+ * databases. So each service's migrations are applied once, by the migration entry
+ * (dist/tools/migrate.js, as the compose and Kubernetes jobs run it), into a template database
+ * named after the service and a hash of the built code its migrations come from; a mesh's
+ * database is made from it (CREATE DATABASE ... TEMPLATE) before the service's first start.
+ * The service still runs its migrations at boot, under the lock, as in production: it finds them
+ * applied. Only for databases on this server under the mesh's prefix (a test that points a
+ * service elsewhere gets the service's own creation and migration), and only before an app's
+ * first start (a test that drops a database and restarts the app sees the app create it).
+ */
+const TEMPLATE_PREFIX = 'lim_tmpl_';
+/** A template of other code is dropped once it is this old (a test run of that code has long finished). */
+const STALE_TEMPLATE_MS = 6 * 60 * 60 * 1000;
+
+/** The built files a service's migrations can reach: its own code and the libraries. */
+function builtFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.js'))
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
+
+const templateNames = new Map<ServiceName, string>();
+
+function templateName(service: ServiceName): string {
+  let name = templateNames.get(service);
+  if (!name) {
+    const hash = createHash('sha256');
+    for (const file of [...builtFiles(join(ROOT, 'dist', 'apps', service)), ...builtFiles(join(ROOT, 'dist', 'libs')), join(ROOT, 'dist', 'tools', 'migrate.js')]) {
+      hash.update(file.slice(ROOT.length)).update('\0').update(readFileSync(file)).update('\0');
+    }
+    name = `${TEMPLATE_PREFIX}${service}_${hash.digest('hex').slice(0, 16)}`;
+    templateNames.set(service, name);
+  }
+  return name;
+}
+
+function quoted(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+async function onPgServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: PG_SERVER_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The service's template, built when missing: migrated under a name of its own, then renamed
+ * (a database another process is building is never used half-made; when two build it at once,
+ * the first rename wins and the other copy is dropped), closed to connections (CREATE DATABASE
+ * ... TEMPLATE needs a template nobody is connected to). Templates of other builds of the code
+ * are dropped once stale.
+ */
+async function ensureTemplate(service: ServiceName): Promise<string> {
+  const template = templateName(service);
+  const exists = await onPgServer(async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [template])).rowCount === 1);
+  if (exists) return template;
+  const building = `${TEMPLATE_PREFIX}build_${randomToken(8).toLowerCase()}_`;
+  try {
+    const migrate = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [join(ROOT, 'dist/tools/migrate.js'), service, 'run'],
+        { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: PG_SERVER_URL, DB_PREFIX: building, LOG_LEVEL: 'warn' } },
+        (err, _stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stderr }),
+      );
+    });
+    if (migrate.code !== 0) throw new Error(`migrating the ${service} template exited ${migrate.code}: ${migrate.stderr}`);
+    await onPgServer(async (c) => {
+      await c.query(`ALTER DATABASE ${quoted(building + service)} WITH ALLOW_CONNECTIONS false`);
+      await c.query(`COMMENT ON DATABASE ${quoted(building + service)} IS ${`'built ${new Date().toISOString()}'`}`);
+      await c.query(`ALTER DATABASE ${quoted(building + service)} RENAME TO ${quoted(template)}`).catch((err: { code?: string }) => {
+        if (err.code !== '42P04') throw err; // built meanwhile by another test file
+      });
+    });
+  } finally {
+    await onPgServer((c) => c.query(`DROP DATABASE IF EXISTS ${quoted(building + service)} WITH (FORCE)`));
+  }
+  await onPgServer(async (c) => {
+    const { rows } = await c.query<{ datname: string; comment: string | null }>(
+      `SELECT datname, shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE starts_with(datname, $1) AND datname <> $2`,
+      [`${TEMPLATE_PREFIX}${service}_`, template],
+    );
+    for (const row of rows) {
+      const built = Date.parse(row.comment?.replace(/^built /, '') ?? '');
+      if (Date.now() - (Number.isNaN(built) ? 0 : built) > STALE_TEMPLATE_MS) await c.query(`DROP DATABASE IF EXISTS ${quoted(row.datname)} WITH (FORCE)`);
+    }
+  });
+  return template;
+}
+
+/**
+ * Every service's template, built at once before the first e2e file starts (the e2e project's
+ * globalSetup, test/e2e-setup.ts), rather than by the first files while they start their meshes.
+ */
+export async function prepareDatabaseTemplates(): Promise<void> {
+  await Promise.all(SERVICE_NAMES.map((service) => ensureTemplate(service)));
+}
+
+/** Makes the app's database from its template when the mesh's environment puts it on this server under the mesh's prefix and it does not exist yet. */
+async function cloneMigratedDatabase(service: ServiceName, env: NodeJS.ProcessEnv, prefix: string): Promise<void> {
+  if (env.DATABASE_URL !== PG_SERVER_URL || env[`${service.toUpperCase()}_DATABASE_URL`] || env.DB_PREFIX !== prefix) return;
+  const database = `${prefix}${service}`;
+  const template = await ensureTemplate(service);
+  await onPgServer(async (c) => {
+    if ((await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])).rowCount === 1) return;
+    await c.query(`CREATE DATABASE ${quoted(database)} TEMPLATE ${quoted(template)}`);
+  });
 }
 
 export function testContext(overrides: Partial<RequestContext> = {}): RequestContext {

@@ -3,8 +3,9 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { join } from 'node:path';
 import { ConnectionOptions, nkeyAuthenticator, nkeys } from '@nats-io/transport-node';
-import { SERVICE_NAMES, ServiceName } from '@app/contracts';
-import { DEFAULT_HTTP_PORTS, ensureNatsIdentities, NatsIdentityFiles, natsServerConfig, NatsServerConfigOptions, NatsUser } from '@app/platform';
+import { SERVICE_NAMES, ServiceName } from '@app/contracts/subjects';
+import { DEFAULT_HTTP_PORTS } from '@app/platform/config';
+import { ensureNatsIdentities, NatsIdentityFiles, natsServerConfig, NatsServerConfigOptions, NatsUser } from '@app/platform/nats-auth';
 
 /** The repository root, whether this runs from tools/ (tests) or dist/tools/ (built). */
 function findRoot(dir: string): string {

@@ -1,10 +1,18 @@
 import { Context, context, propagation, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, TextMapGetter, TextMapPropagator, trace, Tracer } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, BatchSpanProcessor, ConsoleSpanExporter, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ConfigError } from './config';
+
+/**
+ * The OTLP exporter's class, loaded when asked for: it brings its transport and encoding with it,
+ * which a process that exports nothing (the default, the admin CLI, the tests) need not load at
+ * every start.
+ */
+function otlpExporter(): typeof import('@opentelemetry/exporter-trace-otlp-http').OTLPTraceExporter {
+  return (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter;
+}
 
 /** The process's tracer provider (initTracing), until shutdownTracing. */
 let provider: NodeTracerProvider | undefined;
@@ -30,7 +38,7 @@ export function initTracing(service: string, env: NodeJS.ProcessEnv = process.en
   if (provider) return;
   const name = (env.OTEL_TRACES_EXPORTER ?? 'none').trim();
   let exporter: SpanExporter | undefined;
-  if (name === 'otlp') exporter = new OTLPTraceExporter();
+  if (name === 'otlp') exporter = new (otlpExporter())();
   else if (name === 'console') exporter = new ConsoleSpanExporter();
   else if (name !== '' && name !== 'none') throw new ConfigError(`OTEL_TRACES_EXPORTER must be none, otlp or console, got "${name}"`);
   const resource = resourceFromAttributes({ 'service.name': service });
