@@ -347,7 +347,7 @@ function quoted(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-async function onPgServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
+export async function onPgServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: PG_SERVER_URL });
   await client.connect();
   try {

@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import { SUBJECTS } from '@app/contracts';
 import { GATEWAY_MIGRATIONS } from '../../../apps/gateway/src/migrations';
 import { freePort, ROOT } from '../../../tools/mesh/processes';
-import { PG_SERVER_URL, TestMesh } from '../../harness';
+import { onPgServer, PG_SERVER_URL, TestMesh } from '../../harness';
 
 const ADMIN = join(ROOT, 'dist/apps/admin/src/main.js');
 const SAMPLE = join(ROOT, 'apps/search/samples/openalex-authors.json');
@@ -29,15 +29,7 @@ describe('admin CLI', () => {
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
       });
     });
-  const withServer = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
-    const client = new Client({ connectionString: PG_SERVER_URL });
-    await client.connect();
-    try {
-      return await work(client);
-    } finally {
-      await client.end();
-    }
-  };
+  const withServer = onPgServer;
 
   describe('help', () => {
     it('--help (and help, -h): the usage and every command on stdout, exit 0, without touching a database', async () => {
