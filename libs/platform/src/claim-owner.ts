@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { pgClientConfig } from './pg-tls';
 import { randomToken } from './ids';
 import { runPeriodically } from './periodic';
+import type { Queryable } from './db';
 
 /** What a store of claims needs of the process that takes them. */
 export interface ClaimOwnerIdentity {
@@ -146,12 +147,26 @@ function isQueryTimeout(err: unknown): boolean {
 }
 
 /**
- * SQL true when the owner named by `ownerColumn` is gone: no heartbeat in `kind.table` within
- * `$<staleParam>` ms, and its liveness lock free (tried as a transaction lock, let go when the
- * statement ends). `lockClassParam`: the parameter carrying kind.lockClass.
+ * SQL true when the owner named by `ownerColumn` has no heartbeat in `kind.table` within
+ * `$<staleParam>` ms: it may be gone, which its liveness lock decides (claimOwnerGone).
+ */
+export function claimOwnerStale(kind: Pick<ClaimOwnerKind, 'table'>, ownerColumn: string, staleParam: number): string {
+  return `(${ownerColumn} IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM ${kind.table} o WHERE o.id = ${ownerColumn} AND o.seen_at > now() - $${staleParam} * interval '1 millisecond'))`;
+}
+
+/**
+ * SQL true when the owner named by `ownerColumn` is gone: stale (claimOwnerStale), and its
+ * liveness lock free (tried as a transaction lock, let go when the statement ends).
+ * `lockClassParam`: the parameter carrying kind.lockClass.
  */
 export function claimOwnerGone(kind: Pick<ClaimOwnerKind, 'table'>, ownerColumn: string, staleParam: number, lockClassParam: number): string {
-  return `(${ownerColumn} IS NOT NULL
-    AND NOT EXISTS (SELECT 1 FROM ${kind.table} o WHERE o.id = ${ownerColumn} AND o.seen_at > now() - $${staleParam} * interval '1 millisecond')
+  return `(${claimOwnerStale(kind, ownerColumn, staleParam)}
     AND pg_try_advisory_xact_lock($${lockClassParam}, hashtext(${ownerColumn})))`;
+}
+
+/** Forgets the processes of `kind` whose heartbeat stopped an hour ago (a killed one leaves its row behind). */
+export async function forgetGoneClaimOwners(db: Queryable, kind: Pick<ClaimOwnerKind, 'table'>): Promise<void> {
+  // Hand-written: a set-based delete by age against the database clock.
+  await db.query(`DELETE FROM ${kind.table} WHERE seen_at < now() - interval '1 hour'`);
 }

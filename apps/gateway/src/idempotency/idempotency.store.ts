@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
 import { KeyMode } from '@app/contracts';
-import { claimOwnerGone, onFreshConnection, PG_POOL, randomToken, rootLogger, runPeriodically, SERVICE_CONFIG } from '@app/platform';
+import { claimOwnerGone, forgetGoneClaimOwners, onFreshConnection, PG_POOL, randomToken, rootLogger, runPeriodically, SERVICE_CONFIG } from '@app/platform';
 import { GatewayConfig } from '../config';
 import { CLAIM_OWNER_LOCK_CLASS, ClaimOwner, ClaimOwnerIdentity, GATEWAY_CLAIM_OWNERS } from './claim-owner.store';
 
@@ -179,7 +179,6 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
   async sweep(): Promise<void> {
     // Hand-written: a set-based delete by age against the database clock.
     await this.pool.query(`DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'`);
-    // Hand-written: processes whose heartbeat stopped long ago (killed ones leave their row behind).
-    await this.pool.query(`DELETE FROM gateway_instances WHERE seen_at < now() - interval '1 hour'`);
+    await forgetGoneClaimOwners(this.pool, GATEWAY_CLAIM_OWNERS);
   }
 }

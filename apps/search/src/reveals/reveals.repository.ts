@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
 import { EmailStatus, SourceRecord } from '@app/contracts';
-import { claimOwnerGone, PG_POOL, Queryable } from '@app/platform';
+import { claimOwnerGone, claimOwnerStale, forgetGoneClaimOwners, PG_POOL, Queryable } from '@app/platform';
 import { REVEAL_CLAIM_OWNERS } from './reveal-owner';
 
 export interface RevealRow {
@@ -62,7 +62,7 @@ export class RevealsRepository {
     // hand-written: the row as the claim above sees it, its age and its owner's heartbeat judged by the database's clock
     const { rows } = await this.pool.query<RevealRow & { abandoned: boolean; stale: boolean }>(
       `SELECT r.*, r.created_at < now() - $3 * interval '1 millisecond' AS abandoned,
-         r.owner IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ${REVEAL_CLAIM_OWNERS.table} o WHERE o.id = r.owner AND o.seen_at > now() - $4 * interval '1 millisecond') AS stale
+         ${claimOwnerStale(REVEAL_CLAIM_OWNERS, 'r.owner', 4)} AS stale
        FROM reveals r WHERE r.workspace_id = $1 AND r.entity_id = $2`,
       [workspaceId, entityId, abandonedMs, staleMs],
     );
@@ -88,8 +88,7 @@ export class RevealsRepository {
 
   /** Forgets processes whose heartbeat stopped long ago (a killed one leaves its row behind). */
   async sweepOwners(): Promise<void> {
-    // hand-written: a set-based delete by age against the database clock
-    await this.pool.query(`DELETE FROM ${REVEAL_CLAIM_OWNERS.table} WHERE seen_at < now() - interval '1 hour'`);
+    await forgetGoneClaimOwners(this.pool, REVEAL_CLAIM_OWNERS);
   }
 
   async isRevealed(workspaceId: string, entityId: string): Promise<boolean> {
