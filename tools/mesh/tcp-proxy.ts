@@ -79,6 +79,9 @@ export class TcpProxy {
     const pair: [Socket, Socket] = [client, upstream];
     this.pairs.add(pair);
     for (const socket of pair) {
+      // as a kernel proxy (kube-proxy, a cloud load balancer) forwards: each write at once, not held
+      // by Nagle's algorithm for the peer's delayed ACK (tens of ms per round trip of the pg protocol)
+      socket.setNoDelay(true);
       socket.on('error', () => undefined);
       socket.on('close', () => {
         this.pairs.delete(pair);

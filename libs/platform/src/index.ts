@@ -22,6 +22,7 @@ export * from './nats-rpc.server';
 export * from './publish-batch';
 export * from './reply-mux';
 export * from './service-client';
+export * from './retry-budget';
 export * from './periodic';
 export * from './sql-filter';
 export * from './signed-link';

@@ -4,10 +4,17 @@ import { endSpan, SpanKind, startSpan } from './tracing';
 /** What a unit of work (an HTTP request, a NATS request, an event, a delivery) is logged under. */
 export interface WorkScope {
   request_id?: string;
+  /**
+   * When the caller stops waiting for this work (epoch ms, the `Rpc-Deadline` its request
+   * carried): the requests this work sends end by then (ServiceClient), and waits inside it need
+   * not outlast it.
+   */
+  deadline?: number;
 }
 
 /** The request id rides in the OpenTelemetry context: one AsyncLocalStorage (the context manager) carries both. */
 const REQUEST_ID = createContextKey('lead-intelligence.request_id');
+const DEADLINE = createContextKey('lead-intelligence.deadline');
 
 /**
  * Runs `work` with `traceContext` active (spans started and requests sent inside continue its
@@ -15,7 +22,14 @@ const REQUEST_ID = createContextKey('lead-intelligence.request_id');
  * tracing (initTracing) it simply runs `work`.
  */
 export function runInScope<T>(traceContext: Context, scope: WorkScope, work: () => T): T {
-  return context.with(scope.request_id ? traceContext.setValue(REQUEST_ID, scope.request_id) : traceContext, work);
+  let active = scope.request_id ? traceContext.setValue(REQUEST_ID, scope.request_id) : traceContext;
+  if (scope.deadline !== undefined) active = active.setValue(DEADLINE, scope.deadline);
+  return context.with(active, work);
+}
+
+/** When the caller of the active work stops waiting (epoch ms), if it said (WorkScope.deadline). */
+export function activeDeadline(): number | undefined {
+  return context.active().getValue(DEADLINE) as number | undefined;
 }
 
 /** The active scope's request id (the request that caused the work), if any. */

@@ -4,10 +4,13 @@ import { isObservable, Observable } from 'rxjs';
 import { RpcRequest } from '@app/contracts';
 import { connectMesh } from './nats';
 import { PublishBatch } from './publish-batch';
-import { RAW_JSON_HEADER, RAW_JSON_MARK } from './reply-mux';
+import { counter } from './metrics';
+import { RAW_JSON_HEADER, RAW_JSON_MARK, RPC_DEADLINE_HEADER } from './reply-mux';
 import { observeRpc, outcomeOf, RpcObservation } from './rpc-observer';
 
 const RAW_JSON_PREFIX = String.fromCharCode(RAW_JSON_MARK);
+
+const expired = counter('rpc_expired_total', 'NATS requests dropped unhandled: they reached the handler after their requester stopped waiting (Rpc-Deadline)', ['subject']);
 
 /** What Nest's RPC exception filter answers for a failure that is not an RpcException. */
 const INTERNAL_ERROR = { status: 'error', message: 'Internal server error' };
@@ -147,9 +150,16 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
       this.handleEvent(subject, { pattern: subject, data: packet.data }, context).catch((err: unknown) => this.handleError(err as string));
       return;
     }
+    // the requester stopped waiting while the request queued (a saturated process): nobody reads
+    // the answer, so the work is not done (its retry, if any, went to another replica already)
+    const deadline = deadlineOf(msg);
+    if (deadline !== undefined && Date.now() >= deadline) {
+      expired.inc({ subject });
+      return;
+    }
     this.inFlight++;
     const id = packet.id;
-    const observed = observeRpc(subject, msg.headers, packet.data as RpcRequest);
+    const observed = observeRpc(subject, msg.headers, packet.data as RpcRequest, deadline);
     let result: Promise<unknown>;
     try {
       result = observed.run(() => handler(packet.data, context));
@@ -201,4 +211,12 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
   private settled(): void {
     if (--this.inFlight === 0) this.onIdle?.();
   }
+}
+
+/** The request's Rpc-Deadline (epoch ms), when it carries a valid one. */
+function deadlineOf(msg: Msg): number | undefined {
+  const value = msg.headers?.get(RPC_DEADLINE_HEADER);
+  if (!value) return undefined;
+  const deadline = Number(value);
+  return Number.isFinite(deadline) && deadline > 0 ? deadline : undefined;
 }

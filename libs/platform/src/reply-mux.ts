@@ -146,6 +146,12 @@ export interface AskOptions {
   raw?: boolean;
   /** The trace the request continues (default: the active context). */
   parent?: Context | Span;
+  /**
+   * When the requester stops waiting (epoch ms), sent as RPC_DEADLINE_HEADER: the service drops
+   * the request unhandled if it reaches the handler later (NatsRpcServer), and the requests its
+   * handler sends end by then.
+   */
+  deadline?: number;
 }
 
 /** How a request ended, for its span and metrics: a reply, a domain error, or no usable answer. */
@@ -169,6 +175,7 @@ export async function askService<T>(nc: NatsConnection, subject: string, data: R
   const headers = natsHeaders();
   if (data.ctx?.request_id) headers.set('Request-Id', data.ctx.request_id);
   if (options.raw) headers.set(RAW_JSON_HEADER, 'json');
+  if (options.deadline !== undefined) headers.set(RPC_DEADLINE_HEADER, String(Math.round(options.deadline)));
   injectTraceContext(span, (key, value) => headers.set(key, value));
   let packet: ReplyPacket<T> | undefined;
   try {
@@ -203,5 +210,10 @@ export class RawJson<T = unknown> {
 }
 
 export const RAW_JSON_HEADER = 'Rpc-Reply';
+/**
+ * When the requester stops waiting, in milliseconds since the epoch (wall clock: the mesh's hosts
+ * keep time by NTP, whose error is far below any deadline). Absent: the service does not know.
+ */
+export const RPC_DEADLINE_HEADER = 'Rpc-Deadline';
 /** First byte of a raw JSON reply (ASCII record separator: never the first byte of a JSON text). */
 export const RAW_JSON_MARK = 0x1e;

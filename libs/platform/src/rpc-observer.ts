@@ -24,9 +24,10 @@ export interface RpcObservation {
 /**
  * One log line, one latency sample and one span per NATS request a service handles, carrying the
  * request id and workspace the gateway put in the message, so a request is followed across the
- * hop. A failure is logged with its stack (never sent back: the reply carries no internals).
+ * hop. A failure is logged with its stack (never sent back: the reply carries no internals). The
+ * handler runs under the request's deadline (`deadline`, epoch ms), which its own requests keep.
  */
-export function observeRpc(subject: string, headers: HeaderLike | undefined, data: RpcRequest | undefined): RpcObservation {
+export function observeRpc(subject: string, headers: HeaderLike | undefined, data: RpcRequest | undefined, deadline?: number): RpcObservation {
   const ctx = data?.ctx;
   const span = startSpan(`handle ${subject}`, SpanKind.SERVER, extractTraceContext(headers), {
     'messaging.destination.name': subject,
@@ -44,6 +45,6 @@ export function observeRpc(subject: string, headers: HeaderLike | undefined, dat
     else log.info(fields, 'rpc handled');
   }) as RpcObservation;
   const scope = trace.setSpan(ROOT_CONTEXT, span);
-  done.run = (work) => runInScope(scope, { request_id: ctx?.request_id }, work);
+  done.run = (work) => runInScope(scope, { request_id: ctx?.request_id, deadline }, work);
   return done;
 }

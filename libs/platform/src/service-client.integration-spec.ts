@@ -6,7 +6,10 @@ import { randomToken } from './ids';
 import { DomainError } from './domain-error';
 import { IdempotentCreate } from './idempotent-create';
 import { NatsRpcServer } from './nats-rpc.server';
+import { askService, ReplyTimeoutError } from './reply-mux';
+import { RetryBudget } from './retry-budget';
 import { NoAnswer, ServiceClient } from './service-client';
+import { initTracing } from './tracing';
 
 const ATTEMPT_MS = 400;
 const DEADLINE_MS = 5000;
@@ -90,6 +93,8 @@ describe('ServiceClient retry on another replica', () => {
   }
 
   beforeAll(async () => {
+    // the context manager a service's bootstrap registers: a handler's scope (its deadline) follows its awaits
+    initTracing('service-client-spec', {});
     mesh = await TestMesh.start([]);
     client = await connect(mesh.probeOptions());
     pool = new Pool({ connectionString: PG_SERVER_URL, max: 4 });
@@ -225,6 +230,69 @@ describe('ServiceClient retry on another replica', () => {
     } finally {
       clearTimeout(rejoined);
       await late.close().catch(() => undefined);
+    }
+  });
+
+  it('sends no retry once its retry budget is spent: the dead replica costs the whole deadline', async () => {
+    const [a, b] = await twoReplicas();
+    const rpc = new ServiceClient(client, { rpcTimeoutMs: 1500, rpcAttemptTimeoutMs: ATTEMPT_MS });
+    // spent, and earning nothing back meanwhile
+    rpc.budget = new RetryBudget(0.2, 0, 1);
+    rpc.budget.withdraw();
+    const ctx = testContext();
+    dieOnFirst.add(ctx.request_id);
+    const { value, ms } = await timed(() => rpc.ask(SUBJECTS.crm.leadsGet, ctx, { id: 'lead_b' }).catch((err: unknown) => err));
+    expect(value).toBeInstanceOf(NoAnswer);
+    expect(ms).toBeGreaterThanOrEqual(1495);
+    expect([...a.received, ...b.received]).toEqual([ctx.request_id]);
+    // a client with its budget sends the retry
+    await twoReplicas();
+    const fresh = new ServiceClient(client, { rpcTimeoutMs: DEADLINE_MS, rpcAttemptTimeoutMs: ATTEMPT_MS });
+    const again = testContext();
+    dieOnFirst.add(again.request_id);
+    const answered = await timed(() => fresh.ask<{ answered_by: string }>(SUBJECTS.crm.leadsGet, again, { id: 'lead_b' }));
+    expect(answered.ms).toBeLessThan(ATTEMPT_MS + 600);
+  });
+
+  it('drops a request that reaches the replica after its requester stopped waiting, unhandled', async () => {
+    const [a, b] = await twoReplicas();
+    const ctx = testContext();
+    const late = askService(client, SUBJECTS.crm.leadsGet, { ctx, body: { id: 'lead_d' } }, 300, { deadline: Date.now() - 1 });
+    await expect(late).rejects.toBeInstanceOf(ReplyTimeoutError);
+    expect([...a.received, ...b.received]).toEqual([]);
+    // in time, the same request is handled
+    const onTime = await askService<{ answered_by: string }>(client, SUBJECTS.crm.leadsGet, { ctx, body: { id: 'lead_d' } }, 2000, { deadline: Date.now() + 2000 });
+    expect([a.name, b.name]).toContain(onTime.response?.answered_by);
+  });
+
+  it("ends a handler's own requests by its caller's deadline, and sends none once it has passed", async () => {
+    const [a] = await twoReplicas();
+    const queue = `relay-${randomToken(6)}`;
+    const relay = new NatsRpcServer({ connection: mesh.probeOptions(), queue });
+    // a service asking a peer that never answers (the request's own deadline 5 s) while handling a request
+    const peers = new ServiceClient(client, { rpcTimeoutMs: DEADLINE_MS });
+    relay.addHandler(SUBJECTS.crm.leadsDelete, () => new Promise(() => undefined), false);
+    relay.addHandler(SUBJECTS.crm.leadsList, async ({ ctx, body }: { ctx: RequestContext; body: { waitMs: number } }) => {
+      await new Promise((r) => setTimeout(r, body.waitMs));
+      const started = performance.now();
+      const outcome = await peers.ask(SUBJECTS.crm.leadsDelete, ctx, {}).then(() => 'answered', (err: Error) => err.message);
+      return { outcome, ms: performance.now() - started };
+    }, false);
+    await new Promise<void>((resolve, reject) => relay.listen((err?: unknown) => (err ? reject(err) : resolve())));
+    try {
+      // the caller's 600 ms end the handler's wait for its peer, not the peer request's own 5 s
+      const inTime = askService<{ outcome: string; ms: number }>(client, SUBJECTS.crm.leadsList, { ctx: testContext(), body: { waitMs: 0 } }, 3000, { deadline: Date.now() + 600 });
+      const first = (await inTime).response;
+      expect(first?.outcome).toMatch(/no reply/);
+      expect(first?.ms).toBeGreaterThan(450);
+      expect(first?.ms).toBeLessThan(800);
+      // the handler still at work when its caller's deadline passes sends nothing more
+      const after = (await askService<{ outcome: string; ms: number }>(client, SUBJECTS.crm.leadsList, { ctx: testContext(), body: { waitMs: 400 } }, 3000, { deadline: Date.now() + 300 })).response;
+      expect(after?.outcome).toMatch(/caller of this work stopped waiting/);
+      expect(after?.ms).toBeLessThan(50);
+      expect(a.received).toEqual([]);
+    } finally {
+      await relay.close().catch(() => undefined);
     }
   });
 });

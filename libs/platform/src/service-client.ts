@@ -2,7 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { NatsConnection } from '@nats-io/transport-node';
 import { isDomainErrorPayload, RequestContext, retryPolicyOf, RpcRequest } from '@app/contracts';
 import { DomainError } from './domain-error';
+import { activeDeadline } from './log-context';
 import { AskOptions, askService, NoRespondersError, RawJson, ReplyPacket } from './reply-mux';
+import { RetryBudget } from './retry-budget';
 import { NATS_CONNECTION, SERVICE_CONFIG } from './tokens';
 
 /**
@@ -54,6 +56,11 @@ const FAILED_ATTEMPT_PAUSE_MS = 100;
 export interface ServiceRequestOptions {
   timeoutMs?: number;
   parent?: AskOptions['parent'];
+  /**
+   * Work that must be done whether or not the caller of the active work still waits (a
+   * compensation: a refund): its deadline is its own, not cut to the caller's.
+   */
+  detached?: boolean;
 }
 
 /**
@@ -72,7 +79,12 @@ export interface ServiceRequestOptions {
  * attempt is the answer (a slow replica that does answer is not wasted), and an attempt answered
  * with a failure (`internal_error`) is asked again. Any other request has one
  * attempt; docs/decisions.md ("Retrying a request on another replica") says why and what makes a
- * retried write safe at the service.
+ * retried write safe at the service. Retries are paid from the client's RetryBudget: when it is
+ * spent (every attempt timing out on a saturated mesh) a request keeps its attempts out and waits.
+ *
+ * Inside the handling of a request (a deadline in the work scope: its `Rpc-Deadline`), a request
+ * ends by that deadline too, unless `detached`; one sent when it has passed fails at once. Every
+ * request carries its own deadline, so a service drops one that reaches it too late.
  */
 @Injectable()
 export class ServiceClient {
@@ -80,6 +92,9 @@ export class ServiceClient {
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SERVICE_CONFIG) private readonly config: RpcDeadlines,
   ) {}
+
+  /** What this client's retries are paid from (see RetryBudget). */
+  budget = new RetryBudget();
 
   /** The service's answer to `body`, parsed. */
   ask<T>(subject: string, ctx: RequestContext, body: unknown, options: number | ServiceRequestOptions = {}): Promise<T> {
@@ -96,8 +111,14 @@ export class ServiceClient {
 
   private async exchange<T>(subject: string, ctx: RequestContext, body: unknown, options: ServiceRequestOptions, raw: boolean): Promise<RawJson<T> | T> {
     const data: RpcRequest = { ctx, body };
-    const timeoutMs = options.timeoutMs ?? this.config.rpcTimeoutMs;
-    const ask = { raw, parent: options.parent };
+    let timeoutMs = options.timeoutMs ?? this.config.rpcTimeoutMs;
+    const callerDeadline = options.detached ? undefined : activeDeadline();
+    if (callerDeadline !== undefined) {
+      const left = callerDeadline - Date.now();
+      if (left <= 0) throw new NoAnswer(subject, 'not sent: the caller of this work stopped waiting');
+      timeoutMs = Math.min(timeoutMs, left);
+    }
+    const ask: AskOptions = { raw, parent: options.parent, deadline: Date.now() + timeoutMs };
     let packet: ReplyPacket<RawJson<T> | T>;
     try {
       packet = this.retryable(subject, ctx)
@@ -150,8 +171,15 @@ export class ServiceClient {
       };
       // a failed answer (internal_error, or not a domain error) of one attempt: the answer only if no other attempt gives a better one
       let failed: ReplyPacket<T> | undefined;
+      let lastError: Error | undefined;
       const launch = () => {
         const remaining = end - performance.now();
+        // the first attempt earns retries; each further one is paid for, or not sent
+        if (started === 0) this.budget.deposit();
+        else if (!this.budget.withdraw()) {
+          if (waiting === 0) finish(() => (failed ? resolve(failed) : reject(lastError ?? new Error(`${subject}: no retry left in this client's budget`))));
+          return;
+        }
         started++;
         waiting++;
         askService<T>(this.nc, subject, data, Math.max(1, remaining), ask).then(
@@ -170,6 +198,7 @@ export class ServiceClient {
           (err: Error) => {
             waiting--;
             if (settled) return;
+            lastError = err;
             // nobody in the queue group for a moment (every replica rejoining after a database
             // failover): asked again shortly, for NO_RESPONDERS_GRACE_MS, not counted as an attempt
             if (err instanceof NoRespondersError && waiting === 0) {

@@ -44,7 +44,8 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
   /** Best effort now; a refund that cannot reach billing is logged with its ref (refunds are idempotent). */
   async refund(ctx: RequestContext, ref: string, reason: string): Promise<void> {
     try {
-      await this.peers.ask(SUBJECTS.billing.creditsRefund, ctx, { ref, reason });
+      // a compensation: made even when the request that caused it is no longer awaited
+      await this.peers.ask(SUBJECTS.billing.creditsRefund, ctx, { ref, reason }, { detached: true });
     } catch (err) {
       this.log.error({ workspace_id: ctx.workspace_id, ref, reason: (err as Error).message }, 'search: refund failed; queued for retry');
       await this.pendingRefunds.queue({ ref, ctx, reason }).catch(() => undefined);

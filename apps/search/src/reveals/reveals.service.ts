@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import {
   CompanyFact, EVENT, ID_PREFIX, Lead, RequestContext, Reveal, RevealOutcome, SourceRecord, SUBJECTS, UpsertFromRevealRequest,
 } from '@app/contracts';
-import { DomainError, newId, NoAnswer, recordEvent, rootLogger, runPeriodically, ServiceClient, UnitOfWork } from '@app/platform';
+import { activeDeadline, DomainError, newId, NoAnswer, recordEvent, rootLogger, runPeriodically, ServiceClient, UnitOfWork } from '@app/platform';
 import { CreditsService } from '../credits/credits.service';
 import { EntitiesRepository, EntityRow } from '../entities/entities.repository';
 import { SEARCH_CONFIG, SearchConfig } from '../search.config';
@@ -87,7 +87,8 @@ export class RevealsService implements OnApplicationBootstrap, OnApplicationShut
       this.log.error({ workspace_id: ctx.workspace_id, reason: err.message }, 'reveal: no liveness lock; not claiming');
       throw new DomainError('internal_error', 'The reveal could not be started; nothing was charged');
     });
-    const deadline = Date.now() + this.config.revealWaitMs;
+    // a waiter answers by the time its caller stops waiting (Rpc-Deadline), or after REVEAL_WAIT_MS
+    const deadline = Math.min(Date.now() + this.config.revealWaitMs, activeDeadline() ?? Infinity);
     for (;;) {
       const id = newId(ID_PREFIX.reveal);
       if (await this.reveals.claim(id, ctx.workspace_id, entity.id, ctx.idempotency?.key ?? null, this.owner.id)) return this.run(ctx, entity, id);
