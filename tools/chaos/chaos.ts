@@ -28,7 +28,7 @@ import { HttpsReceiver, testCertificate } from '../webhooks/https-receiver';
  * claim over), that search read its pages on the standby until the failover, that a keyed POST
  * answered by one gateway is replayed by the other, and, with both gateways restarted at the
  * spec's limit, that the rate limit is exact across them.
- * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WORKERS, CHAOS_RATE or `--rate`); a shorter run is in `npm test`.
+ * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WORKERS, CHAOS_RATE or `--rate`, CHAOS_FAULTS or `--faults <regex>`); a shorter run is in `npm test`.
  * Each phase prints the requests answered in it and the ones still waiting, so a stall shows what it waits on.
  *
  * Two ways to send: closed loop (each client sends its next request when its last one is answered;
@@ -329,6 +329,18 @@ async function clusterShape(dir: string, prefix: string, settings: NodeJS.Proces
   return { env: cluster.env, gateways: [cluster.apiUrl], databaseServer: cluster.pg.rwUrl, faults, close: () => cluster.stop(), cluster, standbySearchXacts };
 }
 
+/**
+ * How long a client waits before asking again after its `n`th failed attempt (a 5xx, no answer, or
+ * 409 "in progress"): as the error catalogue tells integrators ("retry with backoff"), 200 ms
+ * doubling up to 2 s, each pause between half and all of that (jitter), so clients whose requests
+ * failed together do not all come back at once; a fixed short pause would have every client of
+ * a failover hammer the mesh as it recovers, which no client following our documentation does.
+ */
+export function retryPause(n: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(2000, 200 * 2 ** Math.max(0, n - 1));
+  return ceiling / 2 + random() * (ceiling / 2);
+}
+
 /** CPU seconds a process has used since it started (bench-mesh's reading of /proc); 0 when it is gone. */
 const cpuSeconds = (pid: number | undefined): number => (pid ? cpuOf([pid]) : 0);
 
@@ -542,7 +554,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         if (res.status === 0 || res.status >= 500 || inProgress) {
           if (failingOver || inFailover) failoverFailures++;
           outcome.failedAttempts++;
-          await new Promise((r) => setTimeout(r, 200));
+          await new Promise((r) => setTimeout(r, retryPause(outcome.failedAttempts)));
           continue;
         }
         if (inProgressSince !== undefined) outcome.inProgressMs = performance.now() - inProgressSince;
@@ -869,7 +881,12 @@ if (require.main === module) {
   // open loop: clients enough that one held by a slow answer rarely holds back the next request due
   const workers = Number(process.env.CHAOS_WORKERS || (rate > 0 ? PACED_CLIENTS : cluster ? 8 : 6));
   say(rate > 0 ? `open loop: ${rate} requests/s in all over ${workers} clients, latency from each request's scheduled time` : `closed loop: ${workers} clients back to back`);
-  runChaos({ phaseMs: Number(process.env.CHAOS_PHASE_MS || 8000), workers, rate, say, cluster }).then(
+  // --faults <regex> (or CHAOS_FAULTS): only the faults whose name matches, e.g. `--faults failover`
+  const faultsFlag = process.argv.findIndex((a) => a === '--faults' || a.startsWith('--faults='));
+  const pattern = faultsFlag < 0 ? process.env.CHAOS_FAULTS : process.argv[faultsFlag].startsWith('--faults=') ? process.argv[faultsFlag].slice('--faults='.length) : process.argv[faultsFlag + 1];
+  const only = pattern ? new RegExp(pattern, 'i') : undefined;
+  if (only) say(`faults: only those matching /${pattern}/i (a partial run: its checks still run, over less)`);
+  runChaos({ phaseMs: Number(process.env.CHAOS_PHASE_MS || 8000), workers, rate, say, cluster, faults: only ? (name) => only.test(name) : undefined }).then(
     (report) => process.exit(report.checks.every((c) => c.ok) ? 0 : 1),
     (err: Error) => {
       say(`failed: ${err.stack ?? err.message}`);
