@@ -167,7 +167,7 @@ export class AdminContext {
     const data: RpcRequest = { ctx, body };
     let packet: ReplyPacket<T>;
     try {
-      packet = await askService<T>(nc, subject, data, REQUEST_TIMEOUT_MS);
+      packet = await askWhileNobodyServes(() => askService<T>(nc, subject, data, REQUEST_TIMEOUT_MS));
     } catch (err) {
       const reason = /no responders/i.test(String((err as Error)?.message))
         ? `no ${subject.split('.')[0]} service is running on NATS at ${withoutCredentials(operatorNatsUrl())} (NATS_URL)`
@@ -179,5 +179,25 @@ export class AdminContext {
       throw new AdminError(`${subject} failed`);
     }
     return packet.response as T;
+  }
+}
+
+/**
+ * How long a request that finds nobody serving its subject is asked again (NATS answered "no
+ * responders": nothing was done, so any request may be): a service's replicas out of their queue
+ * groups for a moment (a slow database probe, a failover) are back within it, and a service that
+ * is not running is still reported within about 1.5 s. The services' ServiceClient waits the same.
+ */
+const NO_RESPONDERS_GRACE_MS = 1600;
+
+async function askWhileNobodyServes<T>(ask: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  for (let pause = 100; ; pause = Math.min(pause * 2, 400)) {
+    try {
+      return await ask();
+    } catch (err) {
+      if (!(err instanceof NoRespondersError) || performance.now() + pause - started >= NO_RESPONDERS_GRACE_MS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 }

@@ -1,7 +1,7 @@
 import { ConnectionOptions, Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { CustomTransportStrategy, MessageHandler, NatsContext, Server, WritePacket } from '@nestjs/microservices';
 import { isObservable, Observable } from 'rxjs';
-import { RpcRequest } from '@app/contracts';
+import { retryPolicyOf, RpcRequest } from '@app/contracts';
 import { connectMesh } from './nats';
 import { PublishBatch } from './publish-batch';
 import { counter } from './metrics';
@@ -10,7 +10,7 @@ import { observeRpc, outcomeOf, RpcObservation } from './rpc-observer';
 
 const RAW_JSON_PREFIX = String.fromCharCode(RAW_JSON_MARK);
 
-const expired = counter('rpc_expired_total', 'NATS requests dropped unhandled: they reached the handler after their requester stopped waiting (Rpc-Deadline)', ['subject']);
+const expired = counter('rpc_expired_total', 'NATS reads dropped unhandled: they reached the handler after their requester stopped waiting (Rpc-Deadline)', ['subject']);
 
 /** What Nest's RPC exception filter answers for a failure that is not an RpcException. */
 const INTERNAL_ERROR = { status: 'error', message: 'Internal server error' };
@@ -150,10 +150,12 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
       this.handleEvent(subject, { pattern: subject, data: packet.data }, context).catch((err: unknown) => this.handleError(err as string));
       return;
     }
-    // the requester stopped waiting while the request queued (a saturated process): nobody reads
-    // the answer, so the work is not done (its retry, if any, went to another replica already)
+    // a read whose requester stopped waiting while it queued (a saturated process): nobody reads
+    // the answer, so it is not worked out. A write is still done: its requester may have answered
+    // 500, and the retry it promises is answered from what this one records (its Idempotency-Key,
+    // its ref), as a write the service had begun before the deadline is.
     const deadline = deadlineOf(msg);
-    if (deadline !== undefined && Date.now() >= deadline) {
+    if (deadline !== undefined && Date.now() >= deadline && retryPolicyOf(subject) === 'read') {
       expired.inc({ subject });
       return;
     }

@@ -148,7 +148,7 @@ export interface AskOptions {
   parent?: Context | Span;
   /**
    * When the requester stops waiting (epoch ms), sent as RPC_DEADLINE_HEADER: the service drops
-   * the request unhandled if it reaches the handler later (NatsRpcServer), and the requests its
+   * a read unhandled if it reaches the handler later (NatsRpcServer), and the requests its
    * handler sends end by then.
    */
   deadline?: number;

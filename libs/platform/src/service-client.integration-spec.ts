@@ -254,15 +254,21 @@ describe('ServiceClient retry on another replica', () => {
     expect(answered.ms).toBeLessThan(ATTEMPT_MS + 600);
   });
 
-  it('drops a request that reaches the replica after its requester stopped waiting, unhandled', async () => {
+  it('drops a read that reaches the replica after its requester stopped waiting, unhandled; a write is still done', async () => {
     const [a, b] = await twoReplicas();
     const ctx = testContext();
     const late = askService(client, SUBJECTS.crm.leadsGet, { ctx, body: { id: 'lead_d' } }, 300, { deadline: Date.now() - 1 });
     await expect(late).rejects.toBeInstanceOf(ReplyTimeoutError);
     expect([...a.received, ...b.received]).toEqual([]);
+    // a write its requester gave up on is done all the same (its retry is answered from what it recorded)
+    const write = testContext();
+    const lateWrite = await askService<{ answered_by: string }>(client, SUBJECTS.crm.leadsUpdate, { ctx: write, body: { id: 'lead_d' } }, 2000, { deadline: Date.now() - 1 });
+    expect([a.name, b.name]).toContain(lateWrite.response?.answered_by);
+    expect([...a.received, ...b.received]).toEqual([write.request_id]);
     // in time, the same request is handled
     const onTime = await askService<{ answered_by: string }>(client, SUBJECTS.crm.leadsGet, { ctx, body: { id: 'lead_d' } }, 2000, { deadline: Date.now() + 2000 });
     expect([a.name, b.name]).toContain(onTime.response?.answered_by);
+    expect([...a.received, ...b.received].sort()).toEqual([write.request_id, ctx.request_id].sort());
   });
 
   it("ends a handler's own requests by its caller's deadline, and sends none once it has passed", async () => {

@@ -84,7 +84,7 @@ export interface ServiceRequestOptions {
  *
  * Inside the handling of a request (a deadline in the work scope: its `Rpc-Deadline`), a request
  * ends by that deadline too, unless `detached`; one sent when it has passed fails at once. Every
- * request carries its own deadline, so a service drops one that reaches it too late.
+ * request carries its own deadline, so a service drops a read that reaches it too late.
  */
 @Injectable()
 export class ServiceClient {
