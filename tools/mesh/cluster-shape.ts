@@ -22,6 +22,9 @@ import {
  * `npm run chaos -- --cluster` run it.
  */
 /** What `npm run cluster` and `chaos --cluster` run, and so what their figures show (k8s/ must give at least as much). */
+/** How many of its last lines a process that exits during start-up is reported with. */
+const START_FAILURE_LINES = 20;
+
 export const CLUSTER_SHAPE = { natsNodes: 3, eventsReplicas: 3, replicas: 2, gateways: 2, postgres: { instances: 2, synchronous: true } } as const;
 
 export interface ClusterOptions {
@@ -181,10 +184,16 @@ export class MeshCluster {
       ...overrides,
     };
     const output = this.options.output;
-    const running = spawnApp(app.name, env, app.port, output ? (line) => output(app.id, line) : 'ignore');
+    // the last lines it wrote, to say why when it exits before it is ready
+    const last: string[] = [];
+    const running = spawnApp(app.name, env, app.port, (line) => {
+      last.push(line);
+      if (last.length > START_FAILURE_LINES) last.shift();
+      output?.(app.id, line);
+    });
     app.running = running;
     const exited = running.exited.then((code) => {
-      throw new Error(`${app.id} exited with ${code} during start-up`);
+      throw new Error(`${app.id} exited with ${code} during start-up${last.length ? `; its last lines:\n${last.join('\n')}` : ''}`);
     });
     await Promise.race([waitFor(`${app.id} readiness`, () => httpReady(app.port), 180_000, 200), exited]);
     exited.catch(() => undefined);
