@@ -114,7 +114,7 @@ export class MeshCluster {
       await Promise.all(nats.map((node) => cluster.startNats(node)));
       await cluster.awaitJetStream();
       say(`NATS: ${nats.map((n) => `${n.id} 127.0.0.1:${n.port}`).join(', ')} (one cluster, JetStream, EVENTS at 3 replicas)`);
-      await Promise.all(apps.map((app) => cluster.startApp(app.id)));
+      await Promise.all(apps.map((app) => cluster.startFirst(app, fixed)));
       cluster.balancer = await HttpBalancer.start(apps.filter((a) => a.name === 'gateway').map((a) => a.port), await port(3080));
     } catch (err) {
       await cluster.stop();
@@ -169,6 +169,25 @@ export class MeshCluster {
     const node = this.nats.find((n) => n.id === id);
     if (!node) throw new Error(`no NATS node ${id} in the cluster`);
     return node;
+  }
+
+  /**
+   * The first start of a process. A free port chosen at the cluster's start can be taken before the
+   * process listens on it (the outgoing connections of every process on the machine draw their
+   * local ports from the same ephemeral range): with ports of its own choosing, the cluster gives a
+   * process that exits on EADDRINUSE another free port and starts it again (the balancer in front
+   * of the gateways is made after, with the ports they got).
+   */
+  private async startFirst(app: ClusterApp, fixed: boolean): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.startApp(app.id);
+        return;
+      } catch (err) {
+        if (fixed || attempt >= 3 || !/EADDRINUSE/.test((err as Error).message)) throw err;
+        app.port = await freePort();
+      }
+    }
   }
 
   /** Starts process `id`; `overrides` on top of its environment (a value undefined: the setting unset). */
