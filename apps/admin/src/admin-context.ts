@@ -9,7 +9,9 @@ import { noAnswerReason } from '@app/platform/connection-check';
 import { newId } from '@app/platform/ids';
 import { connectNats } from '@app/platform/nats';
 import { LOCAL_NATS_IDENTITY_DIR, LOCAL_NATS_URL_FILE, readNatsSettings } from '@app/platform/nats-auth';
-import { askService, NoRespondersError, ReplyPacket, ReplyTimeoutError } from '@app/platform/reply-mux';
+import {
+  askService, NO_RESPONDERS_FIRST_PAUSE_MS, NO_RESPONDERS_GRACE_MS, NO_RESPONDERS_MAX_PAUSE_MS, NoRespondersError, ReplyPacket, ReplyTimeoutError,
+} from '@app/platform/reply-mux';
 import { AdminError } from './admin-error';
 
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -183,16 +185,14 @@ export class AdminContext {
 }
 
 /**
- * How long a request that finds nobody serving its subject is asked again (NATS answered "no
- * responders": nothing was done, so any request may be): a service's replicas out of their queue
- * groups for a moment (a slow database probe, a failover) are back within it, and a service that
- * is not running is still reported within about 1.5 s. The services' ServiceClient waits the same.
+ * A request that finds nobody serving its subject (NATS answered "no responders": nothing was
+ * done, so any request may be) asked again at ServiceClient's pauses for its grace: a service's
+ * replicas out of their queue groups for a moment (a slow database probe, a failover) are back
+ * within it, and a service that is not running is still reported within about 1.5 s.
  */
-const NO_RESPONDERS_GRACE_MS = 1600;
-
 async function askWhileNobodyServes<T>(ask: () => Promise<T>): Promise<T> {
   const started = performance.now();
-  for (let pause = 100; ; pause = Math.min(pause * 2, 400)) {
+  for (let pause = NO_RESPONDERS_FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, NO_RESPONDERS_MAX_PAUSE_MS)) {
     try {
       return await ask();
     } catch (err) {

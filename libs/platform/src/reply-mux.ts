@@ -22,6 +22,18 @@ export class NoRespondersError extends Error {
   }
 }
 
+/**
+ * How long a request (ServiceClient's retryable ones, the admin CLI's) waits, asking again at growing pauses, for a queue group with no
+ * member: long enough for the replicas to rejoin after a database failover (DatabaseWatch probes
+ * every 100 ms while the database is down), short enough that a stopped service still fails
+ * within the 2 s a client is promised for it, well inside any deadline.
+ */
+export const NO_RESPONDERS_GRACE_MS = 1600;
+
+/** The first pause before asking a queue group with no member again; each next one doubles, up to NO_RESPONDERS_MAX_PAUSE_MS. */
+export const NO_RESPONDERS_FIRST_PAUSE_MS = 100;
+export const NO_RESPONDERS_MAX_PAUSE_MS = 400;
+
 interface Pending {
   subject: string;
   timeoutMs: number;

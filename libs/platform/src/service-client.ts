@@ -3,7 +3,9 @@ import { NatsConnection } from '@nats-io/transport-node';
 import { isDomainErrorPayload, RequestContext, retryPolicyOf, RpcRequest } from '@app/contracts';
 import { DomainError } from './domain-error';
 import { activeDeadline } from './log-context';
-import { AskOptions, askService, NoRespondersError, RawJson, ReplyPacket } from './reply-mux';
+import {
+  AskOptions, askService, NO_RESPONDERS_FIRST_PAUSE_MS, NO_RESPONDERS_GRACE_MS, NO_RESPONDERS_MAX_PAUSE_MS, NoRespondersError, RawJson, ReplyPacket,
+} from './reply-mux';
 import { RetryBudget } from './retry-budget';
 import { NATS_CONNECTION, SERVICE_CONFIG } from './tokens';
 
@@ -36,18 +38,6 @@ export interface RpcDeadlines {
 
 /** Attempts of one retryable request at most (each on whichever replica the queue group picks). */
 export const MAX_ATTEMPTS = 3;
-
-/**
- * How long a retryable request waits, asking again at growing pauses, for a queue group with no
- * member: long enough for the replicas to rejoin after a database failover (DatabaseWatch probes
- * every 100 ms while the database is down), short enough that a stopped service still fails
- * within the 2 s a client is promised for it, well inside any deadline.
- */
-const NO_RESPONDERS_GRACE_MS = 1600;
-
-/** The first pause before asking a queue group with no member again; each next one doubles, up to NO_RESPONDERS_MAX_PAUSE_MS. */
-const NO_RESPONDERS_FIRST_PAUSE_MS = 100;
-const NO_RESPONDERS_MAX_PAUSE_MS = 400;
 
 /** After an attempt answered with a failure, and no other is out, the next one starts this much later. */
 const FAILED_ATTEMPT_PAUSE_MS = 100;
