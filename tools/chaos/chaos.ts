@@ -865,14 +865,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   }
 }
 
+/** A command-line option's value (`--name value` or `--name=value`), else the environment variable's. */
+function option(name: string, envName: string): string | undefined {
+  const at = process.argv.findIndex((a) => a === name || a.startsWith(`${name}=`));
+  if (at < 0) return process.env[envName];
+  return process.argv[at].startsWith(`${name}=`) ? process.argv[at].slice(name.length + 1) : process.argv[at + 1];
+}
+
 if (require.main === module) {
   const say = (line: string) => process.stdout.write(`[chaos] ${line}\n`);
   const cluster = process.argv.includes('--cluster');
   // --rate <requests/s> (or --rate=<n>, or CHAOS_RATE): open loop at that total rate; --rate 0 or
   // --closed-loop: clients back to back. Default: the cluster run open loop at CLUSTER_CHAOS_RATE,
   // the single-process run closed loop.
-  const flag = process.argv.findIndex((a) => a === '--rate' || a.startsWith('--rate='));
-  const given = flag < 0 ? process.env.CHAOS_RATE : process.argv[flag].startsWith('--rate=') ? process.argv[flag].slice('--rate='.length) : process.argv[flag + 1];
+  const given = option('--rate', 'CHAOS_RATE');
   const rate = process.argv.includes('--closed-loop') ? 0 : given !== undefined && given !== '' ? Number(given) : cluster ? CLUSTER_CHAOS_RATE : 0;
   if (!Number.isFinite(rate) || rate < 0) {
     say(`--rate (CHAOS_RATE) must be a number of requests per second, 0 for closed loop: got ${given}`);
@@ -882,8 +888,7 @@ if (require.main === module) {
   const workers = Number(process.env.CHAOS_WORKERS || (rate > 0 ? PACED_CLIENTS : cluster ? 8 : 6));
   say(rate > 0 ? `open loop: ${rate} requests/s in all over ${workers} clients, latency from each request's scheduled time` : `closed loop: ${workers} clients back to back`);
   // --faults <regex> (or CHAOS_FAULTS): only the faults whose name matches, e.g. `--faults failover`
-  const faultsFlag = process.argv.findIndex((a) => a === '--faults' || a.startsWith('--faults='));
-  const pattern = faultsFlag < 0 ? process.env.CHAOS_FAULTS : process.argv[faultsFlag].startsWith('--faults=') ? process.argv[faultsFlag].slice('--faults='.length) : process.argv[faultsFlag + 1];
+  const pattern = option('--faults', 'CHAOS_FAULTS');
   const only = pattern ? new RegExp(pattern, 'i') : undefined;
   if (only) say(`faults: only those matching /${pattern}/i (a partial run: its checks still run, over less)`);
   runChaos({ phaseMs: Number(process.env.CHAOS_PHASE_MS || 8000), workers, rate, say, cluster, faults: only ? (name) => only.test(name) : undefined }).then(
