@@ -21,10 +21,10 @@ import {
  * (`ro`), as production's search reads them on a replica. `npm run cluster` and
  * `npm run chaos -- --cluster` run it.
  */
-/** What `npm run cluster` and `chaos --cluster` run, and so what their figures show (k8s/ must give at least as much). */
 /** How many of its last lines a process that exits during start-up is reported with. */
 const START_FAILURE_LINES = 20;
 
+/** What `npm run cluster` and `chaos --cluster` run, and so what their figures show (k8s/ must give at least as much). */
 export const CLUSTER_SHAPE = { natsNodes: 3, eventsReplicas: 3, replicas: 2, gateways: 2, postgres: { instances: 2, synchronous: true } } as const;
 
 export interface ClusterOptions {
