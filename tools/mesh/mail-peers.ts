@@ -55,14 +55,19 @@ export async function startDns(zone: Zone): Promise<{ server: string; close: () 
  * A local SMTP server (npm smtp-server): accepts RCPT for `accept` addresses and every address at
  * `catchAll` domains, 550 otherwise. The tests' peer and `npm start`'s demo mail sandbox.
  */
-export async function startSmtp(options: { accept: string[]; catchAll: string[] }): Promise<{ port: number; rcpts: string[]; close: () => Promise<void> }> {
+export async function startSmtp(options: { accept: string[]; catchAll: string[] }): Promise<{ port: number; rcpts: string[]; connections: () => number; close: () => Promise<void> }> {
   const rcpts: string[] = [];
+  let connections = 0;
   const accept = new Set(options.accept.map((a) => a.toLowerCase()));
   const catchAll = new Set(options.catchAll.map((d) => d.toLowerCase()));
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onConnect(_session, callback) {
+      connections++;
+      callback();
+    },
     onRcptTo(address, _session, callback) {
       const to = address.address.toLowerCase();
       rcpts.push(to);
@@ -77,7 +82,7 @@ export async function startSmtp(options: { accept: string[]; catchAll: string[] 
   server.on('error', () => undefined);
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
-  return { port, rcpts, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { port, rcpts, connections: () => connections, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createSocket } from 'node:dgram';
+import { AddressInfo, createServer } from 'node:net';
 import { startDns, startSmtp, startTarpit } from '../../../../tools/mesh/mail-peers';
 import { freePort } from '../../../../tools/mesh/processes';
 import { MAIL_ZONE } from '../../../../test/support/mail-zone';
@@ -105,6 +106,60 @@ describe('EmailVerifier against a local DNS and SMTP server', () => {
     await expired.verify('jane@good.test');
     await expired.verify('jane@good.test');
     expect(smtp.rcpts.length - before).toBe(6);
+  });
+
+  it("one conversation serves a reveal's candidates at a domain, in order, until one is enough", async () => {
+    const v = new EmailVerifier(cfg);
+    const rcptsBefore = smtp.rcpts.length;
+    const connectionsBefore = smtp.connections();
+    const candidates = candidateAddresses('Ann', 'Lee', 'good.test');
+    const results = await v.verifyUntil(candidates, v.deadline(), (r) => r.status === 'valid');
+    expect(results.map((r) => [r.email, r.status])).toEqual([['ann.lee@good.test', 'invalid'], ['alee@good.test', 'valid']]);
+    expect(smtp.rcpts.slice(rcptsBefore)).toEqual(['ann.lee@good.test', 'alee@good.test', expect.stringMatching(/-probe@good\.test$/)]);
+    expect(smtp.connections() - connectionsBefore).toBe(1);
+    // every candidate refused: still one conversation, one RCPT each, no random probe
+    const refused = await v.verifyUntil(candidateAddresses('Zed', 'Nobody', 'good.test'), v.deadline(), (r) => r.status === 'valid');
+    expect(refused.every((r) => r.status === 'invalid')).toBe(true);
+    expect(refused).toHaveLength(candidateAddresses('Zed', 'Nobody', 'good.test').length);
+    expect(smtp.connections() - connectionsBefore).toBe(2);
+  });
+
+  it('addresses at two domains get a conversation each', async () => {
+    const v = new EmailVerifier(cfg);
+    const connectionsBefore = smtp.connections();
+    const results = await v.verifyUntil(['someone@catchall.test', 'jane@good.test'], v.deadline(), () => false);
+    expect(results.map((r) => r.status)).toEqual(['catch_all', 'valid']);
+    expect(smtp.connections() - connectionsBefore).toBe(2);
+  });
+
+  it('a conversation the server ends after one RCPT is opened again for the next address', async () => {
+    // a mail server that refuses each RCPT and hangs up after the first (as servers limiting errors per connection do)
+    let connections = 0;
+    const rcpts: string[] = [];
+    const server = createServer((socket) => {
+      connections++;
+      socket.write('220 strict.test ESMTP\r\n');
+      socket.on('data', (chunk) => {
+        for (const line of chunk.toString().split('\r\n').filter(Boolean)) {
+          if (/^RCPT/i.test(line)) {
+            rcpts.push(line);
+            socket.end('550 5.1.1 no such user\r\n');
+          } else if (/^QUIT/i.test(line)) socket.end('221 bye\r\n');
+          else socket.write('250 ok\r\n');
+        }
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const v = new EmailVerifier({ ...cfg, smtpPort: (server.address() as AddressInfo).port });
+      const results = await v.verifyUntil(['ann.lee@good.test', 'alee@good.test'], v.deadline(), () => false);
+      expect(results.map((r) => r.status)).toEqual(['invalid', 'invalid']);
+      expect(rcpts).toEqual(['RCPT TO:<ann.lee@good.test>', 'RCPT TO:<alee@good.test>']);
+      expect(connections).toBe(2);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it('candidate patterns, most common first', () => {

@@ -63,64 +63,110 @@ interface SmtpOutcome {
   catchAllCode?: number;
 }
 
-/** One SMTP conversation: greeting, EHLO, MAIL FROM, RCPT for the address, RCPT for a random one, QUIT. */
-function smtpProbe(host: string, port: number, address: string, cfg: VerifierConfig, timeoutMs: number): Promise<SmtpOutcome> {
-  return new Promise((resolve, reject) => {
-    const socket: Socket = connect({ host, port });
-    let buffer = '';
-    let step = 0;
-    const result: SmtpOutcome = { code: 0 };
-    const domain = address.split('@')[1];
-    const random = `${randomBytes(8).toString('hex')}-probe@${domain}`;
-    const timer = setTimeout(() => finish(new Error('SMTP timeout')), timeoutMs);
-    let done = false;
-    const finish = (err?: Error) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      socket.destroy();
-      if (err && result.code === 0) reject(err);
-      else resolve(result);
-    };
-    const send = (line: string) => socket.write(`${line}\r\n`);
+/**
+ * One SMTP conversation with one mail host about one domain: greeting, EHLO, MAIL FROM, then a
+ * RCPT for each address asked, and after the first accepted one a RCPT for a random address at
+ * the domain (the catch-all probe, once per conversation), then QUIT. A reveal's candidate
+ * addresses share it, as a mail server sees one client asking about several mailboxes: one
+ * connection and one greeting (which servers delay on purpose) instead of one per candidate.
+ */
+class SmtpConversation {
+  private buffer = '';
+  private waiting?: { resolve: (code: number) => void; reject: (err: Error) => void };
+  private failure?: Error;
+  private catchAllCode?: number;
+  /** RCPTs asked so far (a reused conversation that breaks is opened again once). */
+  rcpts = 0;
+
+  private constructor(
+    private readonly socket: Socket,
+    private readonly domain: string,
+  ) {
     socket.setEncoding('utf8');
-    socket.on('error', (err) => finish(err));
-    socket.on('close', () => finish(new Error('SMTP connection closed')));
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      // a reply ends with a line "NNN text" (multi-line replies use "NNN-")
-      for (;;) {
-        const lines = buffer.split('\r\n');
-        const endIndex = lines.findIndex((l) => /^\d{3}( |$)/.test(l));
-        if (endIndex < 0) return;
-        const code = Number(lines[endIndex].slice(0, 3));
-        buffer = lines.slice(endIndex + 1).join('\r\n');
-        step++;
-        if (step === 1) {
-          if (code !== 220) return finish(new Error(`greeting ${code}`));
-          send(`EHLO ${cfg.helo}`);
-        } else if (step === 2) {
-          if (code !== 250) return finish(new Error(`EHLO ${code}`));
-          send(`MAIL FROM:<${cfg.mailFrom}>`);
-        } else if (step === 3) {
-          if (code !== 250) return finish(new Error(`MAIL FROM ${code}`));
-          send(`RCPT TO:<${address}>`);
-        } else if (step === 4) {
-          result.code = code;
-          if (code >= 200 && code < 300) send(`RCPT TO:<${random}>`);
-          else {
-            send('QUIT');
-            return finish();
-          }
-        } else if (step === 5) {
-          result.catchAllCode = code;
-          send('QUIT');
-          return finish();
-        }
-      }
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: string) => this.onData(chunk));
+    socket.on('error', (err) => this.fail(err));
+    socket.on('close', () => this.fail(new Error('SMTP connection closed')));
+  }
+
+  /** Connected, greeted and past MAIL FROM by `end` (epoch ms), or rejected. */
+  static async open(host: string, port: number, domain: string, cfg: VerifierConfig, end: number): Promise<SmtpConversation> {
+    const conversation = new SmtpConversation(connect({ host, port }), domain);
+    try {
+      const greeting = await conversation.reply(end);
+      if (greeting !== 220) throw new Error(`greeting ${greeting}`);
+      const ehlo = await conversation.command(`EHLO ${cfg.helo}`, end);
+      if (ehlo !== 250) throw new Error(`EHLO ${ehlo}`);
+      const from = await conversation.command(`MAIL FROM:<${cfg.mailFrom}>`, end);
+      if (from !== 250) throw new Error(`MAIL FROM ${from}`);
+      return conversation;
+    } catch (err) {
+      conversation.close();
+      throw err;
+    }
+  }
+
+  /** RCPT for `address`, and for a random address at the domain after the first one accepted. */
+  async probe(address: string, end: number): Promise<SmtpOutcome> {
+    this.rcpts++;
+    const code = await this.command(`RCPT TO:<${address}>`, end);
+    if (code < 200 || code >= 300 || this.catchAllCode !== undefined) return { code, catchAllCode: this.catchAllCode };
+    try {
+      this.catchAllCode = await this.command(`RCPT TO:<${randomBytes(8).toString('hex')}-probe@${this.domain}>`, end);
+    } catch {
+      // the address's answer stands; without the random one the domain is taken as not catch-all, as before
+    }
+    return { code, catchAllCode: this.catchAllCode };
+  }
+
+  close(): void {
+    if (!this.failure && this.socket.writable) this.socket.write('QUIT\r\n');
+    this.fail(new Error('SMTP conversation closed'));
+    this.socket.destroy();
+  }
+
+  private command(line: string, end: number): Promise<number> {
+    if (this.failure) return Promise.reject(this.failure);
+    this.socket.write(`${line}\r\n`);
+    return this.reply(end);
+  }
+
+  /** The next reply's code; a reply ends with a line "NNN text" (multi-line replies use "NNN-"). */
+  private reply(end: number): Promise<number> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => this.fail(new Error('SMTP timeout')), Math.max(0, end - Date.now()));
+      this.waiting = {
+        resolve: (code) => (clearTimeout(timer), resolve(code)),
+        reject: (err) => (clearTimeout(timer), reject(err)),
+      };
+      this.onData('');
     });
-  });
+  }
+
+  private onData(chunk: string): void {
+    this.buffer += chunk;
+    if (!this.waiting) return;
+    const lines = this.buffer.split('\r\n');
+    const endIndex = lines.findIndex((l) => /^\d{3}( |$)/.test(l));
+    if (endIndex < 0) return;
+    this.buffer = lines.slice(endIndex + 1).join('\r\n');
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting.resolve(Number(lines[endIndex].slice(0, 3)));
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.reject(err);
+    this.socket.destroy();
+  }
 }
+
+/** The open conversations of one verification run, by mail host and domain. */
+type Conversations = Map<string, Promise<SmtpConversation>>;
 
 const BUDGET_SPENT = 'verification budget spent';
 
@@ -157,10 +203,35 @@ export class EmailVerifier {
   }
 
   async verify(raw: string, deadline = this.deadline()): Promise<Verification> {
+    return (await this.verifyUntil([raw], deadline, () => true))[0];
+  }
+
+  /**
+   * Verifies `addresses` in order until one's result satisfies `enough` (or all are done), and
+   * returns each result, in order. One SMTP conversation per mail host and domain serves them all
+   * (one reveal's candidate patterns at one domain cost one connection and one greeting), and
+   * every check counts against the one `deadline`.
+   */
+  async verifyUntil(addresses: string[], deadline: number, enough: (result: Verification) => boolean): Promise<Verification[]> {
+    const conversations: Conversations = new Map();
+    const results: Verification[] = [];
+    try {
+      for (const raw of addresses) {
+        const result = await this.cachedOrChecked(raw, deadline, conversations);
+        results.push(result);
+        if (enough(result)) break;
+      }
+    } finally {
+      for (const opening of conversations.values()) opening.then((conversation) => conversation.close(), () => undefined);
+    }
+    return results;
+  }
+
+  private async cachedOrChecked(raw: string, deadline: number, conversations: Conversations): Promise<Verification> {
     const email = raw.trim().toLowerCase();
     const cached = this.cache.get(email);
     if (cached && Date.now() - cached.at < this.cfg.cacheTtlMs) return cached.result;
-    const result = await this.check(email, deadline);
+    const result = await this.check(email, deadline, conversations);
     // `unknown` says the check could not be made (DNS or SMTP did not answer): the next one may be
     if (result.status === 'unknown') return result;
     this.cache.set(email, { at: Date.now(), result });
@@ -168,7 +239,33 @@ export class EmailVerifier {
     return result;
   }
 
-  private async check(email: string, deadline: number): Promise<Verification> {
+  /** The RCPT probe of `email` on this run's conversation with `host` (opened now if it has none; opened again once if a reused one broke). */
+  private async probe(host: string, domain: string, email: string, deadline: number, conversations: Conversations): Promise<SmtpOutcome> {
+    const key = `${host} ${domain}`;
+    const end = () => Math.min(Date.now() + this.cfg.timeoutMs, deadline);
+    for (let fresh = false; ; fresh = true) {
+      let opening = conversations.get(key);
+      if (!opening) {
+        opening = SmtpConversation.open(host, this.cfg.smtpPort, domain, this.cfg, end());
+        opening.catch(() => undefined);
+        conversations.set(key, opening);
+      }
+      const conversation = await opening.catch((err: Error) => {
+        conversations.delete(key);
+        throw err;
+      });
+      const reused = conversation.rcpts > 0;
+      try {
+        return await conversation.probe(email, end());
+      } catch (err) {
+        conversations.delete(key);
+        conversation.close();
+        if (!reused || fresh || deadline <= Date.now()) throw err;
+      }
+    }
+  }
+
+  private async check(email: string, deadline: number, conversations: Conversations): Promise<Verification> {
     const base = { email, role: false, disposable: false };
     if (!SYNTAX.test(email) || email.length > 254) return { ...base, status: 'invalid', confidence: 99, reason: 'syntax' };
     const [local, domain] = email.split('@');
@@ -193,7 +290,7 @@ export class EmailVerifier {
         break;
       }
       try {
-        outcome = await smtpProbe(host, this.cfg.smtpPort, email, this.cfg, Math.min(this.cfg.timeoutMs, remaining));
+        outcome = await this.probe(host, domain, email, deadline, conversations);
         if (outcome.code >= 400 && outcome.code < 500) continue; // greylisted or busy: try the next host
         break;
       } catch (err) {

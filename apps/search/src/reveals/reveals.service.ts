@@ -144,13 +144,9 @@ export class RevealsService implements OnApplicationBootstrap, OnApplicationShut
    */
   async findEmail(entity: EntityRow): Promise<Verification | null> {
     const candidates = entity.email ? [entity.email] : entity.domain ? candidateAddresses(entity.first_name, entity.last_name, entity.domain) : [];
-    const deadline = this.verifier.deadline();
-    for (const address of candidates) {
-      const result = await this.verifier.verify(address, deadline);
-      if (DELIVERABLE.includes(result.status)) return result;
-      if (result.status === 'unknown') return null;
-    }
-    return null;
+    const results = await this.verifier.verifyUntil(candidates, this.verifier.deadline(), (result) => DELIVERABLE.includes(result.status) || result.status === 'unknown');
+    const last = results.at(-1);
+    return last && DELIVERABLE.includes(last.status) ? last : null;
   }
 
   /**
