@@ -414,6 +414,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const sandbox = await startDemoSandbox({}, () => undefined);
   // CHAOS_LOG_DIR: each process's log (level info) appended to <dir>/<process>.log, to see what a stalled phase was waiting on
   const logDir = process.env.CHAOS_LOG_DIR;
+  // CHAOS_TRACE: every request's outcome as a JSON line in this file (when it was due, its latency, its answers, the fault it overlapped or followed), to see where slow answers cluster
+  const traceFile = process.env.CHAOS_TRACE;
+  const trace: string[] = [];
   const settings = chaosSettings(cert, sandbox?.env);
   const failover = { ms: 0 };
   let shape: Shape | undefined;
@@ -513,6 +516,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const searchAfterFailover = { answered: 0, failed: 0 };
     let failedOver = false;
     let requestIds = 0;
+    const traceStart = performance.now();
+    if (traceFile) trace.push(JSON.stringify({ startedAt: Date.now() }));
     /**
      * One request, asked again until it ends in a 2xx or a 4xx. Closed loop: each attempt's time
      * is a latency. Open loop (scheduled, its time on the schedule): one latency for the request,
@@ -561,6 +566,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         outcome.status = res.status;
         if (res.status < 300 && res.body?.id) outcome.ids.add(res.body.id);
         break;
+      }
+      if (traceFile) {
+        trace.push(JSON.stringify({ label, at: Math.round((scheduled ?? current.since) - traceStart), ms: Math.round(performance.now() - (scheduled ?? current.since)), statuses: current.statuses, fault: currentFault, faulted: opened.faulted || opened.epoch !== faultEpoch }));
       }
       if (scheduled !== undefined && outcome.status !== 0) {
         const ms = performance.now() - scheduled;
@@ -646,6 +654,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     for (const fault of shape.faults.filter((f) => options.faults?.(f.name) ?? true)) {
       await pause(options.phaseMs);
       phase(`${fault.name}: begins`);
+      if (traceFile) trace.push(JSON.stringify({ fault: fault.name, begins: Math.round(performance.now() - traceStart) }));
       currentFault = `during ${fault.name}`;
       faultInProgress = true;
       inFailover = fault.failover === true;
@@ -659,6 +668,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       if (fault.failover) failedOver = true;
       currentFault = `after ${fault.name}`;
       phase(`${fault.name}: done`);
+      if (traceFile) trace.push(JSON.stringify({ fault: fault.name, ends: Math.round(performance.now() - traceStart) }));
     }
     await pause(options.phaseMs);
     phase('traffic stopping');
@@ -666,6 +676,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     pacing.stoppedAt = performance.now();
     await Promise.all(workers);
     phase('traffic stopped');
+    if (traceFile) writeFileSync(traceFile, trace.join('\n') + '\n');
     say(`traffic stopped: ${report.requests} requests, ${report.retriedRequests} retried after a 5xx, no answer or 409 in progress; answers ${JSON.stringify(report.statuses)}`);
     loopDelay.disable();
     report.clients.p99DuringFaults = p99(during);
