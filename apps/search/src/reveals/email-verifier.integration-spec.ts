@@ -15,48 +15,58 @@ describe('EmailVerifier against a local DNS and SMTP server', () => {
     smtp = await startSmtp({ accept: ['jane@good.test', 'info@good.test', 'alee@good.test', 'max@aonly.test', 'temp@mailinator.com'], catchAll: ['catchall.test'] });
     cfg = { dnsServers: [dns.server], smtpProbe: true, smtpPort: smtp.port, timeoutMs: 3000, totalMs: 6000, helo: 'test.local', mailFrom: 'probe@test.local', cacheTtlMs: 60_000 };
   });
+  // every verifier a test makes, closed after it (an idle conversation would hold the SMTP server's close)
+  const made: EmailVerifier[] = [];
+  const verifier = (config: VerifierConfig) => {
+    const v = new EmailVerifier(config);
+    made.push(v);
+    return v;
+  };
+  afterEach(() => {
+    for (const v of made.splice(0)) v.close();
+  });
   afterAll(async () => {
     await smtp?.close();
     await dns?.close();
   });
 
   it('valid: the mailbox is accepted and a random address is refused', async () => {
-    const r = await new EmailVerifier(cfg).verify('Jane@Good.test');
+    const r = await verifier(cfg).verify('Jane@Good.test');
     expect(r).toMatchObject({ email: 'jane@good.test', status: 'valid', confidence: 95, role: false });
     expect(smtp.rcpts.filter((a) => a.endsWith('-probe@good.test'))).toHaveLength(1);
   });
 
   it('invalid: RCPT refused, no mail server, bad syntax', async () => {
-    const v = new EmailVerifier(cfg);
+    const v = verifier(cfg);
     expect((await v.verify('nobody@good.test')).status).toBe('invalid');
     expect(await v.verify('x@nomail.test')).toMatchObject({ status: 'invalid', reason: expect.stringMatching(/no mail server/) });
     expect(await v.verify('not an address')).toMatchObject({ status: 'invalid', reason: 'syntax' });
   });
 
   it('catch_all when the random address is accepted on the same connection', async () => {
-    expect(await new EmailVerifier(cfg).verify('anyone@catchall.test')).toMatchObject({ status: 'catch_all', confidence: 50 });
+    expect(await verifier(cfg).verify('anyone@catchall.test')).toMatchObject({ status: 'catch_all', confidence: 50 });
   });
 
   it('falls back to the A record without MX', async () => {
-    expect((await new EmailVerifier(cfg).verify('max@aonly.test')).status).toBe('valid');
+    expect((await verifier(cfg).verify('max@aonly.test')).status).toBe('valid');
   });
 
   it('role and disposable addresses are risky', async () => {
-    const v = new EmailVerifier(cfg);
+    const v = verifier(cfg);
     expect(await v.verify('info@good.test')).toMatchObject({ status: 'risky', role: true });
     expect(await v.verify('temp@mailinator.com')).toMatchObject({ status: 'risky', disposable: true });
   });
 
   it('unknown when the SMTP server does not answer; at most risky with probing off', async () => {
-    expect((await new EmailVerifier({ ...cfg, smtpPort: 1 }).verify('jane@good.test')).status).toBe('unknown');
-    expect(await new EmailVerifier({ ...cfg, smtpProbe: false }).verify('jane@good.test')).toMatchObject({ status: 'risky', confidence: 50 });
-    expect((await new EmailVerifier({ ...cfg, smtpProbe: false }).verify('x@nomail.test')).status).toBe('invalid');
+    expect((await verifier({ ...cfg, smtpPort: 1 }).verify('jane@good.test')).status).toBe('unknown');
+    expect(await verifier({ ...cfg, smtpProbe: false }).verify('jane@good.test')).toMatchObject({ status: 'risky', confidence: 50 });
+    expect((await verifier({ ...cfg, smtpProbe: false }).verify('x@nomail.test')).status).toBe('invalid');
   });
 
   it('unknown, not invalid, when the DNS server refuses the name (a sandbox answering for its own names only)', async () => {
     const scoped = await startDns({ ...MAIL_ZONE, authority: ['.test'] });
     try {
-      const v = new EmailVerifier({ ...cfg, dnsServers: [scoped.server] });
+      const v = verifier({ ...cfg, dnsServers: [scoped.server] });
       expect(await v.verify('someone@example.com')).toMatchObject({ status: 'unknown', reason: expect.stringMatching(/^dns: .*EREFUSED/) });
       expect((await v.verify('jane@good.test')).status).toBe('valid');
       expect((await v.verify('x@nomail.test')).status).toBe('invalid');
@@ -78,7 +88,7 @@ describe('EmailVerifier against a local DNS and SMTP server', () => {
     const silent = `127.0.0.1:${deafResolver.address().port}`;
     try {
       // each conversation's own deadline (5 s) is longer than the whole budget
-      const v = new EmailVerifier({ ...cfg, dnsServers: [zone.server], smtpPort: port, timeoutMs: 5000, totalMs: 1500 });
+      const v = verifier({ ...cfg, dnsServers: [zone.server], smtpPort: port, timeoutMs: 5000, totalMs: 1500 });
       let started = Date.now();
       const deadline = v.deadline();
       expect(await v.verify('ann.lee@tarpit.test', deadline)).toMatchObject({ status: 'unknown', reason: 'smtp: verification budget spent' });
@@ -86,7 +96,7 @@ describe('EmailVerifier against a local DNS and SMTP server', () => {
       expect(Date.now() - started).toBeLessThan(2000);
       expect(tarpit.connections()).toBeGreaterThanOrEqual(1);
       started = Date.now();
-      const deaf = new EmailVerifier({ ...cfg, dnsServers: [silent], totalMs: 1000 });
+      const deaf = verifier({ ...cfg, dnsServers: [silent], totalMs: 1000 });
       expect(await deaf.verify('jane@good.test')).toMatchObject({ status: 'unknown', reason: 'dns: verification budget spent' });
       expect(Date.now() - started).toBeLessThan(1500);
     } finally {
@@ -97,19 +107,24 @@ describe('EmailVerifier against a local DNS and SMTP server', () => {
   });
 
   it('caches per address for the TTL', async () => {
-    const v = new EmailVerifier(cfg);
+    const v = verifier(cfg);
     const before = smtp.rcpts.length;
     await v.verify('jane@good.test');
     await v.verify('JANE@good.test');
     expect(smtp.rcpts.length - before).toBe(2); // one conversation: the address and the random probe
-    const expired = new EmailVerifier({ ...cfg, cacheTtlMs: 0 });
+    const expired = verifier({ ...cfg, cacheTtlMs: 0 });
     await expired.verify('jane@good.test');
     await expired.verify('jane@good.test');
     expect(smtp.rcpts.length - before).toBe(6);
   });
 
-  it("one conversation serves a reveal's candidates at a domain, in order, until one is enough", async () => {
-    const v = new EmailVerifier(cfg);
+  const idle = async (v: EmailVerifier, count: number) => {
+    for (let i = 0; i < 100 && v.idleConversations() !== count; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(v.idleConversations()).toBe(count);
+  };
+
+  it("one conversation serves a reveal's candidates at a domain, in order, until one is enough, then the next reveal at that host; past its share of refusals another takes its place", async () => {
+    const v = verifier(cfg);
     const rcptsBefore = smtp.rcpts.length;
     const connectionsBefore = smtp.connections();
     const candidates = candidateAddresses('Ann', 'Lee', 'good.test');
@@ -117,19 +132,29 @@ describe('EmailVerifier against a local DNS and SMTP server', () => {
     expect(results.map((r) => [r.email, r.status])).toEqual([['ann.lee@good.test', 'invalid'], ['alee@good.test', 'valid']]);
     expect(smtp.rcpts.slice(rcptsBefore)).toEqual(['ann.lee@good.test', 'alee@good.test', expect.stringMatching(/-probe@good\.test$/)]);
     expect(smtp.connections() - connectionsBefore).toBe(1);
-    // every candidate refused: still one conversation, one RCPT each, no random probe
+    // kept open (after RSET) for the next verification at that mail host
+    await idle(v, 1);
     const refused = await v.verifyUntil(candidateAddresses('Zed', 'Nobody', 'good.test'), v.deadline(), (r) => r.status === 'valid');
     expect(refused.every((r) => r.status === 'invalid')).toBe(true);
     expect(refused).toHaveLength(candidateAddresses('Zed', 'Nobody', 'good.test').length);
+    expect(smtp.connections() - connectionsBefore).toBe(1);
+    // ten refusals on it now, past the count a server tolerates per connection: closed, and a new one opened in its place meanwhile
+    await idle(v, 1);
+    expect(smtp.connections() - connectionsBefore).toBe(2);
+    expect((await v.verify('jane@good.test')).status).toBe('valid');
     expect(smtp.connections() - connectionsBefore).toBe(2);
   });
 
-  it('addresses at two domains get a conversation each', async () => {
-    const v = new EmailVerifier(cfg);
+  it('a second domain at the same mail host is asked on the same conversation, with its own catch-all probe', async () => {
+    const v = verifier(cfg);
     const connectionsBefore = smtp.connections();
+    const rcptsBefore = smtp.rcpts.length;
     const results = await v.verifyUntil(['someone@catchall.test', 'jane@good.test'], v.deadline(), () => false);
     expect(results.map((r) => r.status)).toEqual(['catch_all', 'valid']);
-    expect(smtp.connections() - connectionsBefore).toBe(2);
+    expect(smtp.rcpts.slice(rcptsBefore)).toEqual([
+      'someone@catchall.test', expect.stringMatching(/-probe@catchall\.test$/), 'jane@good.test', expect.stringMatching(/-probe@good\.test$/),
+    ]);
+    expect(smtp.connections() - connectionsBefore).toBe(1);
   });
 
   it('a conversation the server ends after one RCPT is opened again for the next address', async () => {
@@ -152,7 +177,7 @@ describe('EmailVerifier against a local DNS and SMTP server', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const v = new EmailVerifier({ ...cfg, smtpPort: (server.address() as AddressInfo).port });
+      const v = verifier({ ...cfg, smtpPort: (server.address() as AddressInfo).port });
       const results = await v.verifyUntil(['ann.lee@good.test', 'alee@good.test'], v.deadline(), () => false);
       expect(results.map((r) => r.status)).toEqual(['invalid', 'invalid']);
       expect(rcpts).toEqual(['RCPT TO:<ann.lee@good.test>', 'RCPT TO:<alee@good.test>']);

@@ -63,24 +63,42 @@ interface SmtpOutcome {
   catchAllCode?: number;
 }
 
+/** How long an idle conversation is kept for the next reveal (servers keep an idle client 5 minutes at least, RFC 5321 4.5.3.2.7). */
+const IDLE_MS = 30_000;
+/** Idle conversations kept per mail host. */
+const IDLE_PER_HOST = 4;
 /**
- * One SMTP conversation with one mail host about one domain: greeting, EHLO, MAIL FROM, then a
- * RCPT for each address asked, and after the first accepted one a RCPT for a random address at
- * the domain (the catch-all probe, once per conversation), then QUIT. A reveal's candidate
- * addresses share it, as a mail server sees one client asking about several mailboxes: one
- * connection and one greeting (which servers delay on purpose) instead of one per candidate.
+ * A conversation is not reused once this many RCPTs were refused on it (servers slow down or
+ * drop a client past an error count per connection, Postfix's soft limit being 10) or this many
+ * were asked.
+ */
+const REFUSED_PER_CONVERSATION = 8;
+const RCPTS_PER_CONVERSATION = 50;
+
+/**
+ * One SMTP conversation with one mail host: greeting and EHLO once, then for each verification
+ * that uses it MAIL FROM, a RCPT for each address asked and, after the first one accepted at a
+ * domain, a RCPT for a random address there (the catch-all probe, once per domain), then RSET.
+ * A reveal's candidate addresses share one, and the verifier keeps it open for the next reveal at
+ * that host, as a mail server sees one client asking about several mailboxes: the connection and
+ * the greeting (which servers delay on purpose) are paid once, not per address.
  */
 class SmtpConversation {
   private buffer = '';
   private waiting?: { resolve: (code: number) => void; reject: (err: Error) => void };
   private failure?: Error;
-  private catchAllCode?: number;
-  /** RCPTs asked so far (a reused conversation that breaks is opened again once). */
+  private readonly catchAll = new Map<string, number | undefined>();
+  private idleTimer?: NodeJS.Timeout;
+  /** RCPTs asked, and refused, on this connection. */
   rcpts = 0;
+  refused = 0;
+  /** RCPTs asked since the current MAIL FROM (a reused conversation that breaks is opened again once). */
+  rcptsInTransaction = 0;
+  private inTransaction = false;
 
   private constructor(
     private readonly socket: Socket,
-    private readonly domain: string,
+    readonly host: string,
   ) {
     socket.setEncoding('utf8');
     socket.setNoDelay(true);
@@ -89,16 +107,14 @@ class SmtpConversation {
     socket.on('close', () => this.fail(new Error('SMTP connection closed')));
   }
 
-  /** Connected, greeted and past MAIL FROM by `end` (epoch ms), or rejected. */
-  static async open(host: string, port: number, domain: string, cfg: VerifierConfig, end: number): Promise<SmtpConversation> {
-    const conversation = new SmtpConversation(connect({ host, port }), domain);
+  /** Connected, greeted and past EHLO by `end` (epoch ms), or rejected. */
+  static async open(host: string, port: number, cfg: VerifierConfig, end: number): Promise<SmtpConversation> {
+    const conversation = new SmtpConversation(connect({ host, port }), host);
     try {
       const greeting = await conversation.reply(end);
       if (greeting !== 220) throw new Error(`greeting ${greeting}`);
       const ehlo = await conversation.command(`EHLO ${cfg.helo}`, end);
       if (ehlo !== 250) throw new Error(`EHLO ${ehlo}`);
-      const from = await conversation.command(`MAIL FROM:<${cfg.mailFrom}>`, end);
-      if (from !== 250) throw new Error(`MAIL FROM ${from}`);
       return conversation;
     } catch (err) {
       conversation.close();
@@ -106,20 +122,63 @@ class SmtpConversation {
     }
   }
 
-  /** RCPT for `address`, and for a random address at the domain after the first one accepted. */
+  get broken(): boolean {
+    return this.failure !== undefined;
+  }
+
+  get reusable(): boolean {
+    return !this.failure && this.refused < REFUSED_PER_CONVERSATION && this.rcpts < RCPTS_PER_CONVERSATION;
+  }
+
+  /** A new transaction (MAIL FROM) for one verification. */
+  async begin(mailFrom: string, end: number): Promise<void> {
+    const code = await this.command(`MAIL FROM:<${mailFrom}>`, end);
+    if (code !== 250) throw new Error(`MAIL FROM ${code}`);
+    this.rcptsInTransaction = 0;
+    this.inTransaction = true;
+    // each verification probes for itself whether a domain takes any address
+    this.catchAll.clear();
+  }
+
+  /** RCPT for `address`, and for a random address at its domain after the domain's first one accepted. */
   async probe(address: string, end: number): Promise<SmtpOutcome> {
+    const domain = address.split('@')[1];
     this.rcpts++;
+    this.rcptsInTransaction++;
     const code = await this.command(`RCPT TO:<${address}>`, end);
-    if (code < 200 || code >= 300 || this.catchAllCode !== undefined) return { code, catchAllCode: this.catchAllCode };
+    if (code >= 500) this.refused++;
+    if (code < 200 || code >= 300 || this.catchAll.has(domain)) return { code, catchAllCode: this.catchAll.get(domain) };
+    let catchAllCode: number | undefined;
     try {
-      this.catchAllCode = await this.command(`RCPT TO:<${randomBytes(8).toString('hex')}-probe@${this.domain}>`, end);
+      this.rcpts++;
+      catchAllCode = await this.command(`RCPT TO:<${randomBytes(8).toString('hex')}-probe@${domain}>`, end);
+      if (catchAllCode >= 500) this.refused++;
     } catch {
-      // the address's answer stands; without the random one the domain is taken as not catch-all, as before
+      // the address's answer stands; without the random one the domain is taken as not catch-all
     }
-    return { code, catchAllCode: this.catchAllCode };
+    this.catchAll.set(domain, catchAllCode);
+    return { code, catchAllCode };
+  }
+
+  /** Ends the transaction (RSET) and waits idle, for `onIdleEnd` after IDLE_MS; false when it cannot be reused. */
+  async park(onIdleEnd: () => void, end: number): Promise<boolean> {
+    if (!this.reusable) return false;
+    if (this.inTransaction && (await this.command('RSET', end).catch(() => 0)) !== 250) return false;
+    this.inTransaction = false;
+    this.socket.unref();
+    this.idleTimer = setTimeout(onIdleEnd, IDLE_MS);
+    this.idleTimer.unref();
+    return true;
+  }
+
+  /** Taken from idle for a verification. */
+  unpark(): void {
+    clearTimeout(this.idleTimer);
+    this.socket.ref();
   }
 
   close(): void {
+    clearTimeout(this.idleTimer);
     if (!this.failure && this.socket.writable) this.socket.write('QUIT\r\n');
     this.fail(new Error('SMTP conversation closed'));
     this.socket.destroy();
@@ -165,7 +224,7 @@ class SmtpConversation {
   }
 }
 
-/** The open conversations of one verification run, by mail host and domain. */
+/** The conversations one verification run holds, by mail host. */
 type Conversations = Map<string, Promise<SmtpConversation>>;
 
 const BUDGET_SPENT = 'verification budget spent';
@@ -191,6 +250,9 @@ function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
  */
 export class EmailVerifier {
   private readonly cache = new Map<string, { at: number; result: Verification }>();
+  /** Idle conversations by mail host, kept for the next verification there. */
+  private readonly idle = new Map<string, SmtpConversation[]>();
+  private closed = false;
   private readonly resolver = new Resolver({ timeout: 2000, tries: 2 });
 
   constructor(private readonly cfg: VerifierConfig) {
@@ -222,9 +284,76 @@ export class EmailVerifier {
         if (enough(result)) break;
       }
     } finally {
-      for (const opening of conversations.values()) opening.then((conversation) => conversation.close(), () => undefined);
+      for (const opening of conversations.values()) opening.then((conversation) => this.release(conversation), () => undefined);
     }
     return results;
+  }
+
+  /** How many conversations wait idle, over every host. */
+  idleConversations(): number {
+    return [...this.idle.values()].reduce((sum, list) => sum + list.length, 0);
+  }
+
+  /** Closes the idle conversations (at shutdown). */
+  close(): void {
+    this.closed = true;
+    for (const list of this.idle.values()) for (const conversation of list) conversation.close();
+    this.idle.clear();
+  }
+
+  /** An idle conversation with `host`, else a new one, in a new transaction by `end`. */
+  private async take(host: string, end: number): Promise<SmtpConversation> {
+    const list = this.idle.get(host) ?? [];
+    for (let conversation = list.pop(); conversation; conversation = list.pop()) {
+      conversation.unpark();
+      try {
+        await conversation.begin(this.cfg.mailFrom, end);
+        return conversation;
+      } catch {
+        conversation.close(); // the server ended it while idle: the next, or a new one
+      }
+    }
+    const conversation = await SmtpConversation.open(host, this.cfg.smtpPort, this.cfg, end);
+    try {
+      await conversation.begin(this.cfg.mailFrom, end);
+    } catch (err) {
+      conversation.close();
+      throw err;
+    }
+    return conversation;
+  }
+
+  /**
+   * Back to idle for the next verification at its host; closed when it has served its share (see
+   * REFUSED_PER_CONVERSATION), and then a new one is opened in its place meanwhile, so the next
+   * reveal at that host does not wait for a connection and a greeting either.
+   */
+  private release(conversation: SmtpConversation): void {
+    if (this.closed) return conversation.close();
+    if (!conversation.reusable) {
+      conversation.close();
+      SmtpConversation.open(conversation.host, this.cfg.smtpPort, this.cfg, Date.now() + this.cfg.timeoutMs).then(
+        (fresh) => this.keepIdle(fresh),
+        () => undefined,
+      );
+      return;
+    }
+    this.keepIdle(conversation);
+  }
+
+  private keepIdle(conversation: SmtpConversation): void {
+    const list = this.idle.get(conversation.host) ?? [];
+    if (this.closed || list.length >= IDLE_PER_HOST) return conversation.close();
+    const forget = () => {
+      const at = list.indexOf(conversation);
+      if (at >= 0) list.splice(at, 1);
+      conversation.close();
+    };
+    void conversation.park(forget, Date.now() + this.cfg.timeoutMs).then((parked) => {
+      if (!parked || this.closed || list.length >= IDLE_PER_HOST) return conversation.close();
+      list.push(conversation);
+      this.idle.set(conversation.host, list);
+    });
   }
 
   private async cachedOrChecked(raw: string, deadline: number, conversations: Conversations): Promise<Verification> {
@@ -239,26 +368,25 @@ export class EmailVerifier {
     return result;
   }
 
-  /** The RCPT probe of `email` on this run's conversation with `host` (opened now if it has none; opened again once if a reused one broke). */
-  private async probe(host: string, domain: string, email: string, deadline: number, conversations: Conversations): Promise<SmtpOutcome> {
-    const key = `${host} ${domain}`;
+  /** The RCPT probe of `email` on this run's conversation with `host` (taken now if it has none; a new one once if a reused one broke). */
+  private async probe(host: string, email: string, deadline: number, conversations: Conversations): Promise<SmtpOutcome> {
     const end = () => Math.min(Date.now() + this.cfg.timeoutMs, deadline);
     for (let fresh = false; ; fresh = true) {
-      let opening = conversations.get(key);
-      if (!opening) {
-        opening = SmtpConversation.open(host, this.cfg.smtpPort, domain, this.cfg, end());
-        opening.catch(() => undefined);
-        conversations.set(key, opening);
+      let taking = conversations.get(host);
+      if (!taking) {
+        taking = this.take(host, end());
+        taking.catch(() => undefined);
+        conversations.set(host, taking);
       }
-      const conversation = await opening.catch((err: Error) => {
-        conversations.delete(key);
+      const conversation = await taking.catch((err: Error) => {
+        conversations.delete(host);
         throw err;
       });
       const reused = conversation.rcpts > 0;
       try {
         return await conversation.probe(email, end());
       } catch (err) {
-        conversations.delete(key);
+        conversations.delete(host);
         conversation.close();
         if (!reused || fresh || deadline <= Date.now()) throw err;
       }
@@ -290,7 +418,7 @@ export class EmailVerifier {
         break;
       }
       try {
-        outcome = await this.probe(host, domain, email, deadline, conversations);
+        outcome = await this.probe(host, email, deadline, conversations);
         if (outcome.code >= 400 && outcome.code < 500) continue; // greylisted or busy: try the next host
         break;
       } catch (err) {
