@@ -1,5 +1,5 @@
 import { ChildProcess, execFile } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Agent, IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
@@ -28,7 +28,7 @@ import { HttpsReceiver, testCertificate } from '../webhooks/https-receiver';
  * claim over), that search read its pages on the standby until the failover, that a keyed POST
  * answered by one gateway is replayed by the other, and, with both gateways restarted at the
  * spec's limit, that the rate limit is exact across them.
- * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WORKERS, CHAOS_RATE or `--rate`, CHAOS_FAULTS or `--faults <regex>`); a shorter run is in `npm test`.
+ * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WARMUP_MS, CHAOS_WORKERS, CHAOS_RATE or `--rate`, CHAOS_FAULTS or `--faults <regex>`, CHAOS_TRACE); a shorter run is in `npm test`.
  * Each phase prints the requests answered in it and the ones still waiting, so a stall shows what it waits on.
  *
  * Two ways to send: closed loop (each client sends its next request when its last one is answered;
@@ -43,6 +43,12 @@ import { HttpsReceiver, testCertificate } from '../webhooks/https-receiver';
 export interface ChaosOptions {
   /** Traffic before each kill, and after the last one. */
   phaseMs: number;
+  /**
+   * Open loop: the requests due in the first milliseconds of traffic are the mesh's first of each
+   * kind (cold code paths, connections being opened): their latencies are printed apart, not in
+   * the p99s; their answers count in every other check. 0: none.
+   */
+  warmUpMs?: number;
   /**
    * Concurrent clients. Open loop: the requests are numbered round these clients (the mix of kinds
    * and the leads' names are the closed loop's), each sending its own when due or as soon as its
@@ -207,6 +213,11 @@ function chaosSettings(cert: { caFile: string }, sandboxEnv: NodeJS.ProcessEnv |
 }
 
 /** One process of each service on one nats-server; each service SIGKILLed in turn, then nats-server restarted. */
+/** The processes' log level with CHAOS_LOG_DIR: CHAOS_LOG_LEVEL, else info. */
+function logLevel(): string {
+  return process.env.CHAOS_LOG_LEVEL || 'info';
+}
+
 async function singleShape(dir: string, prefix: string, settings: NodeJS.ProcessEnv, logDir: string | undefined): Promise<Shape> {
   const natsPort = await freePort();
   const probe = probeIdentity().user;
@@ -222,7 +233,7 @@ async function singleShape(dir: string, prefix: string, settings: NodeJS.Process
   const apps = new Map<ServiceName, RunningApp>();
   const start = async (name: ServiceName, port?: number) => {
     const output = logDir ? (line: string) => appendFileSync(join(logDir, `${name}.log`), `${new Date().toISOString()} ${line}\n`) : 'ignore';
-    const app = spawnApp(name, logDir ? { ...env, LOG_LEVEL: 'info' } : env, port ?? (await freePort()), output);
+    const app = spawnApp(name, logDir ? { ...env, LOG_LEVEL: logLevel() } : env, port ?? (await freePort()), output);
     apps.set(name, app);
     await waitFor(`${name} ready`, () => httpReady(app.port), 60_000, 100);
   };
@@ -268,7 +279,7 @@ async function singleShape(dir: string, prefix: string, settings: NodeJS.Process
 async function clusterShape(dir: string, prefix: string, settings: NodeJS.ProcessEnv, logDir: string | undefined, failover: { ms: number }): Promise<Shape> {
   const cluster = await MeshCluster.start({
     dir: join(dir, 'cluster'),
-    env: logDir ? { ...settings, LOG_LEVEL: 'info' } : settings,
+    env: logDir ? { ...settings, LOG_LEVEL: logLevel() } : settings,
     dbPrefix: prefix,
     output: logDir ? (id, line) => appendFileSync(join(logDir, `${id}.log`), `${new Date().toISOString()} ${line}\n`) : undefined,
   });
@@ -412,7 +423,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const receiver = await HttpsReceiver.start(cert);
   const sink = await SmtpSink.start();
   const sandbox = await startDemoSandbox({}, () => undefined);
-  // CHAOS_LOG_DIR: each process's log (level info) appended to <dir>/<process>.log, to see what a stalled phase was waiting on
+  // CHAOS_LOG_DIR: each process's log (level info, or CHAOS_LOG_LEVEL) appended to <dir>/<process>.log, to see what a stalled phase was waiting on
   const logDir = process.env.CHAOS_LOG_DIR;
   // CHAOS_TRACE: every request's outcome as a JSON line in this file (when it was due, its latency, its answers, the fault it overlapped or followed), to see where slow answers cluster
   const traceFile = process.env.CHAOS_TRACE;
@@ -501,6 +512,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const duringOtherFaults: number[] = [];
     const paced = (options.rate ?? 0) > 0;
     const outside: number[] = [];
+    // open loop: the requests due in the warm-up (options.warmUpMs), printed apart
+    const warmUp: number[] = [];
+    let warmUpUntil = 0;
     const outsideUpstream: number[] = [];
     // outside faults, by kind of request (lead, update, reveal, enroll, read, search): where the slow answers are
     const outsideByKind = new Map<string, number[]>();
@@ -572,7 +586,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }
       if (scheduled !== undefined && outcome.status !== 0) {
         const ms = performance.now() - scheduled;
-        if (opened.faulted || faultInProgress || opened.epoch !== faultEpoch) {
+        if (scheduled < warmUpUntil) warmUp.push(ms);
+        else if (opened.faulted || faultInProgress || opened.epoch !== faultEpoch) {
           during.push(ms);
           (failoverEpoch !== undefined && opened.epoch <= failoverEpoch && failoverEpoch <= faultEpoch ? duringFailover : duringOtherFaults).push(ms);
         } else {
@@ -647,6 +662,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }
     };
     const trafficStarted = performance.now();
+    warmUpUntil = trafficStarted + (options.warmUpMs ?? 0);
     const workers = Array.from({ length: options.workers }, (_, w) => (paced ? pacedClient(w, options.rate!, trafficStarted) : worker(w)));
     const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -691,6 +707,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       // answer is the clients over the rate the machine answers at (Little's law)
       if (!paced) say(`${options.workers} clients sending back to back: ${Math.round(report.requests / seconds)} requests/s over ${Math.round(seconds)} s; ${middle}`);
       else say(`open loop, latency from each request's scheduled time: ${middle}`);
+      if (warmUp.length) say(`warm-up, the ${warmUp.length} requests due in the first ${options.warmUpMs} ms of traffic (not in the p99s): p99 ${p99(warmUp)} ms, max ${Math.round(Math.max(...warmUp))} ms`);
       say(`outside faults: p99 ${report.clients.p99OutsideFaults} ms at the clients, ${report.clients.p99GatewayOutsideFaults} ms from the balancer forwarding to the gateway's answer; this process's event-loop delay p99 ${report.clients.chaosLoopDelayP99} ms, max ${Math.round(loopDelay.max / 1e6)} ms`);
       say(`outside faults, p99 by request: ${[...outsideByKind].map(([kind, values]) => `${kind} ${p99(values)} ms (${values.length})`).join(', ')}`);
       if (shape.cluster) say(`CPU seconds of the processes alive at the end (since each started): ${cpuByProcess(shape.cluster)}`);
@@ -867,6 +884,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await sink.close();
     await sandbox?.close();
     cert.dispose();
+    // the PostgreSQL pair's logs, kept beside the processes' (slow statements, lock waits, checkpoints)
+    for (const role of ['primary', 'standby']) {
+      const log = join(dir, 'cluster', 'postgres', role, 'server.log');
+      if (logDir && existsSync(log)) copyFileSync(log, join(logDir, `postgres-${role}.log`));
+    }
     rmSync(dir, { recursive: true, force: true });
     const pg = new Client({ connectionString: PG });
     await pg.connect();
@@ -902,7 +924,7 @@ if (require.main === module) {
   const pattern = option('--faults', 'CHAOS_FAULTS');
   const only = pattern ? new RegExp(pattern, 'i') : undefined;
   if (only) say(`faults: only those matching /${pattern}/i (a partial run: its checks still run, over less)`);
-  runChaos({ phaseMs: Number(process.env.CHAOS_PHASE_MS || 8000), workers, rate, say, cluster, faults: only ? (name) => only.test(name) : undefined }).then(
+  runChaos({ phaseMs: Number(process.env.CHAOS_PHASE_MS || 8000), warmUpMs: Number(process.env.CHAOS_WARMUP_MS ?? 3000), workers, rate, say, cluster, faults: only ? (name) => only.test(name) : undefined }).then(
     (report) => process.exit(report.checks.every((c) => c.ok) ? 0 : 1),
     (err: Error) => {
       say(`failed: ${err.stack ?? err.message}`);

@@ -54,6 +54,11 @@ export class PgPair {
       'hot_standby = on',
       'max_connections = 400',
       'wal_keep_size = 256MB',
+      // in server.log: what a stalled run waited on (statements over 200 ms, lock waits, checkpoints)
+      "log_line_prefix = '%m [%p] %d '",
+      'log_min_duration_statement = 200',
+      'log_lock_waits = on',
+      'log_checkpoints = on',
       '',
     ].join('\n'));
     writeFileSync(join(primaryDir, 'pg_hba.conf'), [
