@@ -2,7 +2,7 @@ import { ChildProcess, execFile } from 'node:child_process';
 import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Agent, IncomingHttpHeaders, request as httpRequest } from 'node:http';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { PUBLIC_EVENT_TYPES, SERVICE_NAMES, ServiceName } from '@app/contracts';
@@ -28,7 +28,7 @@ import { HttpsReceiver, testCertificate } from '../webhooks/https-receiver';
  * claim over), that search read its pages on the standby until the failover, that a keyed POST
  * answered by one gateway is replayed by the other, and, with both gateways restarted at the
  * spec's limit, that the rate limit is exact across them.
- * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WARMUP_MS, CHAOS_WORKERS, CHAOS_RATE or `--rate`, CHAOS_FAULTS or `--faults <regex>`, CHAOS_TRACE); a shorter run is in `npm test`.
+ * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WARMUP_MS, CHAOS_PG_DIR, CHAOS_WORKERS, CHAOS_RATE or `--rate`, CHAOS_FAULTS or `--faults <regex>`, CHAOS_TRACE); a shorter run is in `npm test`.
  * Each phase prints the requests answered in it and the ones still waiting, so a stall shows what it waits on.
  *
  * Two ways to send: closed loop (each client sends its next request when its last one is answered;
@@ -213,6 +213,12 @@ function chaosSettings(cert: { caFile: string }, sandboxEnv: NodeJS.ProcessEnv |
 }
 
 /** One process of each service on one nats-server; each service SIGKILLed in turn, then nats-server restarted. */
+/** Where the cluster's PostgreSQL pair lives: under CHAOS_PG_DIR when set, else in the run's directory. */
+function pgDir(dir: string): string {
+  const root = process.env.CHAOS_PG_DIR;
+  return root ? join(root, `chaos-pg-${basename(dir)}`) : join(dir, 'cluster', 'postgres');
+}
+
 /** The processes' log level with CHAOS_LOG_DIR: CHAOS_LOG_LEVEL, else info. */
 function logLevel(): string {
   return process.env.CHAOS_LOG_LEVEL || 'info';
@@ -281,6 +287,8 @@ async function clusterShape(dir: string, prefix: string, settings: NodeJS.Proces
     dir: join(dir, 'cluster'),
     env: logDir ? { ...settings, LOG_LEVEL: logLevel() } : settings,
     dbPrefix: prefix,
+    // CHAOS_PG_DIR: the PostgreSQL pair's clusters there (e.g. on tmpfs, to measure the mesh without the machine's fsync stalls); removed after the run
+    pgDir: pgDir(dir),
     output: logDir ? (id, line) => appendFileSync(join(logDir, `${id}.log`), `${new Date().toISOString()} ${line}\n`) : undefined,
   });
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -886,10 +894,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     cert.dispose();
     // the PostgreSQL pair's logs, kept beside the processes' (slow statements, lock waits, checkpoints)
     for (const role of ['primary', 'standby']) {
-      const log = join(dir, 'cluster', 'postgres', role, 'server.log');
+      const log = join(pgDir(dir), role, 'server.log');
       if (logDir && existsSync(log)) copyFileSync(log, join(logDir, `postgres-${role}.log`));
     }
     rmSync(dir, { recursive: true, force: true });
+    if (options.cluster) rmSync(pgDir(dir), { recursive: true, force: true });
     const pg = new Client({ connectionString: PG });
     await pg.connect();
     const { rows } = await pg.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${prefix}%`]);

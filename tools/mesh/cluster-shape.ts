@@ -46,6 +46,11 @@ export interface ClusterOptions {
   ports?: 'fixed' | 'free';
   /** Each line a process writes, with its id (`crm-2`). Default: dropped. */
   output?: (id: string, line: string) => void;
+  /**
+   * Where the PostgreSQL pair keeps its two clusters (made anew). Default: `<dir>/postgres`. A
+   * run that measures the mesh rather than the machine's disk may put them on tmpfs (`/dev/shm/…`).
+   */
+  pgDir?: string;
   say?: (line: string) => void;
 }
 
@@ -75,7 +80,7 @@ export class MeshCluster {
   balancer?: HttpBalancer;
 
   private constructor(
-    readonly options: Required<Omit<ClusterOptions, 'output' | 'say' | 'identityDir'>> & Pick<ClusterOptions, 'output' | 'say'>,
+    readonly options: Required<Omit<ClusterOptions, 'output' | 'say' | 'identityDir' | 'pgDir'>> & Pick<ClusterOptions, 'output' | 'say' | 'pgDir'>,
     readonly identities: NatsIdentityFiles,
     readonly nats: NatsNode[],
     readonly pg: PgPair,
@@ -91,7 +96,7 @@ export class MeshCluster {
     const port = async (wanted: number) => (fixed ? wanted : freePort());
     const identities = ensureNatsIdentities(opts.identityDir ?? join(opts.dir, 'identities'));
 
-    const pg = await PgPair.start(join(opts.dir, 'postgres'), {
+    const pg = await PgPair.start(opts.pgDir ?? join(opts.dir, 'postgres'), {
       primary: await port(5441), standby: await port(5442), rw: await port(5443), ro: await port(5444),
     });
     say(`PostgreSQL: primary on ${pg.primary.port}, synchronous streaming standby on ${pg.standby?.port}; rw ${pg.rwUrl}, ro ${pg.roUrl}`);

@@ -114,14 +114,16 @@ export class PgPair {
   }
 
   /**
-   * What the operator does when the primary is lost: stop it (fast: its sessions end), promote
-   * the standby, point `rw` (and `ro`) at the new primary. Resolves with how long it took.
+   * What the operator does when the primary is lost: the old one is gone (stopped as a crash
+   * stops it, `-m immediate`: no shutdown checkpoint, its sessions cut), the standby promoted,
+   * `rw` (and `ro`) pointed at the new primary. The standby is synchronous, so no commit the
+   * primary acknowledged is lost. Resolves with how long it took.
    */
   async failover(): Promise<number> {
     const started = Date.now();
     if (!this.standbyDir || !this.standbyPort) throw new Error('no standby to promote');
     // not blocking this process meanwhile: a load balancer or clients running in it go on
-    await pgCtlAsync(this.bin, this.primaryDir, 'stop', ['-m', 'fast']);
+    await pgCtlAsync(this.bin, this.primaryDir, 'stop', ['-m', 'immediate']);
     await pgCtlAsync(this.bin, this.standbyDir, 'promote');
     const port = this.standbyPort;
     await waitFor('the promoted standby writable', async () => (await sql(port, 'SELECT pg_is_in_recovery() AS r'))[0]?.r === false, 30_000, 100);
