@@ -89,11 +89,9 @@ class SmtpConversation {
   private failure?: Error;
   private readonly catchAll = new Map<string, number | undefined>();
   private idleTimer?: NodeJS.Timeout;
-  /** RCPTs asked, and refused, on this connection. */
+  /** RCPTs asked, and refused, on this connection (a reused conversation that breaks is opened again once). */
   rcpts = 0;
   refused = 0;
-  /** RCPTs asked since the current MAIL FROM (a reused conversation that breaks is opened again once). */
-  rcptsInTransaction = 0;
   private inTransaction = false;
 
   private constructor(
@@ -122,19 +120,19 @@ class SmtpConversation {
     }
   }
 
-  get broken(): boolean {
-    return this.failure !== undefined;
+  get reusable(): boolean {
+    return !this.failure && !this.spent;
   }
 
-  get reusable(): boolean {
-    return !this.failure && this.refused < REFUSED_PER_CONVERSATION && this.rcpts < RCPTS_PER_CONVERSATION;
+  /** Past its share of RCPTs or refusals (see REFUSED_PER_CONVERSATION), however healthy. */
+  get spent(): boolean {
+    return this.refused >= REFUSED_PER_CONVERSATION || this.rcpts >= RCPTS_PER_CONVERSATION;
   }
 
   /** A new transaction (MAIL FROM) for one verification. */
   async begin(mailFrom: string, end: number): Promise<void> {
     const code = await this.command(`MAIL FROM:<${mailFrom}>`, end);
     if (code !== 250) throw new Error(`MAIL FROM ${code}`);
-    this.rcptsInTransaction = 0;
     this.inTransaction = true;
     // each verification probes for itself whether a domain takes any address
     this.catchAll.clear();
@@ -144,7 +142,6 @@ class SmtpConversation {
   async probe(address: string, end: number): Promise<SmtpOutcome> {
     const domain = address.split('@')[1];
     this.rcpts++;
-    this.rcptsInTransaction++;
     const code = await this.command(`RCPT TO:<${address}>`, end);
     if (code >= 500) this.refused++;
     if (code < 200 || code >= 300 || this.catchAll.has(domain)) return { code, catchAllCode: this.catchAll.get(domain) };
@@ -270,9 +267,9 @@ export class EmailVerifier {
 
   /**
    * Verifies `addresses` in order until one's result satisfies `enough` (or all are done), and
-   * returns each result, in order. One SMTP conversation per mail host and domain serves them all
-   * (one reveal's candidate patterns at one domain cost one connection and one greeting), and
-   * every check counts against the one `deadline`.
+   * returns each result, in order. One SMTP conversation per mail host serves them all (one
+   * reveal's candidate patterns at one domain cost one greeting at most: none when a conversation
+   * kept from an earlier reveal is open), and every check counts against the one `deadline`.
    */
   async verifyUntil(addresses: string[], deadline: number, enough: (result: Verification) => boolean): Promise<Verification[]> {
     const conversations: Conversations = new Map();
@@ -330,19 +327,18 @@ export class EmailVerifier {
    */
   private release(conversation: SmtpConversation): void {
     if (this.closed) return conversation.close();
-    if (!conversation.reusable) {
-      conversation.close();
-      SmtpConversation.open(conversation.host, this.cfg.smtpPort, this.cfg, Date.now() + this.cfg.timeoutMs).then(
-        (fresh) => this.keepIdle(fresh),
-        () => undefined,
-      );
-      return;
-    }
-    this.keepIdle(conversation);
+    if (conversation.reusable) return this.keepIdle(conversation);
+    conversation.close();
+    if (!conversation.spent) return; // broken: the next reveal at that host opens one, if it answers
+    SmtpConversation.open(conversation.host, this.cfg.smtpPort, this.cfg, Date.now() + this.cfg.timeoutMs).then(
+      (fresh) => this.keepIdle(fresh),
+      () => undefined,
+    );
   }
 
   private keepIdle(conversation: SmtpConversation): void {
-    const list = this.idle.get(conversation.host) ?? [];
+    let list = this.idle.get(conversation.host);
+    if (!list) this.idle.set(conversation.host, (list = []));
     if (this.closed || list.length >= IDLE_PER_HOST) return conversation.close();
     const forget = () => {
       const at = list.indexOf(conversation);
@@ -352,7 +348,6 @@ export class EmailVerifier {
     void conversation.park(forget, Date.now() + this.cfg.timeoutMs).then((parked) => {
       if (!parked || this.closed || list.length >= IDLE_PER_HOST) return conversation.close();
       list.push(conversation);
-      this.idle.set(conversation.host, list);
     });
   }
 
