@@ -1,5 +1,5 @@
 import { ChildProcess, execFile } from 'node:child_process';
-import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Agent, IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { basename, dirname, join } from 'node:path';
@@ -227,6 +227,36 @@ function pgDir(dir: string): string {
 }
 const SHARED_MEMORY_DIR = '/dev/shm';
 
+/**
+ * A run killed by hand leaves its PostgreSQL pair where pgDir put it (on tmpfs: memory, until
+ * removed). Before a cluster run starts, such pairs are removed: a `chaos-pg-*` directory older
+ * than ten minutes whose postmasters are not running (a run that old still has them; a younger
+ * one may be starting, before its first postmaster.pid).
+ */
+function removeAbandonedPgDirs(): void {
+  const root = process.env.CHAOS_PG_DIR || (existsSync(SHARED_MEMORY_DIR) ? SHARED_MEMORY_DIR : undefined);
+  if (!root || !existsSync(root)) return;
+  const running = (pidFile: string) => {
+    if (!existsSync(pidFile)) return false;
+    try {
+      process.kill(Number(readFileSync(pidFile, 'utf8').split('\n')[0]), 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (const name of readdirSync(root).filter((n) => n.startsWith('chaos-pg-'))) {
+    const path = join(root, name);
+    try {
+      if (Date.now() - statSync(path).mtimeMs < 10 * 60_000) continue;
+      if (['primary', 'standby'].some((role) => running(join(path, role, 'postmaster.pid')))) continue;
+      rmSync(path, { recursive: true, force: true });
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+}
+
 /** The processes' log level with CHAOS_LOG_DIR: CHAOS_LOG_LEVEL, else info. */
 function logLevel(): string {
   return process.env.CHAOS_LOG_LEVEL || 'info';
@@ -291,6 +321,7 @@ async function singleShape(dir: string, prefix: string, settings: NodeJS.Process
 
 /** The cluster shape and its faults (ChaosOptions.cluster). */
 async function clusterShape(dir: string, prefix: string, settings: NodeJS.ProcessEnv, logDir: string | undefined, failover: { ms: number }): Promise<Shape> {
+  removeAbandonedPgDirs();
   const cluster = await MeshCluster.start({
     dir: join(dir, 'cluster'),
     env: logDir ? { ...settings, LOG_LEVEL: logLevel() } : settings,
