@@ -213,7 +213,6 @@ function chaosSettings(cert: { caFile: string }, sandboxEnv: NodeJS.ProcessEnv |
   };
 }
 
-/** One process of each service on one nats-server; each service SIGKILLed in turn, then nats-server restarted. */
 /**
  * Where the cluster's PostgreSQL pair lives: under CHAOS_PG_DIR when set, else on tmpfs
  * (/dev/shm) where there is one, else in the run's directory. The run measures the mesh: on a disk
@@ -222,10 +221,15 @@ function chaosSettings(cert: { caFile: string }, sandboxEnv: NodeJS.ProcessEnv |
  * the same on tmpfs; CHAOS_PG_DIR=<dir on a disk> measures with the disk.
  */
 function pgDir(dir: string): string {
-  const root = process.env.CHAOS_PG_DIR || (existsSync(SHARED_MEMORY_DIR) ? SHARED_MEMORY_DIR : undefined);
+  const root = pgRoot();
   return root ? join(root, `chaos-pg-${basename(dir)}`) : join(dir, 'cluster', 'postgres');
 }
 const SHARED_MEMORY_DIR = '/dev/shm';
+
+/** The directory the cluster runs' PostgreSQL pairs are made in (see pgDir); none: each run's own. */
+function pgRoot(): string | undefined {
+  return process.env.CHAOS_PG_DIR || (existsSync(SHARED_MEMORY_DIR) ? SHARED_MEMORY_DIR : undefined);
+}
 
 /**
  * A run killed by hand leaves its PostgreSQL pair where pgDir put it (on tmpfs: memory, until
@@ -234,7 +238,7 @@ const SHARED_MEMORY_DIR = '/dev/shm';
  * one may be starting, before its first postmaster.pid).
  */
 function removeAbandonedPgDirs(): void {
-  const root = process.env.CHAOS_PG_DIR || (existsSync(SHARED_MEMORY_DIR) ? SHARED_MEMORY_DIR : undefined);
+  const root = pgRoot();
   if (!root || !existsSync(root)) return;
   const running = (pidFile: string) => {
     if (!existsSync(pidFile)) return false;
@@ -262,6 +266,7 @@ function logLevel(): string {
   return process.env.CHAOS_LOG_LEVEL || 'info';
 }
 
+/** One process of each service on one nats-server; each service SIGKILLed in turn, then nats-server restarted. */
 async function singleShape(dir: string, prefix: string, settings: NodeJS.ProcessEnv, logDir: string | undefined): Promise<Shape> {
   const natsPort = await freePort();
   const probe = probeIdentity().user;
