@@ -221,8 +221,11 @@ class SmtpConversation {
   }
 }
 
-/** The conversations one verification run holds, by mail host. */
-type Conversations = Map<string, Promise<SmtpConversation>>;
+/** What one verification run shares between its addresses: its conversations by mail host, and each domain's mail hosts (looked up once). */
+interface Run {
+  conversations: Map<string, Promise<SmtpConversation>>;
+  hosts: Map<string, Promise<string[]>>;
+}
 
 const BUDGET_SPENT = 'verification budget spent';
 
@@ -272,16 +275,16 @@ export class EmailVerifier {
    * kept from an earlier reveal is open), and every check counts against the one `deadline`.
    */
   async verifyUntil(addresses: string[], deadline: number, enough: (result: Verification) => boolean): Promise<Verification[]> {
-    const conversations: Conversations = new Map();
+    const run: Run = { conversations: new Map(), hosts: new Map() };
     const results: Verification[] = [];
     try {
       for (const raw of addresses) {
-        const result = await this.cachedOrChecked(raw, deadline, conversations);
+        const result = await this.cachedOrChecked(raw, deadline, run);
         results.push(result);
         if (enough(result)) break;
       }
     } finally {
-      for (const opening of conversations.values()) opening.then((conversation) => this.release(conversation), () => undefined);
+      for (const opening of run.conversations.values()) opening.then((conversation) => this.release(conversation), () => undefined);
     }
     return results;
   }
@@ -351,11 +354,11 @@ export class EmailVerifier {
     });
   }
 
-  private async cachedOrChecked(raw: string, deadline: number, conversations: Conversations): Promise<Verification> {
+  private async cachedOrChecked(raw: string, deadline: number, run: Run): Promise<Verification> {
     const email = raw.trim().toLowerCase();
     const cached = this.cache.get(email);
     if (cached && Date.now() - cached.at < this.cfg.cacheTtlMs) return cached.result;
-    const result = await this.check(email, deadline, conversations);
+    const result = await this.check(email, deadline, run);
     // `unknown` says the check could not be made (DNS or SMTP did not answer): the next one may be
     if (result.status === 'unknown') return result;
     this.cache.set(email, { at: Date.now(), result });
@@ -364,7 +367,7 @@ export class EmailVerifier {
   }
 
   /** The RCPT probe of `email` on this run's conversation with `host` (taken now if it has none; a new one once if a reused one broke). */
-  private async probe(host: string, email: string, deadline: number, conversations: Conversations): Promise<SmtpOutcome> {
+  private async probe(host: string, email: string, deadline: number, { conversations }: Run): Promise<SmtpOutcome> {
     const end = () => Math.min(Date.now() + this.cfg.timeoutMs, deadline);
     for (let fresh = false; ; fresh = true) {
       let taking = conversations.get(host);
@@ -388,7 +391,7 @@ export class EmailVerifier {
     }
   }
 
-  private async check(email: string, deadline: number, conversations: Conversations): Promise<Verification> {
+  private async check(email: string, deadline: number, run: Run): Promise<Verification> {
     const base = { email, role: false, disposable: false };
     if (!SYNTAX.test(email) || email.length > 254) return { ...base, status: 'invalid', confidence: 99, reason: 'syntax' };
     const [local, domain] = email.split('@');
@@ -397,7 +400,9 @@ export class EmailVerifier {
     const flags = { email, role, disposable };
     let hosts: string[];
     try {
-      hosts = await beforeDeadline(this.mailHosts(domain), deadline);
+      let lookup = run.hosts.get(domain);
+      if (!lookup) run.hosts.set(domain, (lookup = this.mailHosts(domain)));
+      hosts = await beforeDeadline(lookup, deadline);
     } catch (err) {
       return { ...flags, status: 'unknown', confidence: 20, reason: `dns: ${(err as Error).message}` };
     }
@@ -413,7 +418,7 @@ export class EmailVerifier {
         break;
       }
       try {
-        outcome = await this.probe(host, email, deadline, conversations);
+        outcome = await this.probe(host, email, deadline, run);
         if (outcome.code >= 400 && outcome.code < 500) continue; // greylisted or busy: try the next host
         break;
       } catch (err) {

@@ -63,7 +63,7 @@ export class RevealsService implements OnApplicationBootstrap, OnApplicationShut
 
   onApplicationShutdown(): void {
     this.stopSweeping?.();
-    this.verifier.close?.();
+    this.verifier.close();
   }
 
   private render(row: RevealRow, ctx: RequestContext, already: boolean, charged: number): Reveal {
