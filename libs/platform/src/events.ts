@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ApiVersion, EventEnvelope, EventType, ID_PREFIX } from '@app/contracts';
 import { Queryable } from './db';
 import { newId } from './ids';
@@ -46,6 +47,14 @@ export function wakeOnCommittedEvents(wake: () => void): () => void {
   };
 }
 
+/**
+ * Whether a relay runs in this process: a statement that appends an event outside a unit of work
+ * then wakes it by eventsCommitted once it returns, instead of sending a NOTIFY.
+ */
+export function relayInProcess(): boolean {
+  return localRelays.size > 0;
+}
+
 /** Set on a unit of work's Tx (UnitOfWork) when an event was recorded in it. */
 export const RECORDED_EVENTS = Symbol('recordedEvents');
 
@@ -71,4 +80,45 @@ export async function recordEvent<T>(tx: Queryable, event: NewEvent<T>): Promise
   if (wokenAtCommit) tracked[RECORDED_EVENTS] = true;
   await appendToOutbox(tx, envelope, currentCarrier(), !wokenAtCommit);
   return envelope;
+}
+
+/** A token of this process that no value of an event can hold by chance (128 random bits). */
+const MARKER_TOKEN = randomBytes(16).toString('hex');
+
+/**
+ * An outbox row for the statement that writes the event's object (statementEvent): its envelope as
+ * JSON text in which some fields of `data.object` are markers, each to be replaced by the
+ * statement with the JSON text of what PostgreSQL assigned the field.
+ */
+export interface StatementEvent {
+  id: string;
+  type: EventType;
+  /** The envelope's JSON text, each of `markers` in it once in place of its field's value. */
+  envelope: string;
+  /** The trace it was recorded under, as JSON text (outbox `trace_context`), or null. */
+  traceContext: string | null;
+  /** Per field: the JSON text that stands for its value in `envelope`. */
+  markers: Record<string, string>;
+}
+
+/**
+ * The outbox row of an event whose object is written by the same statement as the row: a create
+ * in one statement, committed on its own, instead of a transaction's four round trips. The
+ * envelope is the one recordEvent would write, byte for byte, once the statement has replaced
+ * every marker (`fields` of `event.object`: values only PostgreSQL knows, such as a column's
+ * default or a row read in the statement) with the JSON text JSON.stringify gives the value. A
+ * marker is a JSON string carrying MARKER_TOKEN, which no value of the object can hold.
+ * The statement wakes no relay: when it committed, call eventsCommitted (relayInProcess), or
+ * append with NOTIFY.
+ */
+export function statementEvent<T extends object>(event: NewEvent<T>, fields: readonly (keyof T & string)[]): StatementEvent {
+  const object: Record<string, unknown> = { ...(event.object as Record<string, unknown>) };
+  const markers: Record<string, string> = {};
+  for (const field of fields) {
+    object[field] = `${MARKER_TOKEN}:${field}`;
+    markers[field] = JSON.stringify(object[field]);
+  }
+  const envelope = buildEnvelope({ ...event, object });
+  const carrier = currentCarrier();
+  return { id: envelope.id, type: envelope.type, envelope: JSON.stringify(envelope), traceContext: carrier ? JSON.stringify(carrier) : null, markers };
 }

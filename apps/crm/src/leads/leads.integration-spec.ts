@@ -48,6 +48,59 @@ describe('crm leads over NATS', () => {
     expect(company).toEqual({ domain: 'analytical.example', name: 'Analytical Engines' });
   });
 
+  describe('a lead with nothing else to write: one statement writes it and its event', () => {
+    const C = { workspace_id: 'ws_one_statement', livemode: true, api_version: '2026-09-28' as const };
+
+    it('the outbox holds the envelope a transaction would write, byte for byte, written with the lead', async () => {
+      const lead = await create(C, { full_name: 'One Statement', email: 'one@example.com', title: 'VP "Sales"', custom_fields: { note: 'ünïcode \u2028 "quoted" \\ back' } });
+      expect(lead.stage).toMatchObject({ pipeline_id: expect.any(String), stage_id: expect.any(String), name: expect.any(String) });
+      const [row] = await mesh.query('crm', 'SELECT id, type, envelope::text AS text, created_at FROM outbox WHERE envelope->\'data\'->\'object\'->>\'id\' = $1', [lead.id]);
+      const envelope = JSON.parse(row.text);
+      expect(envelope).toEqual({
+        id: row.id, object: 'event', type: 'lead.created', api_version: '2026-09-28', created: expect.any(String), workspace_id: C.workspace_id, livemode: true,
+        data: { object: lead },
+      });
+      // what recordEvent writes: JSON.stringify of the envelope with the rendered lead
+      expect(row.text).toBe(JSON.stringify({ ...envelope, data: { object: lead } }));
+      const [written] = await mesh.query('crm', 'SELECT created_at FROM leads WHERE id = $1', [lead.id]);
+      // now() is the start of the transaction: the same instant for both rows
+      expect(row.created_at.toISOString()).toBe(written.created_at.toISOString());
+    });
+
+    it('carries a stage name PostgreSQL must quote as JSON, and a null stage when the workspace has no default pipeline', async () => {
+      const first = await create(C, { full_name: 'Stage Named' });
+      await mesh.query('crm', 'UPDATE stages SET name = $2 WHERE id = $1', [first.stage.stage_id, 'Fresh "lead" \\ ✓\tnew']);
+      const named = await create(C, { full_name: 'Stage Quoted' });
+      expect(named.stage.name).toBe('Fresh "lead" \\ ✓\tnew');
+      const [quoted] = await mesh.query('crm', 'SELECT envelope::text AS text FROM outbox WHERE envelope->\'data\'->\'object\'->>\'id\' = $1', [named.id]);
+      expect(JSON.parse(quoted.text).data.object).toEqual(named);
+      expect(quoted.text).toContain(JSON.stringify({ pipeline_id: named.stage.pipeline_id, stage_id: named.stage.stage_id, name: named.stage.name }));
+
+      await mesh.query('crm', 'UPDATE pipelines SET is_default = false WHERE workspace_id = $1', [C.workspace_id]);
+      const stageless = await create(C, { full_name: 'No Stage' });
+      expect(stageless.stage).toBeNull();
+      const [none] = await mesh.query('crm', 'SELECT envelope::text AS text FROM outbox WHERE envelope->\'data\'->\'object\'->>\'id\' = $1', [stageless.id]);
+      expect(JSON.parse(none.text).data.object).toEqual(stageless);
+      expect(none.text).toContain('"stage":null');
+    });
+
+    it('a duplicate email writes neither the lead nor its event', async () => {
+      const existing = await create(C, { full_name: 'Taken', email: 'taken@example.com' });
+      const before = (await mesh.query('crm', 'SELECT count(*)::int AS n FROM outbox'))[0].n;
+      const { err } = await mesh.rpc(SUBJECTS.crm.leadsCreate, C, { full_name: 'Taken Again', email: 'TAKEN@example.com' });
+      expect(err).toMatchObject({ code: 'conflict', param: 'email' });
+      expect(err.message).toContain(existing.id);
+      expect((await mesh.query('crm', 'SELECT count(*)::int AS n FROM outbox'))[0].n).toBe(before);
+    });
+
+    it('its event is published to the EVENTS stream', async () => {
+      const lead = await create(C, { full_name: 'Published One' });
+      const event = await events.waitFor((e) => e.envelope.data?.object?.id === lead.id);
+      expect(event.subject).toBe('events.lead.created');
+      expect(event.envelope.data.object).toEqual(lead);
+    });
+  });
+
   it('a create that fails inside the transaction leaves nothing behind: no lead, company, tag or event', async () => {
     const first = await create(A, { full_name: 'Grace Hopper', email: 'Grace@Example.com' });
     const count = async () =>

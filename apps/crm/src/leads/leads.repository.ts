@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
 import { LeadContact, ListLeadsRequest, parseDateTime } from '@app/contracts';
-import { DomainError, IdempotentCreate, PG_POOL, Queryable } from '@app/platform';
+import { DomainError, IdempotentCreate, PG_POOL, Queryable, StatementEvent } from '@app/platform';
 import { LeadFilter } from './lead-filter';
 import { entryStageSql } from '../pipelines/pipelines.repository';
 import { LEAD_COLUMNS, LEAD_LIST_COLUMNS, LeadRow } from './lead.mapper';
@@ -19,6 +19,21 @@ function instantOf(value: string, param: string): string {
   if (!instant) throw DomainError.invalid(param, `${param} must be an ISO 8601 date-time with a time zone`);
   return instant.toISOString();
 }
+
+/** The insert of a new lead with its entry stage read by the CTE `entry` (entryStageSql); its values are leadValues. */
+const INSERT_AT_ENTRY_SQL = `INSERT INTO leads (id, workspace_id, lens, first_name, last_name, full_name, full_name_derived, title, email,
+         email_status, email_confidence, phone, website, company_id, company_name, country, revealed, lawful_basis,
+         owner_id, tags, custom_fields, sources, pipeline_id, stage_id, stage_name)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,
+         (SELECT pipeline_id FROM entry), (SELECT id FROM entry), (SELECT name FROM entry))`;
+
+/** INSERT_AT_ENTRY_SQL's $1..$22. */
+const leadValues = (lead: NewLeadAtEntry): unknown[] => [
+  lead.id, lead.workspace_id, lead.lens, lead.first_name, lead.last_name, lead.full_name, lead.full_name_derived,
+  lead.title, lead.email, lead.email_status, lead.email_confidence, lead.phone, lead.website, lead.company_id,
+  lead.company_name, lead.country, lead.revealed, lead.lawful_basis, lead.owner_id, lead.tags,
+  JSON.stringify(lead.custom_fields), JSON.stringify(lead.sources ?? []),
+];
 
 /** Every query is scoped by workspace: a lead of another workspace does not exist here. */
 @Injectable()
@@ -133,18 +148,36 @@ export class LeadsRepository implements OnApplicationBootstrap, OnApplicationShu
     const { rows } = await db.query<LeadRow>({
       name: 'lead-insert-at-entry',
       text: `WITH entry AS (${entryStageSql('$2')})
-       INSERT INTO leads (id, workspace_id, lens, first_name, last_name, full_name, full_name_derived, title, email,
-         email_status, email_confidence, phone, website, company_id, company_name, country, revealed, lawful_basis,
-         owner_id, tags, custom_fields, sources, pipeline_id, stage_id, stage_name)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,
-         (SELECT pipeline_id FROM entry), (SELECT id FROM entry), (SELECT name FROM entry))
+       ${INSERT_AT_ENTRY_SQL}
        RETURNING ${LEAD_COLUMNS}`,
-      values: [
-        lead.id, lead.workspace_id, lead.lens, lead.first_name, lead.last_name, lead.full_name, lead.full_name_derived,
-        lead.title, lead.email, lead.email_status, lead.email_confidence, lead.phone, lead.website, lead.company_id,
-        lead.company_name, lead.country, lead.revealed, lead.lawful_basis, lead.owner_id, lead.tags,
-        JSON.stringify(lead.custom_fields), JSON.stringify(lead.sources ?? []),
-      ],
+      values: leadValues(lead),
+    });
+    return rows[0];
+  }
+
+  /**
+   * insertAtEntryStage and the lead's `lead.created` outbox row in one statement, committed on its
+   * own: one round trip where a transaction took four (begin, insert, outbox, commit). The event's
+   * lead was rendered before the insert (statementEvent) with markers for what only the insert
+   * knows, its entry stage and its timestamps, which the statement writes in as JSON text the way
+   * renderLead and JSON.stringify write them (`stage` null without a whole stage, ISO 8601 UTC
+   * with milliseconds: the columns hold milliseconds). The caller wakes this process's relay once
+   * it returns (the statement sends no NOTIFY).
+   */
+  async insertAtEntryStageWithEvent(lead: NewLeadAtEntry, event: StatementEvent): Promise<LeadRow> {
+    const at = (column: string) => `to_json(to_char(l.${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text`;
+    const stage = `CASE WHEN l.pipeline_id IS NULL OR l.stage_id IS NULL OR l.stage_name IS NULL THEN 'null'
+         ELSE '{"pipeline_id":' || to_json(l.pipeline_id)::text || ',"stage_id":' || to_json(l.stage_id)::text || ',"name":' || to_json(l.stage_name)::text || '}' END`;
+    // hand-written: a data-modifying CTE per table, both run to completion in the statement's one transaction
+    const { rows } = await this.pool.query<LeadRow>({
+      name: 'lead-insert-at-entry-with-event',
+      text: `WITH entry AS (${entryStageSql('$2')}),
+       lead AS (${INSERT_AT_ENTRY_SQL} RETURNING ${LEAD_COLUMNS}),
+       appended AS (INSERT INTO outbox (id, type, envelope, trace_context)
+         SELECT $23, $24, replace(replace(replace($25::text, $26, ${stage}), $27, ${at('created_at')}), $28, ${at('updated_at')})::json, $29::json
+           FROM lead l)
+       SELECT * FROM lead`,
+      values: [...leadValues(lead), event.id, event.type, event.envelope, event.markers.stage, event.markers.created_at, event.markers.updated_at, event.traceContext],
     });
     return rows[0];
   }

@@ -3,13 +3,13 @@ import {
   CompanyFact, CreateLeadDto, DeletedEnvelope, EVENT, ID_PREFIX, Lead, LeadContact, LeadStageChange, ListEnvelope, ListLeadsRequest,
   RequestContext, Source, UpdateLeadDto,
 } from '@app/contracts';
-import { DomainError, newId, recordEvent, toListPage, UnitOfWork } from '@app/platform';
+import { DomainError, eventsCommitted, newId, recordEvent, relayInProcess, statementEvent, toListPage, UnitOfWork } from '@app/platform';
 import { CompaniesRepository } from '../companies/companies.repository';
 import { OrganizationsClient } from '../companies/organizations.client';
 import { PipelinesRepository } from '../pipelines/pipelines.repository';
 import { normalizeDomain } from '../companies/company-domain';
 import { LeadRow, renderLead } from './lead.mapper';
-import { LeadsRepository } from './leads.repository';
+import { LeadsRepository, NewLeadAtEntry } from './leads.repository';
 import { toE164 } from './phone';
 
 const UNIQUE_VIOLATION = '23505';
@@ -100,6 +100,43 @@ export class LeadsService {
 
     try {
       const id = newId(ID_PREFIX.lead);
+      const newLead: NewLeadAtEntry = {
+        id,
+        workspace_id: ctx.workspace_id,
+        lens: body.lens ?? 'leads',
+        first_name: firstName,
+        last_name: lastName,
+        full_name: fullName,
+        full_name_derived: givenFullName === null,
+        title: stored.title,
+        email,
+        email_status: null,
+        email_confidence: null,
+        phone,
+        website: stored.website,
+        company_id: null,
+        company_name: null,
+        country,
+        revealed: false,
+        lawful_basis: body.lawful_basis ?? 'legitimate_interest',
+        owner_id: ctx.member_id,
+        tags,
+        custom_fields: body.custom_fields ?? {},
+        sources,
+      };
+      // A lead with nothing else to write (no company, no tags, no Idempotency-Key to record) is one
+      // statement with its event (insertAtEntryStageWithEvent), when this process's relay can be
+      // woken after it; otherwise one transaction writes what it brings, the lead and its event.
+      if (!companyName && tags.length === 0 && !ctx.idempotency && relayInProcess()) {
+        await this.pipelines.ensureProvisioned(ctx.workspace_id);
+        const event = statementEvent(
+          { type: EVENT.leadCreated, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: renderLead({ ...newLead, pipeline_id: null, stage_id: null, stage_name: null, created_at: new Date(0), updated_at: new Date(0) }) },
+          ['stage', 'created_at', 'updated_at'],
+        );
+        const row = await this.leads.insertAtEntryStageWithEvent(newLead, event);
+        eventsCommitted();
+        return renderLead(row);
+      }
       return await this.uow.run((tx) => {
         const earlier = async (earlierId: string) => {
           const row = await this.leads.findById(ctx.workspace_id, earlierId, tx);
@@ -113,30 +150,7 @@ export class LeadsService {
           if (company) await this.companies.applyFacts(tx, ctx.workspace_id, company.id, companyFacts);
           await this.leads.ensureTags(tx, ctx.workspace_id, tags);
           await this.pipelines.provision(tx, ctx.workspace_id);
-          const row = await this.leads.insertAtEntryStage(tx, {
-            id,
-            workspace_id: ctx.workspace_id,
-            lens: body.lens ?? 'leads',
-            first_name: firstName,
-            last_name: lastName,
-            full_name: fullName,
-            full_name_derived: givenFullName === null,
-            title: stored.title,
-            email,
-            email_status: null,
-            email_confidence: null,
-            phone,
-            website: stored.website,
-            company_id: company?.id ?? null,
-            company_name: company?.name ?? null,
-            country,
-            revealed: false,
-            lawful_basis: body.lawful_basis ?? 'legitimate_interest',
-            owner_id: ctx.member_id,
-            tags,
-            custom_fields: body.custom_fields ?? {},
-            sources,
-          });
+          const row = await this.leads.insertAtEntryStage(tx, { ...newLead, company_id: company?.id ?? null, company_name: company?.name ?? null });
           const lead = renderLead(row);
           await recordEvent(tx, { type: EVENT.leadCreated, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: lead });
           return lead;

@@ -7,6 +7,7 @@ import { TasksNotes1764000005000 } from './1764000005000-tasks-notes';
 import { Exports1764000006000 } from './1764000006000-exports';
 import { LeadListIndexes1764000007000 } from './1764000007000-lead-list-indexes';
 import { Lists1764000008000 } from './1764000008000-lists';
+import { LeadsCompanyCountWhen1764000011000 } from './1764000011000-leads-company-count-when';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -30,4 +31,5 @@ export const CRM_MIGRATIONS = [
   Lists1764000008000,
   DeadEvents1764000009000,
   OutboxTraceContext1764000010000,
+  LeadsCompanyCountWhen1764000011000,
 ];
