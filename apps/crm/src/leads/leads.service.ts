@@ -129,6 +129,7 @@ export class LeadsService {
       // woken after it; otherwise one transaction writes what it brings, the lead and its event.
       if (!companyName && tags.length === 0 && !ctx.idempotency && relayInProcess()) {
         await this.pipelines.ensureProvisioned(ctx.workspace_id);
+        // the lead as the event carries it, but for its entry stage and timestamps: markers the statement fills in
         const event = statementEvent(
           { type: EVENT.leadCreated, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: renderLead({ ...newLead, pipeline_id: null, stage_id: null, stage_name: null, created_at: new Date(0), updated_at: new Date(0) }) },
           ['stage', 'created_at', 'updated_at'],
