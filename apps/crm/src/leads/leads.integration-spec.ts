@@ -84,6 +84,13 @@ describe('crm leads over NATS', () => {
       expect(none.text).toContain('"stage":null');
     });
 
+    it('with sources and custom fields, the event carries the same lead the API returns', async () => {
+      const lead = await create(C, { first_name: 'Sourced', last_name: 'Lead', country: 'de', source_url: 'https://example.com/team', custom_fields: { zeta: 1, a: [true, null] } });
+      expect(lead.sources.length).toBeGreaterThan(0);
+      const [row] = await mesh.query('crm', 'SELECT envelope::text AS text FROM outbox WHERE envelope->\'data\'->\'object\'->>\'id\' = $1', [lead.id]);
+      expect(JSON.parse(row.text).data.object).toEqual(lead);
+    });
+
     it('a duplicate email writes neither the lead nor its event', async () => {
       const existing = await create(C, { full_name: 'Taken', email: 'taken@example.com' });
       const before = (await mesh.query('crm', 'SELECT count(*)::int AS n FROM outbox'))[0].n;
