@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ApiVersion, EventEnvelope, EventType, ID_PREFIX } from '@app/contracts';
 import { Queryable } from './db';
 import { newId } from './ids';
-import { appendToOutbox } from './outbox.repository';
+import { appendToOutbox, traceContextJson } from './outbox.repository';
 import { currentCarrier } from './log-context';
 
 export interface NewEvent<T> {
@@ -119,6 +119,5 @@ export function statementEvent<T extends object>(event: NewEvent<T>, fields: rea
     markers[field] = JSON.stringify(object[field]);
   }
   const envelope = buildEnvelope({ ...event, object });
-  const carrier = currentCarrier();
-  return { id: envelope.id, type: envelope.type, envelope: JSON.stringify(envelope), traceContext: carrier ? JSON.stringify(carrier) : null, markers };
+  return { id: envelope.id, type: envelope.type, envelope: JSON.stringify(envelope), traceContext: traceContextJson(currentCarrier()), markers };
 }

@@ -16,14 +16,23 @@ export interface OutboxRow {
 const CHANNEL = 'outbox';
 
 /**
+ * The outbox row's columns as every append writes them (appendToOutbox, and statements that write
+ * an event with its object: statementEvent): the envelope and the trace context as JSON text.
+ */
+export const OUTBOX_INSERT_SQL = 'INSERT INTO outbox (id, type, envelope, trace_context)';
+
+/** The trace context column's value: the carrier as JSON text, or null without one. */
+export const traceContextJson = (carrier: Record<string, string> | undefined): string | null => (carrier ? JSON.stringify(carrier) : null);
+
+/**
  * Appends an event to the outbox in the caller's transaction (`tx`), with the trace it was
  * recorded under; with `notify`, the same statement wakes the relays of every process at commit
  * (pg_notify, NOTIFY's function form: sent at commit, dropped with a rollback). Prepared once per
  * connection.
  */
 export async function appendToOutbox(tx: Queryable, envelope: EventEnvelope, traceContext: Record<string, string> | undefined, notify = true): Promise<void> {
-  const values = [envelope.id, envelope.type, JSON.stringify(envelope), traceContext ? JSON.stringify(traceContext) : null];
-  const insert = 'INSERT INTO outbox (id, type, envelope, trace_context) VALUES ($1, $2, $3, $4)';
+  const values = [envelope.id, envelope.type, JSON.stringify(envelope), traceContextJson(traceContext)];
+  const insert = `${OUTBOX_INSERT_SQL} VALUES ($1, $2, $3, $4)`;
   await tx.query(notify
     ? { name: 'outbox-append-notify', text: `WITH appended AS (${insert}) SELECT pg_notify('${CHANNEL}', '')`, values }
     : { name: 'outbox-append', text: insert, values });

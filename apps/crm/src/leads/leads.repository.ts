@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
 import { LeadContact, ListLeadsRequest, parseDateTime } from '@app/contracts';
-import { DomainError, IdempotentCreate, PG_POOL, Queryable, StatementEvent } from '@app/platform';
+import { DomainError, IdempotentCreate, OUTBOX_INSERT_SQL, PG_POOL, Queryable, StatementEvent } from '@app/platform';
 import { LeadFilter } from './lead-filter';
 import { entryStageSql } from '../pipelines/pipelines.repository';
 import { LEAD_COLUMNS, LEAD_LIST_COLUMNS, LeadRow } from './lead.mapper';
@@ -173,7 +173,7 @@ export class LeadsRepository implements OnApplicationBootstrap, OnApplicationShu
       name: 'lead-insert-at-entry-with-event',
       text: `WITH entry AS (${entryStageSql('$2')}),
        lead AS (${INSERT_AT_ENTRY_SQL} RETURNING ${LEAD_COLUMNS}),
-       appended AS (INSERT INTO outbox (id, type, envelope, trace_context)
+       appended AS (${OUTBOX_INSERT_SQL}
          SELECT $23, $24, replace(replace(replace($25::text, $26, ${stage}), $27, ${at('created_at')}), $28, ${at('updated_at')})::json, $29::json
            FROM lead l)
        SELECT * FROM lead`,

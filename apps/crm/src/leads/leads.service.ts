@@ -124,6 +124,7 @@ export class LeadsService {
         custom_fields: body.custom_fields ?? {},
         sources,
       };
+      const created = (object: Lead) => ({ type: EVENT.leadCreated, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object });
       // A lead with nothing else to write (no company, no tags, no Idempotency-Key to record) is one
       // statement with its event (insertAtEntryStageWithEvent), when this process's relay can be
       // woken after it; otherwise one transaction writes what it brings, the lead and its event.
@@ -131,7 +132,7 @@ export class LeadsService {
         await this.pipelines.ensureProvisioned(ctx.workspace_id);
         // the lead as the event carries it, but for its entry stage and timestamps: markers the statement fills in
         const event = statementEvent(
-          { type: EVENT.leadCreated, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: renderLead({ ...newLead, pipeline_id: null, stage_id: null, stage_name: null, created_at: new Date(0), updated_at: new Date(0) }) },
+          created(renderLead({ ...newLead, pipeline_id: null, stage_id: null, stage_name: null, created_at: new Date(0), updated_at: new Date(0) })),
           ['stage', 'created_at', 'updated_at'],
         );
         const row = await this.leads.insertAtEntryStageWithEvent(newLead, event);
@@ -153,7 +154,7 @@ export class LeadsService {
           await this.pipelines.provision(tx, ctx.workspace_id);
           const row = await this.leads.insertAtEntryStage(tx, { ...newLead, company_id: company?.id ?? null, company_name: company?.name ?? null });
           const lead = renderLead(row);
-          await recordEvent(tx, { type: EVENT.leadCreated, workspace_id: ctx.workspace_id, livemode: ctx.livemode, api_version: ctx.api_version, object: lead });
+          await recordEvent(tx, created(lead));
           return lead;
         }, earlier);
       });
