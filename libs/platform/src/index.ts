@@ -20,6 +20,7 @@ export * from './bootstrap';
 export * from './rpc-context';
 export * from './nats-rpc.server';
 export * from './publish-batch';
+export * from './read-batch';
 export * from './reply-mux';
 export * from './service-client';
 export * from './retry-budget';
