@@ -1,6 +1,8 @@
+import { Pool } from 'pg';
 import { SUBJECTS } from '@app/contracts';
 import { TestMesh } from '../../../../test/harness';
 import { EventStreamReader } from '../../../../test/support/event-stream';
+import { LeadsRepository } from './leads.repository';
 
 /** crm alone against real PostgreSQL and NATS, driven over request-reply as the gateway does. */
 describe('crm leads over NATS', () => {
@@ -152,6 +154,29 @@ describe('crm leads over NATS', () => {
       expect(err).toMatchObject({ code: 'not_found' });
       const own = await mesh.rpc(SUBJECTS.crm.leadsGet, A, { id: lead.id });
       expect(own.response).toMatchObject({ id: lead.id, full_name: 'Only In A' });
+    });
+
+    it('reads asked together are answered as each alone: another workspace, an unknown id and a repeat among them', async () => {
+      const other = await create(A, { full_name: 'Also In A', email: 'also-a@example.com' });
+      const asks = [[A, lead.id], [B, lead.id], [A, 'lead_unknown'], [A, other.id], [A, lead.id], [B, other.id]] as const;
+      const together = await Promise.all(asks.map(([ctx, id]) => mesh.rpc(SUBJECTS.crm.leadsGet, ctx, { id })));
+      const alone = [];
+      for (const [ctx, id] of asks) alone.push(await mesh.rpc(SUBJECTS.crm.leadsGet, ctx, { id }));
+      expect(together).toEqual(alone);
+      expect(together.map((r) => r.response?.id ?? r.err?.code)).toEqual([lead.id, 'not_found', 'not_found', other.id, lead.id, 'not_found']);
+
+      // in one turn of crm's event loop they are one statement (LeadsRepository over crm's real database)
+      const pool = new Pool({ connectionString: mesh.databaseUrl('crm'), max: 2 });
+      try {
+        const repository = new LeadsRepository(pool);
+        const statements = jest.spyOn(pool, 'query');
+        const rows = await Promise.all(asks.map(([ctx, id]) => repository.findById(ctx.workspace_id, id)));
+        expect(statements).toHaveBeenCalledTimes(1);
+        expect(rows.map((row) => row && [row.workspace_id, row.id])).toEqual([['ws_a', lead.id], undefined, undefined, ['ws_a', other.id], ['ws_a', lead.id], undefined]);
+        expect(rows[0]).toEqual(await repository.findById('ws_a', lead.id));
+      } finally {
+        await pool.end();
+      }
     });
 
     it('another workspace does not list it, even with a filter that matches it', async () => {
