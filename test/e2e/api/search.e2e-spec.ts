@@ -1,7 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Pool } from 'pg';
 import { LENSES, SUBJECTS } from '@app/contracts';
+import { EntitiesRepository } from '../../../apps/search/src/entities/entities.repository';
+import { SearchConfig } from '../../../apps/search/src/search.config';
+import { SearchReads } from '../../../apps/search/src/search/search-reads.store';
 import { RANK_BANDS, rankBandSql } from '../../../apps/search/src/entities/entity';
 import { TestMesh } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';
@@ -205,6 +209,45 @@ describe('search', () => {
     for (const hit of again.body.data) expect(hit.match_score).toEqual(expect.any(Number));
     const leads = await search(live.key, 'lens=leads');
     expect(leads.body.data[0].match_score).toBeNull();
+  });
+
+  it('pages asked in one turn are one statement, each page as it is alone: its workspace\'s reveals and profile, an empty page', async () => {
+    const pool = new Pool({ connectionString: mesh.databaseUrl('search'), max: 2 });
+    try {
+      const config = { rankedCacheEntries: 16 } as SearchConfig;
+      const reads = new SearchReads(pool, config, undefined as never);
+      const repository = new EntitiesRepository(pool, config, reads);
+      const page = (ws: string, q: string, number: number) => repository.search(ws, 'investors', q, [], [], (number - 1) * 25, 26);
+      // the queries are ranked (and kept) first, so that the pages below are reads of their rows only
+      const first = await page('ws_batch_a', '', 40);
+      expect(first.rows.length).toBeGreaterThan(0);
+      expect((await page('ws_batch_a', 'zzzz-matches-nothing', 1)).rows).toEqual([]);
+      const revealed = first.rows[0].id;
+      await mesh.query('search', `INSERT INTO reveals (id, workspace_id, entity_id, status, email_status, credits_charged) VALUES ('rev_batch_a', 'ws_batch_a', $1, 'revealed', 'valid', 1)`, [revealed]);
+      await mesh.query('search', `INSERT INTO opportunity_profiles (workspace_id, profile) VALUES ('ws_batch_a', '{"stage": "seed"}')`);
+
+      const asks = [['ws_batch_a', '', 1], ['ws_batch_b', '', 1], ['ws_batch_a', '', 40], ['ws_batch_b', 'zzzz-matches-nothing', 1], ['ws_batch_b', '', 40], ['ws_batch_a', '', 2]] as const;
+      const statements = jest.spyOn(reads, 'run');
+      const together = await Promise.all(asks.map(([ws, q, n]) => page(ws, q, n)));
+      expect(statements).toHaveBeenCalledTimes(1);
+      statements.mockRestore();
+      const alone = [];
+      for (const [ws, q, n] of asks) alone.push(await page(ws, q, n));
+      expect(together).toEqual(alone);
+
+      const [a1, b1, a40, empty, b40, a2] = together;
+      expect(a1.profile).toEqual({ stage: 'seed' });
+      expect(b1.profile).toBeUndefined();
+      expect(empty).toMatchObject({ rows: [], profile: undefined });
+      expect(a1.rows).toHaveLength(26);
+      expect(a2.rows[0].id).toBe(a1.rows[25].id);
+      expect(b1.rows.map((r) => r.id)).toEqual(a1.rows.map((r) => r.id));
+      expect(a40.rows[0]).toMatchObject({ id: revealed, revealed: true, revealed_email_status: 'valid' });
+      expect(b40.rows[0]).toMatchObject({ id: revealed, revealed: false, revealed_email_status: null });
+      expect(a40.rows.slice(1).every((r) => r.revealed === false)).toBe(true);
+    } finally {
+      await pool.end();
+    }
   });
 
   it('ingest stores every value as given: tabs, line breaks, backslashes, quotes, braces, "\\N" and "NULL"; a lone surrogate as U+FFFD', async () => {

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { EmailStatus, ID_PREFIX, Lens, LENSES, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
-import { newIds, PG_POOL } from '@app/platform';
+import { newIds, PG_POOL, ReadBatch } from '@app/platform';
 import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { SearchReads } from '../search/search-reads.store';
 import { EntityInput, facetTerms, RANK_BANDS, rankBandSql, searchTextOf } from './entity';
@@ -174,6 +174,18 @@ function copyIn(client: PoolClient, sql: string, pieces: readonly string[]): Pro
 export const ORGANIZATION_RECORD_SQL = `(ext_key LIKE 'opencorporates:%' OR ext_key ~ '^sec_edgar:[^:]+$')`;
 
 const COLUMNS = 'id, lens, name, person_name, first_name, last_name, title, organization, location, country, domain, email, phone, details, sources';
+
+/** A page's columns over `e` (entities) and `r` (the workspace's reveal of it, if any). */
+const PAGE_COLUMNS = `${COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')}, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status`;
+
+/** A row of a page read: the entity's, or only the generation and profile when the page has none. */
+type PageRow = EntityRow & { generation: string; profile: OpportunityProfile | null; n: string | null };
+
+/** The entity of a page row, without the columns of the read. */
+function entityOf(row: PageRow & { page?: number }): EntityRow {
+  const { generation: _generation, profile: _profile, n: _n, page: _page, ...entity } = row;
+  return entity;
+}
 
 @Injectable()
 export class EntitiesRepository {
@@ -379,15 +391,24 @@ export class EntitiesRepository {
 
   /**
    * The rows of the given ids in that order, with this workspace's reveal state, its opportunity
-   * profile and the current generation.
+   * profile and the current generation. The pages asked in one turn of the event loop are read by
+   * one statement (ReadBatch): under load, one round trip for the served pages that reached search
+   * together instead of one each.
    */
-  private async pageOf(workspaceId: string, ids: string[]): Promise<Page & { generation: string }> {
+  private pageOf(workspaceId: string, ids: string[]): Promise<Page & { generation: string }> {
+    return this.pages.load({ workspaceId, ids }) as Promise<Page & { generation: string }>;
+  }
+
+  private readonly pages = new ReadBatch<{ workspaceId: string; ids: string[] }, Page & { generation: string }>((asks) =>
+    asks.length === 1 ? this.readPage(asks[0].workspaceId, asks[0].ids).then((page) => [page]) : this.readPages(asks));
+
+  private async readPage(workspaceId: string, ids: string[]): Promise<Page & { generation: string }> {
     // a named statement: planned once per connection (its plan does not depend on the ids), not per page
-    const { rows } = await this.reads.run((client) => client.query<EntityRow & { generation: string; profile: OpportunityProfile | null; n: string | null }>({
+    const { rows } = await this.reads.run((client) => client.query<PageRow>({
       name: 'search-page',
       text: `SELECT g.generation, (SELECT o.profile FROM opportunity_profiles o WHERE o.workspace_id = $1) AS profile, p.* FROM (${GENERATION_SQL}) g
          LEFT JOIN LATERAL (
-           SELECT ${COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')}, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status, t.n
+           SELECT ${PAGE_COLUMNS}, t.n
              FROM unnest($2::text[]) WITH ORDINALITY AS t(id, n)
              JOIN entities e ON e.id = t.id
              LEFT JOIN reveals r ON r.workspace_id = $1 AND r.entity_id = e.id) p ON true
@@ -395,11 +416,33 @@ export class EntitiesRepository {
       values: [workspaceId, ids],
     }));
     const { generation, profile } = rows[0];
-    return {
-      generation,
-      profile: profile ?? undefined,
-      rows: rows.filter((r) => r.n !== null).map(({ generation: _generation, profile: _profile, n: _n, ...row }) => row),
-    };
+    return { generation, profile: profile ?? undefined, rows: rows.filter((r) => r.n !== null).map(entityOf) };
+  }
+
+  /** Several pages (workspace and ids each) in one statement and one snapshot: readPage's rows, each with the index of its page. */
+  private async readPages(asks: { workspaceId: string; ids: string[] }[]): Promise<(Page & { generation: string })[]> {
+    const { rows } = await this.reads.run((client) => client.query<PageRow & { page: number }>({
+      name: 'search-pages',
+      text: `SELECT g.generation, w.page, w.profile, p.* FROM (${GENERATION_SQL}) g
+         CROSS JOIN LATERAL (
+           SELECT a.page, (SELECT o.profile FROM opportunity_profiles o WHERE o.workspace_id = a.workspace_id) AS profile, a.workspace_id
+             FROM unnest($1::text[]) WITH ORDINALITY AS a(workspace_id, page)) w
+         LEFT JOIN LATERAL (
+           SELECT ${PAGE_COLUMNS}, t.n
+             FROM unnest($2::text[], $3::int[]) WITH ORDINALITY AS t(id, page, n)
+             JOIN entities e ON e.id = t.id
+             LEFT JOIN reveals r ON r.workspace_id = w.workspace_id AND r.entity_id = e.id
+            WHERE t.page = w.page) p ON true
+        ORDER BY w.page, p.n`,
+      values: [asks.map((a) => a.workspaceId), asks.flatMap((a) => a.ids), asks.flatMap((a, i) => a.ids.map(() => i + 1))],
+    }));
+    const pages = asks.map(() => ({ generation: rows[0].generation, profile: undefined as OpportunityProfile | undefined, rows: [] as EntityRow[] }));
+    for (const row of rows) {
+      const page = pages[Number(row.page) - 1];
+      page.profile = row.profile ?? undefined;
+      if (row.n !== null) page.rows.push(entityOf(row));
+    }
+    return pages;
   }
 
   /**
