@@ -182,8 +182,8 @@ const PAGE_COLUMNS = `${COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')}, (r
 type PageRow = EntityRow & { generation: string; profile: OpportunityProfile | null; n: string | null };
 
 /** The entity of a page row, without the columns of the read. */
-function entityOf(row: PageRow & { page?: number }): EntityRow {
-  const { generation: _generation, profile: _profile, n: _n, page: _page, ...entity } = row;
+function entityOf(row: PageRow & { page?: unknown; of_page?: unknown }): EntityRow {
+  const { generation: _generation, profile: _profile, n: _n, page: _page, of_page: _ofPage, ...entity } = row;
   return entity;
 }
 
@@ -421,20 +421,21 @@ export class EntitiesRepository {
 
   /** Several pages (workspace and ids each) in one statement and one snapshot: readPage's rows, each with the index of its page. */
   private async readPages(asks: { workspaceId: string; ids: string[] }[]): Promise<(Page & { generation: string })[]> {
-    const { rows } = await this.reads.run((client) => client.query<PageRow & { page: number }>({
+    const { rows } = await this.reads.run((client) => client.query<PageRow & { page: number; of_page: number | null }>({
       name: 'search-pages',
-      text: `SELECT g.generation, w.page, w.profile, p.* FROM (${GENERATION_SQL}) g
-         CROSS JOIN LATERAL (
-           SELECT a.page, (SELECT o.profile FROM opportunity_profiles o WHERE o.workspace_id = a.workspace_id) AS profile, a.workspace_id
+      // the generation an InitPlan (evaluated once), not a join: joined, the planner multiplies the
+      // one-row table's unknown size into a cost that has PostgreSQL JIT-compile the statement (20 ms)
+      text: `SELECT (${GENERATION_SQL}) AS generation, w.page, w.profile, p.*
+         FROM (
+           SELECT a.page, (SELECT o.profile FROM opportunity_profiles o WHERE o.workspace_id = a.workspace_id) AS profile
              FROM unnest($1::text[]) WITH ORDINALITY AS a(workspace_id, page)) w
-         LEFT JOIN LATERAL (
-           SELECT ${PAGE_COLUMNS}, t.n
-             FROM unnest($2::text[], $3::int[]) WITH ORDINALITY AS t(id, page, n)
+         LEFT JOIN (
+           SELECT ${PAGE_COLUMNS}, t.page AS of_page, t.n
+             FROM unnest($2::text[], $3::int[], $4::text[]) WITH ORDINALITY AS t(id, page, workspace_id, n)
              JOIN entities e ON e.id = t.id
-             LEFT JOIN reveals r ON r.workspace_id = w.workspace_id AND r.entity_id = e.id
-            WHERE t.page = w.page) p ON true
+             LEFT JOIN reveals r ON r.workspace_id = t.workspace_id AND r.entity_id = e.id) p ON p.of_page = w.page
         ORDER BY w.page, p.n`,
-      values: [asks.map((a) => a.workspaceId), asks.flatMap((a) => a.ids), asks.flatMap((a, i) => a.ids.map(() => i + 1))],
+      values: [asks.map((a) => a.workspaceId), asks.flatMap((a) => a.ids), asks.flatMap((a, i) => a.ids.map(() => i + 1)), asks.flatMap((a) => a.ids.map(() => a.workspaceId))],
     }));
     const pages = asks.map(() => ({ generation: rows[0].generation, profile: undefined as OpportunityProfile | undefined, rows: [] as EntityRow[] }));
     for (const row of rows) {
