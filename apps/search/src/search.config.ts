@@ -7,6 +7,12 @@ export interface SearchConfig {
   peerTimeoutMs: number;
   /** Queries whose ordered hit ids a process keeps (EntitiesRepository.search); 0 reads every page from the index. */
   rankedCacheEntries: number;
+  /**
+   * How many first-time rankings (EntitiesRepository.rank) a process runs in PostgreSQL at once;
+   * the others wait their turn. About the database's cores divided by search's replicas: more
+   * backends than cores ranking at once cost each ranking more CPU, not less time.
+   */
+  rankConcurrency: number;
   /** How long a concurrent reveal of the same entity waits for the first one before 409. */
   revealWaitMs: number;
   /**
@@ -35,6 +41,7 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv = process.env): SearchCo
   return {
     peerTimeoutMs,
     rankedCacheEntries: envInt(env, 'SEARCH_RANKED_CACHE', 256, 0, 1_000_000),
+    rankConcurrency: envInt(env, 'SEARCH_RANK_CONCURRENCY', 2, 1, 1000),
     revealWaitMs: envInt(env, 'REVEAL_WAIT_MS', 30_000, 0, 600_000),
     revealClaimAbandonedMs: envInt(env, 'REVEAL_CLAIM_ABANDONED_MS', 3 * peerTimeoutMs + verifier.totalMs + 5000, 1000, 86_400_000),
     refundRetryMs: envInt(env, 'SEARCH_REFUND_RETRY_MS', 5000, 10, 86_400_000),

@@ -214,7 +214,7 @@ describe('search', () => {
   it('pages asked in one turn are one statement, each page as it is alone: its workspace\'s reveals and profile, an empty page', async () => {
     const pool = new Pool({ connectionString: mesh.databaseUrl('search'), max: 2 });
     try {
-      const config = { rankedCacheEntries: 16 } as SearchConfig;
+      const config = { rankedCacheEntries: 16, rankConcurrency: 2 } as SearchConfig;
       const reads = new SearchReads(pool, config, undefined as never);
       const repository = new EntitiesRepository(pool, config, reads);
       const page = (ws: string, q: string, number: number) => repository.search(ws, 'investors', q, [], [], (number - 1) * 25, 26);

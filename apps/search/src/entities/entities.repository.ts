@@ -7,6 +7,7 @@ import { newIds, PG_POOL, ReadBatch } from '@app/platform';
 import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { SearchReads } from '../search/search-reads.store';
 import { EntityInput, facetTerms, RANK_BANDS, rankBandSql, searchTextOf } from './entity';
+import { Gate } from './gate';
 
 export interface EntityRow {
   id: string;
@@ -190,9 +191,12 @@ function entityOf(row: PageRow & { page?: unknown; of_page?: unknown }): EntityR
 @Injectable()
 export class EntitiesRepository {
   private readonly rankedCacheEntries: number;
+  /** The first-time rankings running in PostgreSQL at once (SEARCH_RANK_CONCURRENCY). */
+  private readonly rankings: Gate;
 
   constructor(@Inject(PG_POOL) private readonly pool: Pool, @Inject(SEARCH_CONFIG) config: SearchConfig, private readonly reads: SearchReads) {
     this.rankedCacheEntries = config.rankedCacheEntries;
+    this.rankings = new Gate(config.rankConcurrency);
   }
 
   /**
@@ -314,11 +318,14 @@ export class EntitiesRepository {
       if (this.ranking.get(key) === running) this.ranking.delete(key);
     }
     const limit = need <= SEARCH_PER_PAGE + 1 ? need : RANKED_MAX;
-    const work = (async () => {
+    // at most SEARCH_RANK_CONCURRENCY rankings at once: with more rankings than the database has
+    // cores, each one costs PostgreSQL more CPU, and none of them ends sooner (docs/history/benchmarks.md,
+    // "Rankings at once")
+    const work = this.rankings.run(async () => {
       const read = (LENSES as readonly string[]).includes(lens) ? await this.readBanded(lens, filter, values, limit) : undefined;
       const { generation, ids } = read ?? await this.readRanked(`e.lens = $${values.length + 1}${filter.map((c) => ` AND ${c}`).join('')}`, [...values, lens], limit);
       return this.keep(key, { generation, ids, complete: ids.length < limit || ids.length >= RANKED_MAX });
-    })();
+    });
     this.ranking.set(key, work);
     return work.finally(() => this.ranking.delete(key));
   }
