@@ -119,7 +119,15 @@ describe('tools/migrate (the one-shot migration entry of the compose steps and J
     const unreachable = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/postgres' };
     let sleeps = 0;
     await expect(
-      migrateService('search', { env: unreachable, waitMs: 50, sleep: async () => void (sleeps += 1) }),
+      // a wait longer than one refused attempt takes on a loaded machine (one took over 50 ms), slept 10 ms at a time
+      migrateService('search', {
+        env: unreachable,
+        waitMs: 500,
+        sleep: async () => {
+          sleeps += 1;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        },
+      }),
     ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     expect(sleeps).toBeGreaterThan(0);
   });

@@ -221,7 +221,13 @@ describe('ServiceClient retry on another replica', () => {
     // every replica out of the group (a database failing over), one back 1.2 s later
     const late = new NatsRpcServer({ connection: mesh.probeOptions(), queue: `crm-${randomToken(6)}` });
     late.addHandler(subject, async () => ({ answered_by: 'late' }), false);
-    const rejoined = setTimeout(() => late.listen(() => undefined), 1200);
+    // connected beforehand and out of the group, so that at 1.2 s rejoining is only its SUB (a
+    // connection made then took longer than the window's last 300 ms on a loaded machine)
+    await late.listen((err) => {
+      if (err) throw err;
+    });
+    await late.leave();
+    const rejoined = setTimeout(() => void late.join(), 1200);
     try {
       const { value, ms } = await timed(() => rpc.ask<{ answered_by: string }>(subject, testContext(), { id: 'company_v' }));
       expect(value.answered_by).toBe('late');
