@@ -15,8 +15,12 @@ export class ReadBatch<K, V> {
   private waiting: Waiting<K, V>[] = [];
   private scheduled = false;
 
-  /** `readMany(keys)` gives the value of each key at the same index (undefined: none). */
+  /**
+   * `readOne(key)` reads a key asked alone in its turn; `readMany(keys)` gives the value of each key
+   * at the same index (undefined: none).
+   */
   constructor(
+    private readonly readOne: (key: K) => Promise<V | undefined>,
     private readonly readMany: (keys: K[]) => Promise<(V | undefined)[]>,
     private readonly max = 100,
   ) {}
@@ -43,7 +47,7 @@ export class ReadBatch<K, V> {
     this.waiting = [];
     let read: Promise<(V | undefined)[]>;
     try {
-      read = this.readMany(batch.map((w) => w.key));
+      read = batch.length === 1 ? this.readOne(batch[0].key).then((value) => [value]) : this.readMany(batch.map((w) => w.key));
     } catch (err) {
       read = Promise.reject(err);
     }

@@ -103,11 +103,13 @@ export class LeadsRepository implements OnApplicationBootstrap, OnApplicationShu
     return this.findOne(workspaceId, id, db, forUpdate);
   }
 
-  private readonly byId = new ReadBatch<{ workspaceId: string; id: string }, LeadRow>((keys) => this.findMany(keys));
+  private readonly byId = new ReadBatch<{ workspaceId: string; id: string }, LeadRow>(
+    (key) => this.findOne(key.workspaceId, key.id, this.pool, false),
+    (keys) => this.findMany(keys),
+  );
 
   /** The leads of `keys` (workspace and id), each at the index of its key; undefined where there is none. */
   private async findMany(keys: { workspaceId: string; id: string }[]): Promise<(LeadRow | undefined)[]> {
-    if (keys.length === 1) return [await this.findOne(keys[0].workspaceId, keys[0].id, this.pool, false)];
     // hand-written: one index probe per key (the join on the primary key), as many keys as the turn had
     const { rows } = await this.pool.query<LeadRow>({
       name: 'leads-by-ids',

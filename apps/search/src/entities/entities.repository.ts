@@ -406,8 +406,10 @@ export class EntitiesRepository {
     return this.pages.load({ workspaceId, ids }) as Promise<Page & { generation: string }>;
   }
 
-  private readonly pages = new ReadBatch<{ workspaceId: string; ids: string[] }, Page & { generation: string }>((asks) =>
-    asks.length === 1 ? this.readPage(asks[0].workspaceId, asks[0].ids).then((page) => [page]) : this.readPages(asks));
+  private readonly pages = new ReadBatch<{ workspaceId: string; ids: string[] }, Page & { generation: string }>(
+    (ask) => this.readPage(ask.workspaceId, ask.ids),
+    (asks) => this.readPages(asks),
+  );
 
   private async readPage(workspaceId: string, ids: string[]): Promise<Page & { generation: string }> {
     // a named statement: planned once per connection (its plan does not depend on the ids), not per page
