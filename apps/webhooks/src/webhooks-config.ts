@@ -6,6 +6,8 @@ export interface WebhooksConfig {
   secretKey: Buffer;
   /** Host names or IP addresses exempt from the private-address guard (tests, on-premise). */
   allowedHosts: Set<string>;
+  /** DNS servers (`host` or `host:port`) that receivers' names are asked of; empty: the system's resolver. */
+  dnsServers: string[];
   /** Attempts at once in this process, all endpoints together, from claim until the outcome is recorded. */
   concurrency: number;
   /** Requests in flight at once from this process to one endpoint (free when the receiver answers). */
@@ -41,6 +43,7 @@ export function loadWebhooksConfig(env: NodeJS.ProcessEnv = process.env): Webhoo
   return {
     secretKey: secretKey(env),
     allowedHosts,
+    dnsServers: (env.WEBHOOK_DNS_SERVERS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     concurrency: envInt(env, 'WEBHOOK_CONCURRENCY', 256, 1, 10_000),
     endpointConcurrency: envInt(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 64, 1, 1000),
     testClock: env.WEBHOOK_TEST_CLOCK === '1',

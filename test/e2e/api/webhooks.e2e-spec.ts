@@ -2,6 +2,7 @@ import Stripe from 'stripe';
 import { SUBJECTS } from '@app/contracts';
 import { waitFor } from '../../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate, testCertificate } from '../../../tools/webhooks/https-receiver';
+import { startDns } from '../../../tools/mesh/mail-peers';
 import { TestMesh } from '../../harness';
 import { createLead } from '../../support/leads';
 import { publishEvents as publishEventsTo } from '../../support/webhook-events';
@@ -17,25 +18,30 @@ describe('webhooks end to end', () => {
   let mesh: TestMesh;
   let cert: TestCertificate;
   let receiver: HttpsReceiver;
-  const ws: Record<'api' | 'deliver' | 'modes' | 'retry' | 'disable', Workspace> = {} as any;
+  let dns: Awaited<ReturnType<typeof startDns>>;
+  const ws: Record<'api' | 'deliver' | 'modes' | 'retry' | 'disable' | 'guard', Workspace> = {} as any;
 
   beforeAll(async () => {
     cert = await testCertificate();
     receiver = await HttpsReceiver.start(cert);
+    // the names receivers' URLs use, as the webhooks service resolves them at each connection
+    dns = await startDns({ a: { 'internal.test': '10.0.0.5', 'metadata.test': '169.254.169.254', 'cgnat.test': '100.64.0.1' }, authority: ['.test'] });
     mesh = await TestMesh.start(['gateway', 'crm', 'webhooks'], {
       NODE_EXTRA_CA_CERTS: cert.caFile,
       WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
+      WEBHOOK_DNS_SERVERS: dns.server,
       WEBHOOK_TEST_CLOCK: '1',
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_SECRET_KEY: 'a'.repeat(64),
     });
-    await Promise.all((Object.keys({ api: 1, deliver: 1, modes: 1, retry: 1, disable: 1 }) as Array<keyof typeof ws>).map(async (name) => {
+    await Promise.all((Object.keys({ api: 1, deliver: 1, modes: 1, retry: 1, disable: 1, guard: 1 }) as Array<keyof typeof ws>).map(async (name) => {
       ws[name] = await mesh.workspace();
     }));
   }, 60_000);
   afterAll(async () => {
     await mesh?.close();
     await receiver?.close();
+    await dns?.close();
     cert?.dispose();
   });
 
@@ -89,6 +95,24 @@ describe('webhooks end to end', () => {
       'https://[fe80::1]/hook',
       'https://[fd00::1]/hook',
       'https://[::1]/hook',
+      // IPv6 forms that embed an IPv4 address, and other special-purpose ranges (issue 34)
+      'https://[::127.0.0.1]/',
+      'https://[::ffff:7f00:1]/',
+      'https://[::ffff:0:7f00:1]/',
+      'https://[64:ff9b::7f00:1]/',
+      'https://[64:ff9b:1::a00:1]/',
+      'https://[2002:a9fe:a9fe::1]/',
+      'https://[2001::a9fe:a9fe]/',
+      'https://[fec0::1]/',
+      'https://192.88.99.1/',
+      'https://198.18.0.1/',
+      'https://203.0.113.7/',
+      'https://240.0.0.1/',
+      // odd spellings of 10.0.0.1 that WHATWG URL reads as it (127.0.0.1 is allow-listed here)
+      'https://167772161/',
+      'https://0xa.1/',
+      'https://012.0.0.1/',
+      'https://10.1/',
     ])('a URL on the literal address %s is 400 naming url, nothing created', async (url) => {
       const before = await mesh.query('webhooks', 'SELECT count(*)::int AS n FROM webhook_endpoints WHERE workspace_id = $1', [ws.api.workspace.id]);
       const res = await mesh.request('POST', '/webhook_endpoints', { key: ws.api.key, body: { url, events: ['*'] } });
@@ -102,6 +126,25 @@ describe('webhooks end to end', () => {
         const res = await mesh.request('POST', '/webhook_endpoints', { key: ws.api.key, body: { url, events: ['*'] } });
         expect({ url, status: res.status }).toEqual({ url, status: 201 });
       }
+    });
+
+    // Spec, Errors: a failed attempt records its error; which internal names resolve, and to what,
+    // is not the caller's to learn, so a name with no public address reads as one that does not resolve.
+    it('a host name resolving to an internal address at connection is refused, recorded as "refused: not a public address" like a name that does not resolve', async () => {
+      const hooks = await Promise.all(['internal.test', 'metadata.test', 'cgnat.test', 'missing.test'].map(async (host) => {
+        const res = await mesh.request('POST', '/webhook_endpoints', { key: ws.guard.key, body: { url: `https://${host}/hook`, events: ['*'] } });
+        expect({ host, status: res.status }).toEqual({ host, status: 201 });
+        return { host, id: res.body.id as string };
+      }));
+      await publishEvents(ws.guard.workspace.id, 1);
+      for (const { id } of hooks) await until(`the attempt of ${id}`, async () => (await attempts(id)) === 1);
+      const recorded = await Promise.all(hooks.map(async ({ host, id }) => {
+        const [delivery] = (await mesh.request('GET', `/webhook_endpoints/${id}/deliveries`, { key: ws.guard.key })).body.data;
+        return { host, status: delivery.status, attempts: delivery.attempts.map((a: any) => ({ outcome: a.outcome, status_code: a.status_code, error: a.error })) };
+      }));
+      expect(recorded).toEqual(hooks.map(({ host }) => ({
+        host, status: 'pending', attempts: [{ outcome: 'failed', status_code: null, error: 'refused: not a public address' }],
+      })));
     });
 
     it('201 with the secret once; GET lists without secrets; the same Idempotency-Key returns the same endpoint; DELETE then 404', async () => {

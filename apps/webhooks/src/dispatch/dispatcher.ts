@@ -54,7 +54,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksConfig,
   ) {
     // sockets are not the limit: the per-endpoint counts of the slots are (two endpoints may share a host)
-    this.sender = new WebhookSender(config.allowedHosts, config.concurrency);
+    this.sender = new WebhookSender(config.allowedHosts, config.concurrency, config.dnsServers);
     this.slots = new EndpointSlots(config.concurrency, config.endpointConcurrency, () => this.kickSoon());
   }
 

@@ -1,5 +1,5 @@
 import { Agent, request } from 'node:https';
-import { guardedLookup, literalAllowed } from './address-guard';
+import { BlockedAddressError, guardedLookup, literalAllowed, NOT_PUBLIC_ADDRESS } from './address-guard';
 
 /** Bytes of a response body read at most; the rest is discarded unread. */
 export const MAX_RESPONSE_BYTES = 4096;
@@ -27,10 +27,10 @@ export class WebhookSender {
   private readonly agent: Agent;
   private readonly allowed: Set<string>;
 
-  constructor(allowedHosts: Set<string>, maxSockets: number) {
+  constructor(allowedHosts: Set<string>, maxSockets: number, dnsServers: string[] = []) {
     this.allowed = allowedHosts;
     // NODE_EXTRA_CA_CERTS joins Node's default store, which this agent uses.
-    this.agent = new Agent({ keepAlive: true, maxSockets, lookup: guardedLookup(allowedHosts) as never });
+    this.agent = new Agent({ keepAlive: true, maxSockets, lookup: guardedLookup(allowedHosts, dnsServers) as never });
   }
 
   send(options: SendOptions): Promise<SendResult> {
@@ -45,7 +45,7 @@ export class WebhookSender {
       return Promise.resolve(done(false, null, 'invalid URL'));
     }
     if (url.protocol !== 'https:') return Promise.resolve(done(false, null, 'only HTTPS URLs are delivered to'));
-    if (!literalAllowed(url.hostname, this.allowed)) return Promise.resolve(done(false, null, `${url.hostname} is a private or reserved address`));
+    if (!literalAllowed(url.hostname, this.allowed)) return Promise.resolve(done(false, null, NOT_PUBLIC_ADDRESS));
     return new Promise<SendResult>((resolve) => {
       let settled = false;
       const finish = (result: SendResult) => {
@@ -85,7 +85,10 @@ export class WebhookSender {
         res.on('error', () => finish(done(ok, status, ok ? null : `HTTP ${status}`)));
         res.on('close', () => finish(done(ok, status, ok ? null : `HTTP ${status}`)));
       });
-      req.on('error', (err: NodeJS.ErrnoException) => finish(done(false, null, err.code ? `${err.code}: ${err.message}` : err.message)));
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (err instanceof BlockedAddressError) return finish(done(false, null, NOT_PUBLIC_ADDRESS));
+        finish(done(false, null, err.code ? `${err.code}: ${err.message}` : err.message));
+      });
       req.end(options.body);
     });
   }

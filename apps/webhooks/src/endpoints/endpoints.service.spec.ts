@@ -68,7 +68,7 @@ class InMemoryEndpoints {
 
 function setup() {
   const config = {
-    secretKey: randomBytes(32), allowedHosts: new Set<string>(), concurrency: 8, endpointConcurrency: 2,
+    secretKey: randomBytes(32), allowedHosts: new Set<string>(), dnsServers: [], concurrency: 8, endpointConcurrency: 2,
     testClock: false, secretRollGraceMs: 24 * 3_600_000, timeoutMs: 10_000, eventsRetentionDays: 30,
   } satisfies WebhooksConfig;
   const endpoints = new InMemoryEndpoints();

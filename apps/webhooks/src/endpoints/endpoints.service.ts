@@ -68,8 +68,12 @@ export class EndpointsService {
    * on every attempt, on the addresses actually connected to.
    */
   private checkAddress(url: string): void {
-    if (!literalAllowed(new URL(url).hostname, this.config.allowedHosts)) {
-      throw DomainError.invalid('url', 'url points at a private, loopback, link-local or reserved address, to which nothing is ever delivered');
+    // the host as WHATWG URL reads it, which is what the sender connects to: `2130706433`, `0x7f.1`
+    // and `127.1` are all 127.0.0.1 by then
+    const host = URL.parse(url)?.hostname;
+    if (host === undefined) throw DomainError.invalid('url', 'url must be an absolute URL');
+    if (!literalAllowed(host, this.config.allowedHosts)) {
+      throw DomainError.invalid('url', 'url names an address that is not public (private, loopback, link-local, reserved, or an IPv6 form embedding an IPv4 address), to which nothing is ever delivered');
     }
   }
 
