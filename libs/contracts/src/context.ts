@@ -20,9 +20,9 @@ export interface RequestContext {
    * Set on a POST sent with an Idempotency-Key that the gateway claimed. When the gateway gives
    * up waiting (timeout), it cannot know whether the service executed the request; the service
    * records the key with what it created, so a retry returns that instead of executing again.
-   * `key` is the client's Idempotency-Key already qualified by the API key's mode (the gateway's
-   * scope is the workspace and the mode): a service scoping its record by workspace keeps a test
-   * key's creates apart from a live key's.
+   * `key` is the client's Idempotency-Key already qualified by the API key that sent it (the
+   * gateway's scope): a service scoping its record by workspace keeps each API key's creates
+   * apart, a test key's from a live key's and a member's from an admin's.
    */
   idempotency?: { key: string; request_hash: string };
 }

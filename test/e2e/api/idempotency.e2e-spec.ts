@@ -6,7 +6,8 @@ import { expectApiError, expectRequestId, listLeads } from '../../support/gatewa
  * Spec, Endpoint conventions (`Idempotency-Key`) and Limits: up to 255 characters; a retry
  * returns the original status and body with `Idempotent-Replayed: true`; the same key with a
  * different body is 409 `conflict`; concurrent requests with one key execute once; keys are
- * scoped to the workspace and the API key's mode (a test key never replays a live response).
+ * scoped to the API key that sent them (a test key never replays a live response, a member's key
+ * never an admin's), and a replay answers only while that key may still make the request.
  */
 describe('gateway idempotency (e2e)', () => {
   let mesh: TestMesh;
@@ -18,7 +19,8 @@ describe('gateway idempotency (e2e)', () => {
   let racerKeys: string[];
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'crm']);
+    // every key look-up reaches the database: a member's role changed there is the gateway's at once
+    mesh = await TestMesh.start(['gateway', 'crm', 'webhooks'], { KEY_CACHE_TTL_MS: '0' });
     [a, b] = await Promise.all([mesh.workspace(), mesh.workspace()]);
     const extra = await Promise.all(
       Array.from({ length: 4 }, () => mesh.admin('key:create', '--workspace', a.workspace.id, '--mode', 'live')),
@@ -159,16 +161,22 @@ describe('gateway idempotency (e2e)', () => {
     expect(replayA.text).toBe(inA.text);
   });
 
-  it("shares keys between the API keys of one workspace (the scope is the workspace, not the API key)", async () => {
+  it('scopes keys to the API key: another key of the workspace executes for itself and never gets the first key\'s answer', async () => {
     const key = newKey();
-    const name = uniqueName('Shared');
+    const name = uniqueName('Per Key');
     const first = await post(a.key, key, { full_name: name });
     expect(first.status).toBe(201);
     const viaSecondKey = await post(aSecondKey, key, { full_name: name });
     expect(viaSecondKey.status).toBe(201);
-    expect(viaSecondKey.headers.get('idempotent-replayed')).toBe('true');
-    expect(viaSecondKey.text).toBe(first.text);
-    expect(await leadsNamed(a.key, name)).toHaveLength(1);
+    expect(viaSecondKey.headers.get('idempotent-replayed')).toBeNull();
+    expect(viaSecondKey.body.id).not.toBe(first.body.id);
+    // each key's retry replays its own answer
+    for (const [apiKey, expected] of [[a.key, first], [aSecondKey, viaSecondKey]] as const) {
+      const replay = await post(apiKey, key, { full_name: name });
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.text).toBe(expected.text);
+    }
+    expect((await leadsNamed(a.key, name)).map((lead) => lead.id).sort()).toEqual([first.body.id, viaSecondKey.body.id].sort());
   });
 
   it('scopes keys to the mode: a test key never replays what a live key produced, nor the other way round', async () => {
@@ -206,5 +214,117 @@ describe('gateway idempotency (e2e)', () => {
     expect([first.status, second.status]).toEqual([201, 201]);
     expect(second.headers.get('idempotent-replayed')).toBeNull();
     expect(await leadsNamed(a.key, name)).toHaveLength(2);
+  });
+
+  describe('POST /webhook_endpoints: a replay re-checks who asks', () => {
+    /** Keys of workspace a acting as a member, as two admins, and as an admin later made a member. */
+    let memberKey: string;
+    let adminKey: string;
+    let otherAdminKey: string;
+    let demotedKey: string;
+    let demotedMember: string;
+
+    beforeAll(async () => {
+      const keyOf = async (role: string) => {
+        const member = await mesh.admin('member:add', '--workspace', a.workspace.id, '--role', role);
+        const created = await mesh.admin('key:create', '--workspace', a.workspace.id, '--mode', 'live', '--member', member.id);
+        return { key: created.key as string, keyId: created.id as string, memberId: member.id as string };
+      };
+      const [member, admin, otherAdmin, demoted] = await Promise.all([keyOf('member'), keyOf('admin'), keyOf('admin'), keyOf('admin')]);
+      [memberKey, adminKey, otherAdminKey, demotedKey] = [member.key, admin.key, otherAdmin.key, demoted.key];
+      demotedMember = demoted.memberId;
+    });
+
+    // an event no service of this mesh emits: nothing is ever delivered to these endpoints
+    const events = ['sequence.completed'];
+    const create = (apiKey: string, idempotencyKey: string, path: string) =>
+      mesh.request('POST', '/webhook_endpoints', {
+        key: apiKey,
+        body: { url: `https://hooks.example.com/${path}`, events },
+        headers: { 'idempotency-key': idempotencyKey },
+      });
+    const endpointsAt = async (path: string): Promise<string[]> => {
+      const res = await mesh.request('GET', '/webhook_endpoints?limit=100', { key: a.key });
+      expect(res.status).toBe(200);
+      return res.body.data.filter((e: { url: string }) => e.url === `https://hooks.example.com/${path}`).map((e: { id: string }) => e.id);
+    };
+
+    it("a member repeating an admin's create with the same key gets 403, never the 201 and its signing secret; the admin's retry still replays", async () => {
+      const key = newKey();
+      const path = `admin-${randomToken(6)}`;
+      const made = await create(adminKey, key, path);
+      expect(made.status).toBe(201);
+      expect(made.body.secret).toMatch(/^whsec_/);
+
+      const asMember = await create(memberKey, key, path);
+      expectApiError(asMember, 403, 'permission_denied');
+      expect(asMember.headers.get('idempotent-replayed')).toBeNull();
+      expect(asMember.text).not.toContain('whsec_');
+      expect(asMember.text).not.toContain(made.body.secret);
+
+      const retry = await create(adminKey, key, path);
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      expect(retry.text).toBe(made.text);
+      expect(await endpointsAt(path)).toEqual([made.body.id]);
+    });
+
+    it("an admin repeating a member's refused create with the same key is authorized for itself, not answered the member's 403", async () => {
+      const key = newKey();
+      const path = `member-${randomToken(6)}`;
+      const refused = await create(memberKey, key, path);
+      expectApiError(refused, 403, 'permission_denied');
+
+      const asAdmin = await create(adminKey, key, path);
+      expect(asAdmin.status).toBe(201);
+      expect(asAdmin.headers.get('idempotent-replayed')).toBeNull();
+      expect(asAdmin.body.secret).toMatch(/^whsec_/);
+      expect(await endpointsAt(path)).toEqual([asAdmin.body.id]);
+
+      // the member's own retry is its own answer again, with nothing of the admin's
+      const memberRetry = await create(memberKey, key, path);
+      expectApiError(memberRetry, 403, 'permission_denied');
+      expect(memberRetry.text).not.toContain(asAdmin.body.secret);
+    });
+
+    it("another admin's key with the same key gets an endpoint of its own, from the gateway and from the service's record of the create alike", async () => {
+      const key = newKey();
+      const path = `admins-${randomToken(6)}`;
+      const first = await create(adminKey, key, path);
+      expect(first.status).toBe(201);
+      const second = await create(otherAdminKey, key, path);
+      expect(second.status).toBe(201);
+      expect(second.headers.get('idempotent-replayed')).toBeNull();
+      expect(second.body.id).not.toBe(first.body.id);
+      expect(second.body.secret).not.toBe(first.body.secret);
+
+      // The gateway's records gone (expired, or released after a timeout) while webhooks still
+      // holds what each key created: each key is answered its own endpoint, never the other's.
+      await mesh.query('gateway', 'DELETE FROM idempotency_records WHERE key = $1', [key]);
+      const third = await create(otherAdminKey, key, path);
+      expect(third.status).toBe(201);
+      expect(third.headers.get('idempotent-replayed')).toBeNull();
+      expect({ id: third.body.id, secret: third.body.secret }).toEqual({ id: second.body.id, secret: second.body.secret });
+      await mesh.query('gateway', 'DELETE FROM idempotency_records WHERE key = $1', [key]);
+      const again = await create(adminKey, key, path);
+      expect({ id: again.body.id, secret: again.body.secret }).toEqual({ id: first.body.id, secret: first.body.secret });
+      expect((await endpointsAt(path)).sort()).toEqual([first.body.id, second.body.id].sort());
+    });
+
+    it("a key whose member is no longer an admin is not replayed the create it made as one: 409, no secret", async () => {
+      const key = newKey();
+      const path = `demoted-${randomToken(6)}`;
+      const made = await create(demotedKey, key, path);
+      expect(made.status).toBe(201);
+      await mesh.query('gateway', "UPDATE members SET role = 'member' WHERE id = $1", [demotedMember]);
+
+      const retry = await create(demotedKey, key, path);
+      expectApiError(retry, 409, 'conflict', 'Idempotency-Key');
+      expect(retry.headers.get('idempotent-replayed')).toBeNull();
+      expect(retry.text).not.toContain(made.body.secret);
+      // without the key, the request is what the member may do now: refused
+      expectApiError(await mesh.request('POST', '/webhook_endpoints', { key: demotedKey, body: { url: `https://hooks.example.com/${path}`, events } }), 403, 'permission_denied');
+      expect(await endpointsAt(path)).toEqual([made.body.id]);
+    });
   });
 });

@@ -215,7 +215,7 @@ describe('gateway rate limit (e2e)', () => {
     const after = await listLeads(mesh, otherKey);
     expect(after.map((lead) => lead.id)).toEqual(before.map((lead) => lead.id));
     expect(after.map((lead) => lead.full_name)).not.toContain(name);
-    expect(await mesh.query('gateway', 'SELECT key FROM idempotency_keys WHERE workspace_id = $1 AND key = $2', [workspaceId, idempotencyKey])).toEqual([]);
+    expect(await mesh.query('gateway', 'SELECT key FROM idempotency_records WHERE workspace_id = $1 AND key = $2', [workspaceId, idempotencyKey])).toEqual([]);
 
     // Still the same window: the limited key is still refused (so the other key's budget was not a new window's).
     const still = await timed('GET', '/leads', { key: limitedKey });

@@ -24,6 +24,7 @@ describe('reveals', () => {
   const ids: Record<string, string> = {};
   let ws: string;
   let key: string;
+  let keyId: string;
   let testKey: string;
 
   async function account(plan: number) {
@@ -31,7 +32,7 @@ describe('reveals', () => {
     const live = await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live');
     const test = await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'test');
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
-    return { ws: workspace.id as string, key: live.key as string, testKey: test.key as string };
+    return { ws: workspace.id as string, key: live.key as string, keyId: live.id as string, testKey: test.key as string };
   }
   // every reveal answered in this file cites real records
   const reveal = async (entityId: string, k = key) => {
@@ -93,7 +94,7 @@ describe('reveals', () => {
     const res = await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities });
     expect(res.err).toBeUndefined();
     for (const row of await mesh.query('search', 'SELECT id, ext_key FROM entities')) ids[row.ext_key.replace(/^t:/, '')] = row.id;
-    ({ ws, key, testKey } = await account(100));
+    ({ ws, key, keyId, testKey } = await account(100));
   });
   afterAll(async () => {
     await mesh?.close();
@@ -235,7 +236,7 @@ describe('reveals', () => {
       const claim = 'rev_heldupclaim';
       expect((await mesh.rpc(SUBJECTS.billing.creditsConsume, { workspace_id: ws }, { ref: claim, reason: 'reveal' })).err).toBeUndefined();
       await mesh.query('search', `INSERT INTO reveals (id, workspace_id, entity_id, status, credits_charged, idempotency_key, owner, created_at)
-        VALUES ($1, $2, $3, 'pending', 0, $4, $5, now() - interval '3 seconds')`, [claim, ws, ids.heldup, scopedServiceKey('live', idempotencyKey), owner]);
+        VALUES ($1, $2, $3, 'pending', 0, $4, $5, now() - interval '3 seconds')`, [claim, ws, ids.heldup, scopedServiceKey(keyId, idempotencyKey), owner]);
       // the same request asked again (the RPC client's next attempt, or the client after a 5xx)
       const retry = mesh.request('POST', '/reveals', { key, headers: { 'Idempotency-Key': idempotencyKey }, body: { entity_id: ids.heldup } });
       // longer than the owner's stale time: a retry that judged the claimer by its heartbeat took the claim over by now

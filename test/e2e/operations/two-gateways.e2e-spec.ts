@@ -66,7 +66,7 @@ describe('two gateways share the rate limit and idempotency (e2e)', () => {
     crm.child.kill('SIGSTOP');
     try {
       const inFlight = fetch(`http://127.0.0.1:${doomed.port}/api/v1/leads`, { method: 'POST', headers, body: JSON.stringify(lead) }).catch(() => 'no answer');
-      await waitFor('the claim taken', async () => (await mesh.query('gateway', 'SELECT 1 FROM idempotency_keys WHERE key = $1', [idempotencyKey])).length === 1, 10_000, 50);
+      await waitFor('the claim taken', async () => (await mesh.query('gateway', 'SELECT 1 FROM idempotency_records WHERE key = $1', [idempotencyKey])).length === 1, 10_000, 50);
       await sleep(300); // its request to crm published
       doomed.child.kill('SIGKILL');
       await doomed.exited;

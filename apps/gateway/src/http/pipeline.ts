@@ -7,7 +7,7 @@ import { hashApiKey, parseBearer } from '../auth/api-key';
 import { ApiKeysRepository } from '../auth/api-keys.repository';
 import { GatewayConfig } from '../config';
 import { RouteCatalog } from '../openapi/route-catalog';
-import { IdempotencyScope, IdempotencyStore, requestFingerprint, scopedServiceKey } from '../idempotency/idempotency.store';
+import { grantsOf, IdempotencyScope, IdempotencyStore, requestFingerprint, scopedServiceKey } from '../idempotency/idempotency.store';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { hasChangesAfter, isKnownVersion, renderForVersion } from '../versioning/versions';
 import { ApiError } from './api-error';
@@ -180,13 +180,15 @@ export class GatewayPipeline {
     if (Array.isArray(header) || header.length === 0 || header.length > 255) {
       throw ApiError.invalid('Idempotency-Key', 'Idempotency-Key must be a single value of 1 to 255 characters');
     }
-    const scope: IdempotencyScope = { workspaceId: request.ctx.workspace_id, mode: request.ctx.mode };
+    // a stored answer is given only to the API key it was made for, with what that key may do
+    // unchanged: the replay below comes before the route's guards, which would decide the same
+    const scope: IdempotencyScope = { workspaceId: request.ctx.workspace_id, keyId: request.ctx.key_id, grants: grantsOf(request.ctx) };
     const fingerprint = requestFingerprint(request.method, request.url, request.body);
     const claim = await this.idempotency.claim(scope, header, fingerprint);
     switch (claim.kind) {
       case 'claimed':
         request.idempotency = { scope, key: header, token: claim.token };
-        request.ctx.idempotency = { key: scopedServiceKey(scope.mode, header), request_hash: fingerprint };
+        request.ctx.idempotency = { key: scopedServiceKey(scope.keyId, header), request_hash: fingerprint };
         return;
       case 'replay':
         await reply.code(claim.status).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').send(claim.body);
@@ -195,6 +197,8 @@ export class GatewayPipeline {
         throw new ApiError('conflict', 'This Idempotency-Key was already used with a different request', 'Idempotency-Key');
       case 'in_progress':
         throw new ApiError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly', 'Idempotency-Key');
+      case 'other_grants':
+        throw new ApiError('conflict', "This Idempotency-Key was answered when this API key's role or plan was different; send a new key", 'Idempotency-Key');
     }
   }
 

@@ -27,7 +27,7 @@ describe('gateway stores across a terminated connection', () => {
   let idempotency: IdempotencyStore;
   let owner: ClaimOwner;
   let counters: PgCounterStore;
-  const scope: IdempotencyScope = { workspaceId: `ws_${randomToken(8)}`, mode: 'live' };
+  const scope: IdempotencyScope = { workspaceId: `ws_${randomToken(8)}`, keyId: `key_${randomToken(8)}`, grants: 'owner agency leads' };
 
   beforeAll(async () => {
     await ensureDatabase(url);
@@ -76,7 +76,7 @@ describe('gateway stores across a terminated connection', () => {
     await idempotency.complete(scope, key, token, 201, '{"id":"lead_1"}');
     await terminatePooled();
     expect(await idempotency.claim(scope, key, 'fp-1')).toEqual({ kind: 'replay', status: 201, body: '{"id":"lead_1"}' });
-    const stored = await admin.query('SELECT status, response_status FROM idempotency_keys WHERE workspace_id = $1 AND key = $2', [scope.workspaceId, key]);
+    const stored = await admin.query('SELECT status, response_status FROM idempotency_records WHERE workspace_id = $1 AND key = $2', [scope.workspaceId, key]);
     expect(stored.rows).toEqual([{ status: 'done', response_status: 201 }]);
   });
 
@@ -86,7 +86,7 @@ describe('gateway stores across a terminated connection', () => {
     expect(claim).toMatchObject({ kind: 'claimed' });
     await terminatePooled();
     await idempotency.release(scope, key, (claim as { token: string }).token);
-    expect((await admin.query('SELECT 1 FROM idempotency_keys WHERE workspace_id = $1 AND key = $2', [scope.workspaceId, key])).rowCount).toBe(0);
+    expect((await admin.query('SELECT 1 FROM idempotency_records WHERE workspace_id = $1 AND key = $2', [scope.workspaceId, key])).rowCount).toBe(0);
   });
 
   it('counts a rate-limit lease once with the connection terminated before it', async () => {

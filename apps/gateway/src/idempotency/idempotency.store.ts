@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
-import { KeyMode } from '@app/contracts';
+import { RequestContext } from '@app/contracts';
 import { claimOwnerGone, forgetGoneClaimOwners, onFreshConnection, PG_POOL, randomToken, rootLogger, runPeriodically, SERVICE_CONFIG } from '@app/platform';
 import { GatewayConfig } from '../config';
 import { CLAIM_OWNER_LOCK_CLASS, ClaimOwner, ClaimOwnerIdentity, GATEWAY_CLAIM_OWNERS } from './claim-owner.store';
@@ -11,7 +11,9 @@ export type Claim =
   | { kind: 'claimed'; token: string }
   | { kind: 'replay'; status: number; body: string }
   | { kind: 'in_progress' }
-  | { kind: 'mismatch' };
+  | { kind: 'mismatch' }
+  /** Answered while the API key could do other things than it can now (another role, plan or lenses). */
+  | { kind: 'other_grants' };
 
 
 /** At most this many settlings wait to be tried again; past it a claim is left to the age rule. */
@@ -34,25 +36,35 @@ export function requestFingerprint(method: string, url: string, body: unknown): 
 }
 
 /**
- * Whose records a key is looked up among: the workspace and the API key's mode, so a test key
- * never replays what a live key produced (nor the other way round), while two live keys of one
- * workspace share their Idempotency-Keys.
+ * Whose records a key is looked up among: the API key's own. Another key of the workspace (a
+ * member's beside an admin's, a test key beside a live one) never replays an answer made for this
+ * one; it asks afresh and is authorized for itself. `grants` is what the key may do (its member's
+ * role, the plan and its lenses): a record answers only while they are the same, so a replay never
+ * gives a key what it could no longer be answered.
  */
 export interface IdempotencyScope {
   workspaceId: string;
-  mode: KeyMode;
+  keyId: string;
+  grants: string;
+}
+
+/** What a request's key may do, as the gateway's authorization reads it: role, plan and lenses. */
+export function grantsOf(ctx: Pick<RequestContext, 'member_role' | 'plan' | 'lenses'>): string {
+  return `${ctx.member_role} ${ctx.plan} ${[...ctx.lenses].sort().join(',')}`;
 }
 
 /**
  * The key a service records a create under (RequestContext.idempotency): the client's key in the
- * same scope as the gateway's record, as the service scopes its records by workspace only.
+ * same scope as the gateway's record, the API key that asked, as the service scopes its records by
+ * workspace only. A create another key of the workspace made with the same Idempotency-Key is
+ * never its answer (an endpoint's signing secret among them).
  */
-export function scopedServiceKey(mode: KeyMode, key: string): string {
-  return `${mode}:${key}`;
+export function scopedServiceKey(keyId: string, key: string): string {
+  return `${keyId}:${key}`;
 }
 
 /**
- * Idempotency records in the gateway's database, scoped by workspace and key mode, valid 24
+ * Idempotency records in the gateway's database, scoped by the API key that asked, valid 24
  * hours. The primary key makes one request win the claim; the others see it in progress (409).
  * A claim records the gateway process that took it (ClaimOwner): when that process is gone (its
  * liveness lock free and its heartbeat stale), a request with the key takes the claim over and
@@ -101,28 +113,29 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
     // lock free (tried as a transaction lock, let go when the statement ends), or when it is older
     // than any live gateway holds one (a claim without an owner, or an owner that looks alive but never finishes).
     const claimed = await onFreshConnection(() => this.pool.query(
-      `INSERT INTO idempotency_keys AS i (workspace_id, mode, key, request_hash, status, owner, claim)
-       VALUES ($1, $2, $3, $4, 'in_progress', $6, $9)
-       ON CONFLICT (workspace_id, mode, key) DO UPDATE
-         SET request_hash = EXCLUDED.request_hash, status = 'in_progress', response_status = NULL,
+      `INSERT INTO idempotency_records AS i (key_id, key, workspace_id, grants, request_hash, status, owner, claim)
+       VALUES ($1, $2, $3, $4, $5, 'in_progress', $7, $10)
+       ON CONFLICT (key_id, key) DO UPDATE
+         SET grants = EXCLUDED.grants, request_hash = EXCLUDED.request_hash, status = 'in_progress', response_status = NULL,
              response_body = NULL, created_at = now(), owner = EXCLUDED.owner, claim = EXCLUDED.claim
          WHERE i.created_at < now() - interval '24 hours'
             OR (i.status = 'in_progress' AND (
-                 i.created_at < now() - $5 * interval '1 millisecond'
-                 OR ${claimOwnerGone(GATEWAY_CLAIM_OWNERS, 'i.owner', 7, 8)}))
+                 i.created_at < now() - $6 * interval '1 millisecond'
+                 OR ${claimOwnerGone(GATEWAY_CLAIM_OWNERS, 'i.owner', 8, 9)}))
        RETURNING 1`,
-      [scope.workspaceId, scope.mode, key, fingerprint, this.abandonedAfterMs, this.owner.id, this.owner.staleAfterMs, CLAIM_OWNER_LOCK_CLASS, token],
+      [scope.keyId, key, scope.workspaceId, scope.grants, fingerprint, this.abandonedAfterMs, this.owner.id, this.owner.staleAfterMs, CLAIM_OWNER_LOCK_CLASS, token],
     ), { idempotent: true });
     if (claimed.rowCount === 1) return { kind: 'claimed', token };
     // Hand-written: on the path of every POST with an Idempotency-Key, beside the claim it follows.
-    const { rows } = await onFreshConnection(() => this.pool.query<{ request_hash: string; status: string; response_status: number; response_body: string }>(
-      'SELECT request_hash, status, response_status, response_body FROM idempotency_keys WHERE workspace_id = $1 AND mode = $2 AND key = $3',
-      [scope.workspaceId, scope.mode, key],
+    const { rows } = await onFreshConnection(() => this.pool.query<{ request_hash: string; grants: string; status: string; response_status: number; response_body: string }>(
+      'SELECT request_hash, grants, status, response_status, response_body FROM idempotency_records WHERE key_id = $1 AND key = $2',
+      [scope.keyId, key],
     ), { idempotent: true });
     const record = rows[0];
     if (!record) return this.claim(scope, key, fingerprint); // released meanwhile
     if (record.request_hash !== fingerprint) return { kind: 'mismatch' };
     if (record.status !== 'done') return { kind: 'in_progress' };
+    if (record.grants !== scope.grants) return { kind: 'other_grants' };
     return { kind: 'replay', status: record.response_status, body: record.response_body };
   }
 
@@ -131,9 +144,9 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
     // Tried again on a broken connection: it sets the same values however often it runs, on this claim only
     // (one another gateway took over meanwhile is left as it is).
     await onFreshConnection(() => this.pool.query(
-      `UPDATE idempotency_keys SET status = 'done', response_status = $5, response_body = $6
-       WHERE workspace_id = $1 AND mode = $2 AND key = $3 AND claim = $4 AND status = 'in_progress'`,
-      [scope.workspaceId, scope.mode, key, token, status, body],
+      `UPDATE idempotency_records SET status = 'done', response_status = $4, response_body = $5
+       WHERE key_id = $1 AND key = $2 AND claim = $3 AND status = 'in_progress'`,
+      [scope.keyId, key, token, status, body],
     ), { idempotent: true });
   }
 
@@ -142,8 +155,8 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
     // Hand-written: deletes only this claim while still in progress, a condition the entity API cannot put on a delete.
     // Tried again on a broken connection: a second run finds nothing of this claim to delete.
     await onFreshConnection(() => this.pool.query(
-      `DELETE FROM idempotency_keys WHERE workspace_id = $1 AND mode = $2 AND key = $3 AND claim = $4 AND status = 'in_progress'`,
-      [scope.workspaceId, scope.mode, key, token],
+      `DELETE FROM idempotency_records WHERE key_id = $1 AND key = $2 AND claim = $3 AND status = 'in_progress'`,
+      [scope.keyId, key, token],
     ), { idempotent: true });
   }
 
@@ -178,6 +191,9 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
 
   async sweep(): Promise<void> {
     // Hand-written: a set-based delete by age against the database clock.
+    await this.pool.query(`DELETE FROM idempotency_records WHERE created_at < now() - interval '24 hours'`);
+    // where gateways of the previous release record their keys during a rollout: no longer read
+    // here, its answers are kept no longer than these
     await this.pool.query(`DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'`);
     await forgetGoneClaimOwners(this.pool, GATEWAY_CLAIM_OWNERS);
   }

@@ -3,6 +3,7 @@ import { WorkspacesKeys1764000001000 } from './1764000001000-workspaces-keys';
 import { AuditLog1764000002000 } from './1764000002000-audit-log';
 import { IdempotencyMode1764000003000 } from './1764000003000-idempotency-mode';
 import { IdempotencyOwner1764000005000 } from './1764000005000-idempotency-owner';
+import { IdempotencyRecords1764000006000 } from './1764000006000-idempotency-records';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -20,4 +21,5 @@ export const GATEWAY_MIGRATIONS = [
   IdempotencyMode1764000003000,
   OutboxTraceContext1764000004000,
   IdempotencyOwner1764000005000,
+  IdempotencyRecords1764000006000,
 ];
