@@ -113,9 +113,10 @@ export const SUBJECTS = {
  * - `ref`: what it changes is named by the request, so a second attempt changes nothing more and
  *   answers the same (a credit consume or refund by `ref`; the lead of a revealed entity by its
  *   email; a search page, whose credit is consumed by the request id);
- * - `keyed`: a create that records the request's Idempotency-Key (RequestContext.idempotency)
- *   with what it made, so an attempt after the first answers the first one's result; retried only
- *   when the request carries a key.
+ * - `keyed`: a create, or a change of one object (a secret roll, a delivery sent again), that
+ *   records the request's Idempotency-Key (RequestContext.idempotency) with what it made or
+ *   changed, so an attempt after the first answers the first one's result; retried only when the
+ *   request carries a key.
  * Any other subject is never retried: its attempt's outcome is unknown to the client.
  */
 export type RetryPolicy = 'read' | 'ref' | 'keyed';
@@ -135,6 +136,7 @@ const RETRY_POLICIES: ReadonlyMap<string, RetryPolicy> = new Map<string, RetryPo
   ...[
     S.crm.leadsCreate, S.crm.tasksCreate, S.crm.exportsCreate, S.webhooks.endpointsCreate,
     S.search.revealsCreate, S.sequences.enrollmentsCreate, S.sequences.suppressionsCreate,
+    S.webhooks.endpointsRollSecret, S.webhooks.deliveriesRetry, S.webhooks.endpointsTest,
   ].map((subject): [string, RetryPolicy] => [subject, 'keyed']),
 ]);
 

@@ -1,7 +1,8 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
-import { ApiVersion } from '@app/contracts';
+import { ApiVersion, WebhookDelivery } from '@app/contracts';
 import { backlogGauge, IdempotentCreate, listenOn, PG_POOL, Queryable, TraceCarrier } from '@app/platform';
+import { KeyedChange } from '../endpoints/keyed-change';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
 import { AttemptOfDelivery, DELIVERY_COLUMNS, DeliveryRow } from './delivery.mapper';
 import { Candidate } from './endpoint-slots';
@@ -65,7 +66,12 @@ export interface NewDelivery {
 export class DeliveriesRepository implements OnApplicationBootstrap, OnApplicationShutdown {
   /** Which sample delivery each Idempotency-Key of POST /webhook_endpoints/{id}/test made (webhook_test_keys). */
   readonly testKeys = new IdempotentCreate({ table: 'webhook_test_keys', column: 'delivery_id', noun: 'sample delivery' });
-  private stopSweeping?: () => void;
+  /** Which delivery each Idempotency-Key of POST .../deliveries/{id}/retry sent again, and the answer (webhook_retry_keys). */
+  readonly retryKeys = new KeyedChange<WebhookDelivery>(
+    { table: 'webhook_retry_keys', column: 'delivery_id', noun: 'webhook delivery' },
+    { seal: (answer) => JSON.stringify(answer), open: (stored) => JSON.parse(stored) as WebhookDelivery },
+  );
+  private stopSweeping: (() => void)[] = [];
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
@@ -73,11 +79,11 @@ export class DeliveriesRepository implements OnApplicationBootstrap, OnApplicati
   ) {}
 
   onApplicationBootstrap(): void {
-    this.stopSweeping = this.testKeys.sweepPeriodically(this.pool);
+    this.stopSweeping = [this.testKeys.sweepPeriodically(this.pool), this.retryKeys.sweepPeriodically(this.pool)];
   }
 
   onApplicationShutdown(): void {
-    this.stopSweeping?.();
+    for (const stop of this.stopSweeping) stop();
   }
 
   /**
@@ -185,9 +191,9 @@ export class DeliveriesRepository implements OnApplicationBootstrap, OnApplicati
   }
 
   /** The attempts of these deliveries, each delivery's in order. */
-  async attemptsOf(deliveryIds: string[]): Promise<AttemptOfDelivery[]> {
+  async attemptsOf(deliveryIds: string[], db: Queryable = this.pool): Promise<AttemptOfDelivery[]> {
     if (deliveryIds.length === 0) return [];
-    const { rows } = await this.pool.query<AttemptOfDelivery>(
+    const { rows } = await db.query<AttemptOfDelivery>(
       `SELECT delivery_id, attempt, attempted_at, outcome, status_code, error, latency_ms FROM webhook_attempts
        WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt`,
       [deliveryIds],
@@ -200,18 +206,18 @@ export class DeliveriesRepository implements OnApplicationBootstrap, OnApplicati
    * (a lease held): then it is left as it is. Returns the row and whether it was made due;
    * undefined when the endpoint has no such delivery.
    */
-  async retryNow(endpointId: string, deliveryId: string): Promise<{ row: DeliveryRow; due: boolean } | undefined> {
-    const { rows } = await this.pool.query<DeliveryRow>(
+  async retryNow(db: Queryable, endpointId: string, deliveryId: string): Promise<{ row: DeliveryRow; due: boolean } | undefined> {
+    const { rows } = await db.query<DeliveryRow>(
       `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${this.clockSql}, completed_at = NULL, locked_until = NULL, claim_token = NULL
        WHERE id = $1 AND endpoint_id = $2 AND (locked_until IS NULL OR locked_until < now())
        RETURNING ${DELIVERY_COLUMNS}`,
       [deliveryId, endpointId],
     );
     if (rows[0]) {
-      await this.notifyUnclaimed(this.pool);
+      await this.notifyUnclaimed(db);
       return { row: rows[0], due: true };
     }
-    const held = await this.findOfEndpoint(endpointId, deliveryId);
+    const held = await this.findOfEndpoint(endpointId, deliveryId, db);
     return held && { row: held, due: false };
   }
 

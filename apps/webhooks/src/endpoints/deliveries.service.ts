@@ -3,7 +3,7 @@ import {
   ApiVersion, EventEnvelope, ID_PREFIX, ListEndpointDeliveriesRequest, ListEnvelope, RequestContext, RetryDeliveryRequest, TestWebhookEndpointRequest,
   WebhookDelivery,
 } from '@app/contracts';
-import { decodeCursor, DomainError, newId, toListPage, UnitOfWork } from '@app/platform';
+import { decodeCursor, DomainError, newId, Queryable, toListPage, UnitOfWork } from '@app/platform';
 import { DeliveriesRepository } from '../dispatch/deliveries.repository';
 import { AttemptOfDelivery, renderDelivery } from '../dispatch/delivery.mapper';
 import { DELIVERY_ID_PREFIX } from '../dispatch/fanout.consumer';
@@ -35,16 +35,21 @@ export class DeliveriesService {
    * event id). An attempt already in flight is left to finish; the delivery is returned as it is.
    */
   async retry(ctx: RequestContext, body: RetryDeliveryRequest): Promise<WebhookDelivery> {
-    const endpoint = await this.endpointOf(ctx, body.id);
-    if (endpoint.status === 'disabled') {
-      throw DomainError.conflict('The endpoint is disabled and receives nothing; enable it (PATCH status enabled) first', 'id');
-    }
-    // the attempts made before this retry: the answer is the delivery as scheduled (pending, due
-    // now), whether or not the dispatcher has already sent it by the time the answer is built
-    const before = (await this.attemptsByDelivery([body.delivery_id])).get(body.delivery_id) ?? [];
-    const result = await this.deliveries.retryNow(body.id, body.delivery_id);
-    if (!result) throw DomainError.notFound('webhook delivery', body.delivery_id, 'delivery_id');
-    return renderDelivery(result.row, before);
+    return this.uow.run((tx) =>
+      // asked again with its Idempotency-Key: the first answer, and nothing sent again
+      this.deliveries.retryKeys.run(tx, ctx, body.delivery_id, async () => {
+        const endpoint = await this.endpointOf(ctx, body.id, tx);
+        if (endpoint.status === 'disabled') {
+          throw DomainError.conflict('The endpoint is disabled and receives nothing; enable it (PATCH status enabled) first', 'id');
+        }
+        // the attempts made before this retry: the answer is the delivery as scheduled (pending, due
+        // now), whether or not the dispatcher has already sent it by the time the answer is built
+        const before = (await this.attemptsByDelivery([body.delivery_id], tx)).get(body.delivery_id) ?? [];
+        const result = await this.deliveries.retryNow(tx, body.id, body.delivery_id);
+        if (!result) throw DomainError.notFound('webhook delivery', body.delivery_id, 'delivery_id');
+        return renderDelivery(result.row, before);
+      }, async (earlier) => (await this.deliveries.findOfEndpoint(body.id, earlier, tx)) !== undefined),
+    );
   }
 
   /**
@@ -82,15 +87,15 @@ export class DeliveriesService {
     );
   }
 
-  private async endpointOf(ctx: RequestContext, id: string): Promise<EndpointRow> {
-    const row = await this.endpoints.findById(ctx.workspace_id, id);
+  private async endpointOf(ctx: RequestContext, id: string, db?: Queryable): Promise<EndpointRow> {
+    const row = await this.endpoints.findById(ctx.workspace_id, id, db);
     if (!row) throw DomainError.notFound('webhook endpoint', id, 'id');
     return row;
   }
 
-  private async attemptsByDelivery(ids: string[]): Promise<Map<string, AttemptOfDelivery[]>> {
+  private async attemptsByDelivery(ids: string[], db?: Queryable): Promise<Map<string, AttemptOfDelivery[]>> {
     const byDelivery = new Map<string, AttemptOfDelivery[]>();
-    for (const a of await this.deliveries.attemptsOf(ids)) {
+    for (const a of await this.deliveries.attemptsOf(ids, db)) {
       const list = byDelivery.get(a.delivery_id) ?? [];
       list.push(a);
       byDelivery.set(a.delivery_id, list);

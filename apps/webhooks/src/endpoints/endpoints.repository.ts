@@ -1,10 +1,13 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Pool } from 'pg';
 import { Repository } from 'typeorm';
-import { WebhookAttempt, WebhookEndpointStatus } from '@app/contracts';
+import { RolledWebhookEndpoint, WebhookAttempt, WebhookEndpointStatus } from '@app/contracts';
 import { IdempotentCreate, keysetPage, PG_POOL, Queryable } from '@app/platform';
 import { DELIVERIES_CHANNEL } from '../dispatch/deliveries.repository';
+import { decryptSecret, encryptSecret } from '../secrets';
+import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
+import { KeyedChange } from './keyed-change';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 
 export type EndpointRow = Omit<WebhookEndpointEntity, 'disabled_at' | 'previous_secret_enc' | 'previous_secret_expires_at'>;
@@ -27,14 +30,31 @@ export interface AttemptRow extends Omit<WebhookAttempt, 'attempted_at' | 'next_
 export const ENDPOINT_COLUMNS = 'id, workspace_id, livemode, url, description, events, api_version, secret_enc, status, consecutive_failures, created_at';
 
 @Injectable()
-export class EndpointsRepository {
+export class EndpointsRepository implements OnApplicationBootstrap, OnApplicationShutdown {
   /** Which endpoint each Idempotency-Key created (webhook_create_keys). */
   readonly createKeys = new IdempotentCreate({ table: 'webhook_create_keys', column: 'endpoint_id' });
+  /** Which endpoint's secret each Idempotency-Key rolled, and the answer, sealed: it carries the new secret (webhook_roll_keys). */
+  readonly rollKeys: KeyedChange<RolledWebhookEndpoint>;
+  private stopSweeping: (() => void)[] = [];
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     @InjectRepository(WebhookEndpointEntity) private readonly rows: Repository<WebhookEndpointEntity>,
-  ) {}
+    @Inject(WEBHOOKS_CONFIG) config: WebhooksConfig,
+  ) {
+    this.rollKeys = new KeyedChange({ table: 'webhook_roll_keys', column: 'endpoint_id', noun: 'webhook endpoint' }, {
+      seal: (answer) => encryptSecret(JSON.stringify(answer), config.secretKey),
+      open: (stored) => JSON.parse(decryptSecret(stored, config.secretKey)) as RolledWebhookEndpoint,
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.stopSweeping = [this.createKeys.sweepPeriodically(this.pool), this.rollKeys.sweepPeriodically(this.pool)];
+  }
+
+  onApplicationShutdown(): void {
+    for (const stop of this.stopSweeping) stop();
+  }
 
   async insert(db: Queryable, row: Omit<EndpointRow, 'status' | 'consecutive_failures' | 'created_at'>): Promise<EndpointRow> {
     const { rows } = await db.query<EndpointRow>(
@@ -79,9 +99,9 @@ export class EndpointsRepository {
    * one before that is forgotten. Undefined when the workspace has no such endpoint.
    */
   async rollSecret(
-    workspaceId: string, id: string, secretEnc: string, graceMs: number,
+    db: Queryable, workspaceId: string, id: string, secretEnc: string, graceMs: number,
   ): Promise<(EndpointRow & { previous_secret_expires_at: Date }) | undefined> {
-    const { rows } = await this.pool.query<EndpointRow & { previous_secret_expires_at: Date }>(
+    const { rows } = await db.query<EndpointRow & { previous_secret_expires_at: Date }>(
       `UPDATE webhook_endpoints SET previous_secret_enc = secret_enc, secret_enc = $3,
          previous_secret_expires_at = date_trunc('milliseconds', now()) + $4 * interval '1 millisecond'
        WHERE id = $1 AND workspace_id = $2

@@ -32,8 +32,27 @@ class InMemoryCreateKeys extends IdempotentCreate {
   }
 }
 
+/** KeyedChange's rules (run) over keys and answers kept in memory instead of webhook_roll_keys. */
+class InMemoryChangeKeys<T> {
+  readonly answers = new Map<string, { id: string; request_hash: string; answer: T }>();
+  async run(_db: unknown, ctx: RequestContext, id: string, change: () => Promise<T>, exists: (id: string) => Promise<boolean>): Promise<T> {
+    if (!ctx.idempotency) return change();
+    const slot = `${ctx.workspace_id}/${ctx.idempotency.key}`;
+    const earlier = this.answers.get(slot);
+    if (!earlier) {
+      const answer = await change();
+      this.answers.set(slot, { id, request_hash: ctx.idempotency.request_hash, answer });
+      return answer;
+    }
+    if (earlier.request_hash !== ctx.idempotency.request_hash) throw Object.assign(new Error('conflict'), { code: 'conflict', param: 'Idempotency-Key' });
+    if (!(await exists(earlier.id))) throw Object.assign(new Error('conflict'), { code: 'conflict', param: 'Idempotency-Key' });
+    return earlier.answer;
+  }
+}
+
 class InMemoryEndpoints {
   readonly createKeys = new InMemoryCreateKeys();
+  readonly rollKeys = new InMemoryChangeKeys();
   readonly rows = new Map<string, EndpointRow & { previous_secret_enc?: string }>();
 
   async insert(_db: unknown, row: Omit<EndpointRow, 'status' | 'consecutive_failures' | 'created_at'>): Promise<EndpointRow> {
@@ -52,7 +71,7 @@ class InMemoryEndpoints {
     this.rows.set(id, { ...row, ...defined });
     return { ...this.rows.get(id)! };
   }
-  async rollSecret(workspaceId: string, id: string, secretEnc: string, graceMs: number) {
+  async rollSecret(_db: unknown, workspaceId: string, id: string, secretEnc: string, graceMs: number) {
     const row = await this.findById(workspaceId, id);
     if (!row) return undefined;
     this.rows.set(id, { ...row, previous_secret_enc: row.secret_enc, secret_enc: secretEnc });
@@ -168,5 +187,16 @@ describe('EndpointsService (in-memory repositories)', () => {
     expect(decryptSecret(endpoints.rows.get(created.id)!.secret_enc, config.secretKey)).toBe(rolled.secret);
     expect(Date.parse(rolled.previous_secret_expires_at) - before).toBeGreaterThanOrEqual(config.secretRollGraceMs);
     await expect(service.rollSecret(other, created.id)).rejects.toMatchObject({ code: 'not_found', param: 'id' });
+  });
+
+  it('a roll asked again with its Idempotency-Key answers the first roll\'s secret and rolls nothing more', async () => {
+    const { service, endpoints, config } = setup();
+    const created = await service.create(ctx, body);
+    const keyed = { ...ctx, idempotency: { key: 'roll-1', request_hash: 'h1' } } as RequestContext;
+    const first = await service.rollSecret(keyed, created.id);
+    const stored = endpoints.rows.get(created.id)!;
+    await expect(service.rollSecret(keyed, created.id)).resolves.toEqual(first);
+    expect(endpoints.rows.get(created.id)).toEqual(stored);
+    expect(decryptSecret(stored.previous_secret_enc!, config.secretKey)).toBe(created.secret);
   });
 });

@@ -58,9 +58,14 @@ export class EndpointsService {
    */
   async rollSecret(ctx: RequestContext, id: string): Promise<RolledWebhookEndpoint> {
     const secret = newSigningSecret();
-    const row = await this.endpoints.rollSecret(ctx.workspace_id, id, encryptSecret(secret, this.config.secretKey), this.config.secretRollGraceMs);
-    if (!row) throw DomainError.notFound('webhook endpoint', id, 'id');
-    return { ...renderEndpoint(row), secret, previous_secret_expires_at: row.previous_secret_expires_at.toISOString() };
+    return this.uow.run((tx) =>
+      // asked again with its Idempotency-Key: the secret the first roll made, never a third one
+      this.endpoints.rollKeys.run(tx, ctx, id, async () => {
+        const row = await this.endpoints.rollSecret(tx, ctx.workspace_id, id, encryptSecret(secret, this.config.secretKey), this.config.secretRollGraceMs);
+        if (!row) throw DomainError.notFound('webhook endpoint', id, 'id');
+        return { ...renderEndpoint(row), secret, previous_secret_expires_at: row.previous_secret_expires_at.toISOString() };
+      }, async (earlier) => (await this.endpoints.findById(ctx.workspace_id, earlier, tx)) !== undefined),
+    );
   }
 
   /**
