@@ -1,5 +1,6 @@
 import { envInt, secretSetting } from '@app/platform';
-import { DEV_SEQUENCES_SECRET_KEY } from './mailboxes/secret-box';
+
+export const DEV_SEQUENCES_SECRET_KEY = 'dev-only-sequences-secret-key-change-me';
 
 export interface SequencesConfig {
   secretKey: string;

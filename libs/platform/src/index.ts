@@ -42,3 +42,4 @@ export * from './unit-of-work';
 export * from './idempotent-create';
 export * from './claim-owner';
 export * from './webhook-signature';
+export * from './secret-box';

@@ -1,5 +1,6 @@
 import { randomToken } from '@app/platform';
 import { ApiResponse, TestMesh } from '../../harness';
+import { findInDatabases, plainFormsOfSecret } from '../../support/database-scan';
 import { expectApiError, expectRequestId, listLeads } from '../../support/gateway-assertions';
 
 /**
@@ -325,6 +326,38 @@ describe('gateway idempotency (e2e)', () => {
       // without the key, the request is what the member may do now: refused
       expectApiError(await mesh.request('POST', '/webhook_endpoints', { key: demotedKey, body: { url: `https://hooks.example.com/${path}`, events } }), 403, 'permission_denied');
       expect(await endpointsAt(path)).toEqual([made.body.id]);
+    });
+  });
+
+  describe('POST /webhook_endpoints and POST /webhook_endpoints/{id}/secret/roll: stored answers keep no secret in plaintext', () => {
+    it('no database of the mesh holds a signing secret in any plain form; the same key is still replayed the same secrets', async () => {
+      const path = `sealed-${randomToken(8)}`;
+      const createKey = newKey();
+      const rollKey = newKey();
+      const body = { url: `https://hooks.example.com/${path}`, events: ['sequence.completed'] };
+      const created = await mesh.request('POST', '/webhook_endpoints', { key: a.key, body, headers: { 'idempotency-key': createKey } });
+      expect(created.status).toBe(201);
+      expect(created.body.secret).toMatch(/^whsec_/);
+      const rolled = await mesh.request('POST', `/webhook_endpoints/${created.body.id}/secret/roll`, { key: a.key, headers: { 'idempotency-key': rollKey } });
+      expect(rolled.status).toBe(200);
+      expect(rolled.body.secret).toMatch(/^whsec_/);
+      expect(rolled.body.secret).not.toBe(created.body.secret);
+
+      // the scan sees what does rest in plaintext (the endpoint's URL), and no form of either secret
+      expect((await findInDatabases(mesh, { url: path })).map((s) => s.table)).toContain(`${mesh.dbPrefix}webhooks.public.webhook_endpoints`);
+      for (const secret of [created.body.secret, rolled.body.secret]) {
+        expect(await findInDatabases(mesh, plainFormsOfSecret(secret))).toEqual([]);
+      }
+
+      for (const [original, request] of [
+        [created, () => mesh.request('POST', '/webhook_endpoints', { key: a.key, body, headers: { 'idempotency-key': createKey } })],
+        [rolled, () => mesh.request('POST', `/webhook_endpoints/${created.body.id}/secret/roll`, { key: a.key, headers: { 'idempotency-key': rollKey } })],
+      ] as const) {
+        const replay = await request();
+        expect(replay.status).toBe(original.status);
+        expect(replay.headers.get('idempotent-replayed')).toBe('true');
+        expect(replay.text).toBe(original.text);
+      }
     });
   });
 });

@@ -13,6 +13,7 @@ describe('production secrets', () => {
     EXPORT_SIGNING_SECRET: randomBytes(32).toString('hex'),
     SEQUENCES_SECRET_KEY: randomBytes(32).toString('hex'),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
+    IDEMPOTENCY_SECRET_KEY: randomBytes(32).toString('hex'),
   };
 
   beforeAll(async () => {
@@ -39,6 +40,7 @@ describe('production secrets', () => {
   it.each([
     ['crm', 'EXPORT_SIGNING_SECRET'],
     ['gateway', 'EXPORT_SIGNING_SECRET'],
+    ['gateway', 'IDEMPOTENCY_SECRET_KEY'],
     ['sequences', 'SEQUENCES_SECRET_KEY'],
     ['webhooks', 'WEBHOOK_SECRET_KEY'],
   ] as const)('%s refuses to start without %s', async (name, variable) => {

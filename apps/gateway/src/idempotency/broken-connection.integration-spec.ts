@@ -38,7 +38,7 @@ describe('gateway stores across a terminated connection', () => {
     // the owner's liveness session is its own connection, never the pool's one that is terminated
     owner = new ClaimOwner({ databaseUrl: url });
     await owner.onApplicationBootstrap();
-    idempotency = new IdempotencyStore(pool, { rpcTimeoutMs: 10_000 } as GatewayConfig, owner);
+    idempotency = new IdempotencyStore(pool, { rpcTimeoutMs: 10_000, idempotencySecretKey: 'test-idempotency-secret-key' } as GatewayConfig, owner);
     counters = new PgCounterStore(pool);
   });
 

@@ -22,7 +22,7 @@ describe('idempotency claims of a gateway that died', () => {
     return u.toString();
   })();
   // the age rule far away, so only the owner's liveness can hand a claim over here
-  const config = { rpcTimeoutMs: 60_000 } as GatewayConfig;
+  const config = { rpcTimeoutMs: 60_000, idempotencySecretKey: 'test-idempotency-secret-key' } as GatewayConfig;
   const scope: IdempotencyScope = { workspaceId: `ws_${randomToken(8)}`, keyId: `key_${randomToken(8)}`, grants: 'owner agency leads' };
   const owners: ClaimOwner[] = [];
   let pool: Pool;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
 import { RequestContext } from '@app/contracts';
-import { claimOwnerGone, forgetGoneClaimOwners, onFreshConnection, PG_POOL, randomToken, rootLogger, runPeriodically, SERVICE_CONFIG } from '@app/platform';
+import { claimOwnerGone, forgetGoneClaimOwners, onFreshConnection, PG_POOL, randomToken, rootLogger, runPeriodically, SecretBox, SERVICE_CONFIG } from '@app/platform';
 import { GatewayConfig } from '../config';
 import { CLAIM_OWNER_LOCK_CLASS, ClaimOwner, ClaimOwnerIdentity, GATEWAY_CLAIM_OWNERS } from './claim-owner.store';
 
@@ -85,6 +85,12 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
    * claims without an owner and an owner that looks alive but never finishes.
    */
   private readonly abandonedAfterMs: number;
+  /**
+   * Every stored answer is sealed, whatever it holds: some carry a secret shown once (an
+   * endpoint's signing secret, on create and on roll), and a rule for every answer cannot miss
+   * one a new route adds.
+   */
+  private readonly box: SecretBox;
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
@@ -92,6 +98,7 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
     @Inject(ClaimOwner) private readonly owner: ClaimOwnerIdentity,
   ) {
     this.abandonedAfterMs = 3 * config.rpcTimeoutMs + 5000;
+    this.box = new SecretBox(config.idempotencySecretKey);
   }
 
   onApplicationBootstrap(): void {
@@ -127,8 +134,8 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
     ), { idempotent: true });
     if (claimed.rowCount === 1) return { kind: 'claimed', token };
     // Hand-written: on the path of every POST with an Idempotency-Key, beside the claim it follows.
-    const { rows } = await onFreshConnection(() => this.pool.query<{ request_hash: string; grants: string; status: string; response_status: number; response_body: string }>(
-      'SELECT request_hash, grants, status, response_status, response_body FROM idempotency_records WHERE key_id = $1 AND key = $2',
+    const { rows } = await onFreshConnection(() => this.pool.query<{ request_hash: string; grants: string; status: string; response_status: number; response_body: string; claim: string | null }>(
+      'SELECT request_hash, grants, status, response_status, response_body, claim FROM idempotency_records WHERE key_id = $1 AND key = $2',
       [scope.keyId, key],
     ), { idempotent: true });
     const record = rows[0];
@@ -136,7 +143,31 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
     if (record.request_hash !== fingerprint) return { kind: 'mismatch' };
     if (record.status !== 'done') return { kind: 'in_progress' };
     if (record.grants !== scope.grants) return { kind: 'other_grants' };
-    return { kind: 'replay', status: record.response_status, body: record.response_body };
+    const body = this.open(record.response_body);
+    if (body === undefined) {
+      // sealed under another IDEMPOTENCY_SECRET_KEY: no answer to give, so the request runs again,
+      // and the services answer a keyed create with what the first run made
+      await this.forget(scope, key, record.claim);
+      return this.claim(scope, key, fingerprint);
+    }
+    return { kind: 'replay', status: record.response_status, body };
+  }
+
+  private open(sealed: string): string | undefined {
+    try {
+      return this.box.open(sealed);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async forget(scope: IdempotencyScope, key: string, claim: string | null): Promise<void> {
+    // Hand-written: deletes this one settled record only, never a claim taken meanwhile.
+    // Tried again on a broken connection: a second run finds nothing to delete.
+    await onFreshConnection(() => this.pool.query(
+      `DELETE FROM idempotency_records WHERE key_id = $1 AND key = $2 AND claim IS NOT DISTINCT FROM $3 AND status = 'done'`,
+      [scope.keyId, key, claim],
+    ), { idempotent: true });
   }
 
   async complete(scope: IdempotencyScope, key: string, token: string, status: number, body: string): Promise<void> {
@@ -146,7 +177,7 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
     await onFreshConnection(() => this.pool.query(
       `UPDATE idempotency_records SET status = 'done', response_status = $4, response_body = $5
        WHERE key_id = $1 AND key = $2 AND claim = $3 AND status = 'in_progress'`,
-      [scope.keyId, key, token, status, body],
+      [scope.keyId, key, token, status, this.box.seal(body)],
     ), { idempotent: true });
   }
 

@@ -1,7 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ImapFlow } from 'imapflow';
-import { counter, rootLogger } from '@app/platform';
-import { SecretBox } from '../mailboxes/secret-box';
+import { counter, rootLogger, SecretBox } from '@app/platform';
 import { SEQUENCES_CONFIG, SequencesConfig } from '../sequences.config';
 import { ImapPollSession, ImapStateRepository } from './imap-state.repository';
 import { InboundService } from './inbound.service';

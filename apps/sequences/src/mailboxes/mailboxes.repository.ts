@@ -4,10 +4,9 @@ import { createTransport, Transporter } from 'nodemailer';
 import { Pool } from 'pg';
 import { In, Repository } from 'typeorm';
 import { Mailbox } from '@app/contracts';
-import { PG_POOL, Queryable } from '@app/platform';
+import { PG_POOL, Queryable, SecretBox } from '@app/platform';
 import { SEQUENCES_CONFIG, SequencesConfig } from '../sequences.config';
 import { MailboxEntity } from './mailbox.entity';
-import { SecretBox } from './secret-box';
 
 /** A mailbox as the engine and the API read it (`window_start`, `window_end` as `HH:MM`). */
 export type MailboxRow = MailboxEntity;

@@ -1,8 +1,11 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
-export const DEV_SEQUENCES_SECRET_KEY = 'dev-only-sequences-secret-key-change-me';
-
-/** AES-256-GCM with a key derived (SHA-256) from SEQUENCES_SECRET_KEY: `v1.<iv>.<tag>.<ciphertext>` base64url. */
+/**
+ * AES-256-GCM with a key derived (SHA-256) from a sealing secret (secretSetting):
+ * `v1.<iv>.<tag>.<ciphertext>` base64url. What it seals rests in a database without the secret
+ * that opens it: mailbox credentials (SEQUENCES_SECRET_KEY), the gateway's stored answers
+ * (IDEMPOTENCY_SECRET_KEY).
+ */
 export class SecretBox {
   private readonly key: Buffer;
 
