@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { randomToken } from '@app/platform';
 import { findNatsServer, freePort, MESH_NATS_IDENTITY_DIR, portVariable, ROOT, startNatsServer, tcpAnswers, waitFor } from '../../tools/mesh/processes';
 import { PG_SERVER_URL } from '../harness';
 import { PostgresAuthPeer } from '../support/postgres-peer';
+import { eventually } from '../support/smtp-sink';
 
 const START = join(ROOT, 'dist/tools/mesh/start.js');
 
@@ -105,20 +106,22 @@ describe('npm start tells the truth about PostgreSQL and NATS', () => {
     }
   });
 
-  it('once all six services are up: the API, its docs, NATS and PostgreSQL addresses, and no password anywhere', async () => {
+  it('once all six services are up: the API, its docs, NATS, PostgreSQL and mail addresses, the opt-out portal mails to the outbox, no password anywhere', async () => {
     const natsPort = await freePort();
     const natsDir = mkdtempSync(join(tmpdir(), 'start-nats-'));
+    const outboxDir = mkdtempSync(join(tmpdir(), 'start-outbox-'));
     const nats = await startNatsServer(natsPort, natsDir);
     const prefix = `t_${randomToken(8).toLowerCase()}_`;
     const server = new URL(PG_SERVER_URL);
     server.password = SECRET; // the test PostgreSQL trusts local connections: any password gets in
     const env: Record<string, string> = {
       DATABASE_URL: server.toString(), DB_PREFIX: prefix, NATS_URL: `nats://mesh:${SECRET}@127.0.0.1:${natsPort}`, [MESH_NATS_IDENTITY_DIR]: nats.identities.dir,
+      MAIL_OUTBOX_DIR: outboxDir,
     };
     for (const name of SERVICE_NAMES) env[portVariable(name)] = String(await freePort());
     const run = runStart(env);
     try {
-      await waitFor('the addresses', async () => /\[mesh\] {3}PostgreSQL .*\n/.test(run.output()) || run.child.exitCode !== null, 150_000, 250);
+      await waitFor('the addresses', async () => /\[mesh\] {3}Mail .*\n/.test(run.output()) || run.child.exitCode !== null, 150_000, 250);
       const output = run.output();
       const api = `http://127.0.0.1:${env.PORT}/api/v1`;
       expect(output).toContain(`[mesh] all ${SERVICE_NAMES.length} services ready`);
@@ -126,8 +129,22 @@ describe('npm start tells the truth about PostgreSQL and NATS', () => {
       expect(output).toContain(`[mesh]   API docs    ${api}/docs (OpenAPI: ${api}/openapi.json)\n`);
       expect(output).toContain(`[mesh]   NATS        nats://127.0.0.1:${natsPort} (JetStream)\n`);
       expect(output).toContain(`[mesh]   PostgreSQL  postgres://${server.host}${server.pathname} (databases ${prefix}<service>)\n`);
+      expect(output).toMatch(new RegExp(`\\[mesh\\] {3}Mail {8}smtp://127\\.0\\.0\\.1:\\d+, kept in ${outboxDir} \\(read it: npm run -s admin -- mail:outbox\\)\n`));
       expect((await fetch(`${api}/docs`)).status).toBe(200);
       expect(output).not.toContain(SECRET);
+
+      // the opt-out portal mails its confirmation link to the outbox, where the admin CLI reads it
+      const asked = await fetch(`${api}/optout`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=newcomer%40example.com' });
+      expect(asked.status).toBe(200);
+      const outbox = () => JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist/apps/admin/src/main.js'), 'mail:outbox', '--to', 'newcomer@example.com'], {
+        cwd: ROOT, env: { PATH: process.env.PATH, MAIL_OUTBOX_DIR: outboxDir }, encoding: 'utf8',
+      })) as { data: { to: string[]; subject: string; links: string[] }[] };
+      const { data } = (await eventually('the confirmation email in the outbox', () => {
+        const read = outbox();
+        return read.data.length > 0 ? read : undefined;
+      }))!;
+      expect(data).toEqual([expect.objectContaining({ to: ['newcomer@example.com'], subject: 'Confirm your opt-out', links: [expect.stringMatching(new RegExp(`^${api}/optout/confirm/[\\w.-]+$`))] })]);
+      expect((await fetch(data[0].links[0])).status).toBe(200);
     } finally {
       run.child.kill('SIGTERM');
       const hard = setTimeout(() => run.child.kill('SIGKILL'), 20_000);
@@ -136,6 +153,7 @@ describe('npm start tells the truth about PostgreSQL and NATS', () => {
       expect(run.output()).not.toContain(SECRET);
       nats.child.kill('SIGKILL');
       rmSync(natsDir, { recursive: true, force: true });
+      rmSync(outboxDir, { recursive: true, force: true });
       const admin = new Client({ connectionString: PG_SERVER_URL });
       await admin.connect();
       const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${prefix}%`]);

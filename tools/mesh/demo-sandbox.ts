@@ -1,7 +1,10 @@
 import { ConfigError } from '@app/platform';
+import { mailOutboxDir } from '@app/platform/mail-outbox';
 import { DEMO_TLD, seedEntity } from '../../apps/search/src/entities/seed';
 import { candidateAddresses } from '../../apps/search/src/reveals/email-verifier';
 import { startDns, startSmtp, Zone } from './mail-peers';
+import { ROOT } from './processes';
+import { SmtpSink } from './smtp-sink';
 
 /** Entities `npm start` seeds into an empty index (the demo corpus), all of which the sandbox knows. */
 export const DEMO_CORPUS_SIZE = 6000;
@@ -107,4 +110,28 @@ export async function startDemoSandbox(env: NodeJS.ProcessEnv, say: (line: strin
       await dns.close();
     },
   };
+}
+
+export interface MailOutbox {
+  /** What the opt-out portal (sequences) needs to mail through the outbox. */
+  env: { OPTOUT_SMTP_URL: string };
+  dir: string;
+  sink: SmtpSink;
+  close: () => Promise<void>;
+}
+
+/**
+ * `npm start`'s mail outbox: an SMTP server on 127.0.0.1 that takes every message for any
+ * address and keeps it as a file in `dir` (MAIL_OUTBOX_DIR, else .data/mail/outbox), where
+ * `admin mail:outbox` reads it; nothing leaves the machine. The opt-out portal mails its
+ * confirmation links there unless OPTOUT_SMTP_URL names a server already (then off: null).
+ */
+export async function startMailOutbox(env: NodeJS.ProcessEnv, say: (line: string) => void): Promise<MailOutbox | null> {
+  if (env.OPTOUT_SMTP_URL) {
+    say('mail outbox off: the opt-out portal mails through OPTOUT_SMTP_URL');
+    return null;
+  }
+  const dir = mailOutboxDir(env, ROOT);
+  const sink = await SmtpSink.start({ outboxDir: dir });
+  return { env: { OPTOUT_SMTP_URL: `smtp://127.0.0.1:${sink.port}` }, dir, sink, close: () => sink.close() };
 }

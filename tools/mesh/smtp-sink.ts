@@ -1,6 +1,7 @@
 import { AddressInfo } from 'node:net';
 import { simpleParser, ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { keepInOutbox } from '@app/platform/mail-outbox';
 
 export interface SunkMail {
   messageId: string;
@@ -14,7 +15,10 @@ export interface SunkMail {
   raw(name: string): string | undefined;
 }
 
-/** A real local SMTP server (npm smtp-server) that keeps every message it accepts. */
+/**
+ * A real local SMTP server (npm smtp-server) that keeps every message it accepts; with `outboxDir`,
+ * also as a file there (`npm start`'s mail outbox, libs/platform/src/mail-outbox.ts).
+ */
 export class SmtpSink {
   readonly mails: SunkMail[] = [];
   private server!: SMTPServer;
@@ -22,7 +26,7 @@ export class SmtpSink {
   /** Recipients the server refuses at RCPT with a 550 (a mailbox that does not exist). */
   readonly refuse = new Set<string>();
 
-  static async start(): Promise<SmtpSink> {
+  static async start(options: { outboxDir?: string } = {}): Promise<SmtpSink> {
     const sink = new SmtpSink();
     sink.server = new SMTPServer({
       authOptional: true,
@@ -36,11 +40,15 @@ export class SmtpSink {
         stream.on('data', (c: Buffer) => chunks.push(c));
         stream.on('end', async () => {
           try {
-            const parsed = await simpleParser(Buffer.concat(chunks));
+            const raw = Buffer.concat(chunks);
+            const parsed = await simpleParser(raw);
+            const to = session.envelope.rcptTo.map((r) => r.address);
+            const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+            if (options.outboxDir) keepInOutbox(options.outboxDir, { from, to }, raw);
             sink.mails.push({
               messageId: parsed.messageId ?? '',
-              to: session.envelope.rcptTo.map((r) => r.address).join(','),
-              from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              to: to.join(','),
+              from,
               subject: parsed.subject ?? '',
               text: parsed.text ?? '',
               headers: parsed.headers,

@@ -1,12 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { ServiceName } from '@app/contracts';
 import {
   ConfigError, DEFAULT_HTTP_PORTS, describeNatsProblem, describePostgresProblem, ensureNatsIdentities, LOCAL_NATS_IDENTITY_DIR, LOCAL_NATS_URL_FILE,
   natsConnectOptions, natsUrl, probeNats, probePostgres, readNatsSettings, withoutCredentials,
 } from '@app/platform';
-import { DEMO_CORPUS_SIZE, startDemoSandbox } from './demo-sandbox';
+import { DEMO_CORPUS_SIZE, MailOutbox, startDemoSandbox, startMailOutbox } from './demo-sandbox';
 import {
   APPS, findNatsServer, httpReady, MESH_NATS_IDENTITY_DIR, portVariable, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers, waitFor,
 } from './processes';
@@ -89,7 +89,7 @@ async function runOwnNats(): Promise<() => void> {
 }
 
 /** Where everything is, once it is up; no URL carries its user or password. */
-function readyLines(env: NodeJS.ProcessEnv, apiPort: number): string[] {
+function readyLines(env: NodeJS.ProcessEnv, apiPort: number, outbox: MailOutbox | null): string[] {
   const api = `http://127.0.0.1:${apiPort}/api/v1`;
   const prefix = env.DB_PREFIX ?? 'lim_';
   return [
@@ -97,6 +97,7 @@ function readyLines(env: NodeJS.ProcessEnv, apiPort: number): string[] {
     `API docs    ${api}/docs (OpenAPI: ${api}/openapi.json)`,
     `NATS        ${withoutCredentials(natsUrl(env))} (JetStream)`,
     `PostgreSQL  ${withoutCredentials(env.DATABASE_URL || DEFAULT_DATABASE_URL)} (databases ${prefix}<service>)`,
+    ...(outbox ? [`Mail        ${outbox.env.OPTOUT_SMTP_URL}, kept in ${outbox.dir.startsWith(`${ROOT}/`) ? relative(ROOT, outbox.dir) : outbox.dir} (read it: npm run -s admin -- mail:outbox)`] : []),
   ];
 }
 
@@ -109,6 +110,8 @@ async function main(): Promise<void> {
   await ensurePostgres();
   const stopNats = await ensureNats();
   Object.assign(process.env, (await startDemoSandbox(process.env, say))?.env);
+  const outbox = await startMailOutbox(process.env, say);
+  Object.assign(process.env, outbox?.env);
   const running = new Map<ServiceName, RunningApp>();
   let stopping = false;
 
@@ -137,7 +140,7 @@ async function main(): Promise<void> {
   for (const name of APPS) launch(name);
   await Promise.all(APPS.map((name) => waitFor(`${name}`, () => httpReady(portOf(name)), 60_000, 200)));
   say(`all ${APPS.length} services ready`);
-  for (const line of readyLines(process.env, portOf('gateway'))) say(`  ${line}`);
+  for (const line of readyLines(process.env, portOf('gateway'), outbox)) say(`  ${line}`);
   say('create a workspace and a key: npm run -s admin -- workspace:create --name Acme, then key:create --workspace <ws_id> --mode test');
   seedDemoCorpus();
 }

@@ -118,7 +118,11 @@ process.on('exit', () => writeFileSync(${JSON.stringify(out)}, JSON.stringify([.
     expect(seed.status).toBe(1);
     expect(seed.stderr).toMatch(/no search service is running on NATS/);
 
-    const read = new Set([...help.reads, ...noBus.reads, ...seed.reads, ...namesInSources()]);
+    // no bus needed: the outbox is files
+    const outbox = run(['mail:outbox'], { MAIL_OUTBOX_DIR: join(dir, 'outbox') });
+    expect(outbox.status).toBe(0);
+
+    const read = new Set([...help.reads, ...noBus.reads, ...seed.reads, ...outbox.reads, ...namesInSources()]);
     // the runs did reach the operator's identity, TLS, the connection and search:seed's batching
     expect([...read]).toEqual(expect.arrayContaining(['NATS_URL', 'NATS_NKEY_SEED_FILE', 'NODE_ENV', 'NATS_TLS_CA_FILE', 'NATS_COALESCE_WRITES', 'SEED_CHUNK']));
 

@@ -10,7 +10,8 @@ export const INVOCATION = 'npm run -s admin --';
 /**
  * The environment the CLI reads, and nothing else (help.integration-spec.ts runs the CLI and checks both
  * ways): the operator's NATS identity and bus (libs/platform/src/nats-auth.ts, where unset the
- * ones `npm start` made for this checkout: admin-context.ts), and search:seed's batching and retries.
+ * ones `npm start` made for this checkout: admin-context.ts), search:seed's batching and retries,
+ * and where `npm start` keeps the mail it took.
  */
 export const SETTINGS: { name: string; text: string }[] = [
   { name: 'NATS_URL', text: 'the NATS server; unset: the one `npm start` runs for this checkout (.data/nats/url), else nats://127.0.0.1:4222' },
@@ -26,6 +27,7 @@ export const SETTINGS: { name: string; text: string }[] = [
   { name: 'SEED_PARALLEL', text: 'search:seed, ingest: requests in flight (default 4)' },
   { name: 'ADMIN_RETRIES', text: 'search:seed, ingest: times one chunk or batch is asked when it gets no answer (default 5)' },
   { name: 'ADMIN_NATS_CONNECT_MS', text: 'how long every command waits for NATS to answer its connection, in ms (default 5000)' },
+  { name: 'MAIL_OUTBOX_DIR', text: "mail:outbox: the directory of `npm start`'s mail outbox (default .data/mail/outbox)" },
   { name: 'ADMIN_PROGRESS', text: '1: progress lines on stderr when it is not a terminal (one every 5 s), as search:seed and ingest draw on one' },
 ];
 

@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   conflict: 'conflict',
   rateLimited: 'rate_limited',
   internalError: 'internal_error',
+  serviceUnavailable: 'service_unavailable',
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 
@@ -22,6 +23,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   rate_limited: 429,
   internal_error: 500,
+  service_unavailable: 503,
 };
 
 /** Broad class of an error (`error.type`). */
@@ -34,6 +36,7 @@ export const ERROR_TYPE: Record<ErrorCode, string> = {
   conflict: 'invalid_request_error',
   rate_limited: 'rate_limit_error',
   internal_error: 'api_error',
+  service_unavailable: 'api_error',
 };
 
 /** What a service answers over NATS for a domain failure. */

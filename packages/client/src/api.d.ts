@@ -304,7 +304,7 @@ export interface paths {
         put?: never;
         /**
          * Opt-out portal: send the confirmation link
-         * @description Mails a confirmation link to the address (whether or not it can receive mail, the answer is the same). A refused address is 400: the form again, with the reason, to the HTML form; the error object to a JSON client. No API key.
+         * @description Mails a confirmation link to the address (whether or not it can receive mail, the answer is the same). A refused address is 400: the form again, with the reason, to the HTML form; the error object to a JSON client. 503 `service_unavailable` when the installation has no mail server for the portal (or it does not answer): nothing is recorded. No API key.
          */
         post: operations["optout_request"];
         delete?: never;
@@ -946,7 +946,7 @@ export interface components {
                  * @description Stable code; clients branch on it. New codes may be added (handle them by HTTP status).
                  * @enum {string}
                  */
-                code: "invalid_request" | "authentication_failed" | "insufficient_credits" | "permission_denied" | "not_found" | "conflict" | "rate_limited" | "internal_error";
+                code: "invalid_request" | "authentication_failed" | "insufficient_credits" | "permission_denied" | "not_found" | "conflict" | "rate_limited" | "internal_error" | "service_unavailable";
                 /** @description Human-readable; wording can change and must not be parsed. */
                 message: string;
                 /** @description The offending request field, when there is one. */
@@ -1988,6 +1988,29 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `service_unavailable`: a service the request needs is not configured on this installation (the opt-out portal without a mail server); nothing is recorded What it means, what to do, whether to retry: [`service_unavailable` in the error catalogue](http://127.0.0.1:3000/api/v1/docs/errors#service_unavailable). */
+        ServiceUnavailable: {
+            headers: {
+                "Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "api_error",
+                 *         "code": "service_unavailable",
+                 *         "message": "a service the request needs is not configured on this installation (the opt-out portal without a mail server); nothing is recorded",
+                 *         "doc_url": "http://127.0.0.1:3000/api/v1/docs/errors#service_unavailable"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description API version (a date). Defaults to the version pinned on the key. */
@@ -2705,6 +2728,16 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: a service the request needs is not configured on this installation (the opt-out portal without a mail server); nothing is recorded (an HTML page to a form post, the error object to a JSON client). What it means, what to do, whether to retry: [`service_unavailable` in the error catalogue](http://127.0.0.1:3000/api/v1/docs/errors#service_unavailable). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     optout_confirmPage: {

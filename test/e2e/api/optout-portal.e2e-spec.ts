@@ -1,7 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../../tools/mesh/processes';
 import { TestMesh } from '../../harness';
+import { expectApiError } from '../../support/gateway-assertions';
 import { eventually, SmtpSink } from '../../support/smtp-sink';
 
 /** The public opt-out portal: ask with an address, confirm by the mailed link, a global opt_out suppression. */
@@ -69,5 +71,42 @@ describe('opt-out portal', () => {
     const res = await fetch(`${mesh.baseUrl}/optout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'nope' }) });
     expect(res.status).toBe(400);
     expect(sink.mails.length).toBe(before);
+  });
+
+  const askByForm = (email: string) =>
+    fetch(`${mesh.baseUrl}/optout`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `email=${encodeURIComponent(email)}` });
+
+  it('an address the mail server refuses gets the answer an accepted one gets (the portal reveals no mailbox)', async () => {
+    sink.refuse.add('gone@portal.test');
+    const refused = await mesh.request('POST', '/optout', { body: { email: 'gone@portal.test' } });
+    const accepted = await mesh.request('POST', '/optout', { body: { email: 'here@portal.test' } });
+    expect(accepted.status).toBe(200);
+    expect({ status: refused.status, text: refused.text.replace('gone@', 'here@') }).toEqual({ status: accepted.status, text: accepted.text });
+  });
+
+  /** Sequences again with OPTOUT_SMTP_URL as given (undefined: none). */
+  async function restartSequences(smtpUrl: string | undefined): Promise<void> {
+    await mesh.stopApp('sequences');
+    if (smtpUrl === undefined) delete mesh.env.OPTOUT_SMTP_URL;
+    else mesh.env.OPTOUT_SMTP_URL = smtpUrl;
+    await mesh.startApp('sequences');
+  }
+
+  it('no mail server configured, or one that does not answer: 503 service_unavailable (the error object to JSON, a page to the form), never 500', async () => {
+    const closed = `smtp://127.0.0.1:${await freePort()}`;
+    for (const smtpUrl of [undefined, closed]) {
+      await restartSequences(smtpUrl);
+      const json = await mesh.request('POST', '/optout', { body: { email: 'pat@portal.test' } });
+      expectApiError(json, 503, 'service_unavailable');
+      expect(json.body.error.type).toBe('api_error');
+      expect(json.body.error.doc_url).toMatch(/\/docs\/errors#service_unavailable$/);
+      const page = await askByForm('pat@portal.test');
+      expect(page.status).toBe(503);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await page.text()).toContain('no link was sent and nothing was recorded');
+      // the form itself and a refused address still answer as ever
+      expect((await fetch(`${mesh.baseUrl}/optout`)).status).toBe(200);
+      expectApiError(await mesh.request('POST', '/optout', { body: { email: 'nope' } }), 400, 'invalid_request', 'email');
+    }
   });
 });

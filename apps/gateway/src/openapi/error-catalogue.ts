@@ -53,6 +53,13 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorEntry> = {
     action: 'Retry with backoff. A POST is safe to retry with the same `Idempotency-Key`: it executes at most once.',
     retry: 'Yes, with backoff (and the same Idempotency-Key on POST).',
   },
+  service_unavailable: {
+    meaning:
+      'A feature is switched off on this installation because something it needs is not set up: the public opt-out portal answers it when no mail ' +
+      'server is configured for its confirmation emails (or the one configured does not take the message). Nothing was recorded.',
+    action: 'Try again later; the operator of the installation configures the missing service (for the portal, `OPTOUT_SMTP_URL`).',
+    retry: 'Yes, once the operator has configured it; until then the same request fails again.',
+  },
 };
 
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

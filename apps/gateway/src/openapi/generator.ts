@@ -301,7 +301,8 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
     const errors = keyless ? doc.errors : [...new Set([...doc.errors, ...COMMON_ERRORS])].sort();
     for (const code of errors) {
       const known = ERROR_RESPONSES[code];
-      if (doc.htmlErrors && code < 429) {
+      // 429 and 500 may come from the pipeline before the handler runs (the error object); the others only from the handler
+      if (doc.htmlErrors && code !== 429 && code !== 500) {
         const html = { 'text/html': { schema: { type: 'string' } } };
         responses[String(code)] = doc.htmlErrors === 'negotiated'
           ? { description: `${known?.description ?? `Error ${code}`} (an HTML page to a form post, the error object to a JSON client).${catalogueLink(code, docsUrl)}`, content: { ...html, 'application/json': { schema: componentRef('Error') } } }

@@ -60,6 +60,7 @@ export const ERROR_RESPONSES: Record<number, { name: string; description: string
   409: { name: 'Conflict', description: '`conflict`: a duplicate, an Idempotency-Key reused with a different body, or a concurrent change.' },
   429: { name: 'RateLimited', description: '`rate_limited`: more than 120 requests in a minute with this key; see `Retry-After`.' },
   500: { name: 'InternalError', description: '`internal_error`: failure on the service side; safe to retry with the same Idempotency-Key.' },
+  503: { name: 'ServiceUnavailable', description: '`service_unavailable`: a service the request needs is not configured on this installation (the opt-out portal without a mail server); nothing is recorded' },
 };
 
 /** Statuses every endpoint can return (spec: "Every endpoint can return 401, 403, 429, 500"). */

@@ -12,6 +12,7 @@ const page = (title: string, body: string) =>
   `<body style="font-family:sans-serif;max-width:32rem;margin:4rem auto"><h1>${escape(title)}</h1>${body}</body></html>`;
 
 const unavailable = '<p role="alert">Nothing was recorded. Try again in a few minutes.</p>';
+const cannotMail = '<p role="alert">We cannot send email at the moment, so no link was sent and nothing was recorded. Try again later.</p>';
 
 /** The request form; after a refusal, with the address as typed and the reason (announced to screen readers). */
 const requestForm = (value = '', error?: string) =>
@@ -50,10 +51,11 @@ export class OptoutController {
     summary: 'Opt-out portal: send the confirmation link',
     description:
       'Mails a confirmation link to the address (whether or not it can receive mail, the answer is the same). A refused address is 400: ' +
-      'the form again, with the reason, to the HTML form; the error object to a JSON client. No API key.',
+      'the form again, with the reason, to the HTML form; the error object to a JSON client. 503 `service_unavailable` when the installation ' +
+      'has no mail server for the portal (or it does not answer): nothing is recorded. No API key.',
     response: 'file',
     status: 200,
-    errors: [400, 429, 500],
+    errors: [400, 429, 500, 503],
     htmlErrors: 'negotiated',
     idempotent: false,
     requestMedia: {
@@ -75,6 +77,7 @@ export class OptoutController {
     } catch (err) {
       if (err instanceof ApiError && err.code === 'invalid_request') return refuse('This is not a valid email address. Check it and try again.', email, err);
       if (!fromForm) throw err;
+      if (err instanceof ApiError && err.code === 'service_unavailable') return void reply.code(503).type('text/html; charset=utf-8').send(page('No link was sent', cannotMail));
       return void reply.code(500).type('text/html; charset=utf-8').send(page('Something went wrong', unavailable));
     }
     reply.type('text/html; charset=utf-8').send(page('Check your inbox', `<p>If ${escape(email.trim())} can receive mail, a confirmation link is on its way. It works for 48 hours.</p>`));

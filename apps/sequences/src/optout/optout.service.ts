@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { createTransport, Transporter } from 'nodemailer';
 import { CURRENT_API_VERSION, RequestContext, Suppression } from '@app/contracts';
-import { DomainError } from '@app/platform';
+import { DomainError, rootLogger } from '@app/platform';
 import { CrmClient } from '../crm.client';
 import { EnrollmentsRepository } from '../enrollments/enrollments.repository';
 import { verifyUnsubscribeToken } from '../engine/unsubscribe-token';
@@ -12,6 +12,10 @@ import { SuppressionsService } from '../suppressions/suppressions.service';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const LINK_TTL_S = 48 * 3600;
+const log = rootLogger('sequences');
+
+/** The portal cannot mail: a 503 that says so, never a 500 (nothing was recorded, a later try may work). */
+const cannotMail = (message: string) => new DomainError('service_unavailable', `${message}; nothing was recorded, try again later`);
 
 /**
  * What a recipient can do without an API key. The one-click unsubscribe link of an email stops
@@ -57,18 +61,28 @@ export class OptoutService implements OnApplicationShutdown {
     return { object: 'unsubscribe', email: recipient.email, unsubscribed: true };
   }
 
-  /** Mails the confirmation link; the answer is the same whatever the address (it reveals nothing). */
+  /**
+   * Mails the confirmation link; the answer is the same whatever the address (it reveals nothing),
+   * so a server that refuses the recipient is not told apart from one that takes it.
+   */
   async request(email: unknown): Promise<{ object: 'optout_request'; sent: true }> {
     if (typeof email !== 'string' || email.length > 320 || !EMAIL.test(email.trim())) throw DomainError.invalid('email', 'email must be an email address');
-    if (!this.config.optoutSmtpUrl) throw new DomainError('internal_error', 'The opt-out portal has no mail server configured (OPTOUT_SMTP_URL)');
+    if (!this.config.optoutSmtpUrl) throw cannotMail('The opt-out portal has no mail server configured (OPTOUT_SMTP_URL)');
     this.transport ??= createTransport(this.config.optoutSmtpUrl);
     const link = `${this.config.publicApiUrl}/optout/confirm/${this.tokenFor(email)}`;
-    await this.transport.sendMail({
-      from: this.config.optoutFrom,
-      to: email.trim(),
-      subject: 'Confirm your opt-out',
-      text: `Someone (hopefully you) asked that ${email.trim()} never receive outreach email sent through our platform.\n\nConfirm: ${link}\n\nIf it was not you, ignore this email. The link works for 48 hours.`,
-    });
+    try {
+      await this.transport.sendMail({
+        from: this.config.optoutFrom,
+        to: email.trim(),
+        subject: 'Confirm your opt-out',
+        text: `Someone (hopefully you) asked that ${email.trim()} never receive outreach email sent through our platform.\n\nConfirm: ${link}\n\nIf it was not you, ignore this email. The link works for 48 hours.`,
+      });
+    } catch (err) {
+      // EENVELOPE: the server refused the recipient, which the answer must not reveal
+      if ((err as { code?: string }).code === 'EENVELOPE') return { object: 'optout_request', sent: true };
+      log.warn({ err, code: (err as { code?: string }).code }, 'opt-out confirmation email not sent');
+      throw cannotMail('The opt-out portal could not reach its mail server');
+    }
     return { object: 'optout_request', sent: true };
   }
 
