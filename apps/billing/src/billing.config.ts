@@ -13,9 +13,9 @@ export interface BillingConfig {
   /**
    * Consumes of one workspace in one transaction (BILLING_CONSUME_BATCH_MAX), and how long one may
    * wait for its group before it is refused (BILLING_CONSUME_MAX_WAIT_MS): its caller (5 s
-   * time-out) is then about to give up and refund the ref, and a refund must never overtake the
-   * consume it gives back (the refund would find nothing, the consume would then take a credit
-   * for a page nobody got).
+   * time-out) is then about to give up and refund the ref, so applying it is wasted work. Exactness
+   * does not rest on it (a consume that reached billing late waited here only from its arrival):
+   * a refund closes its ref, so a consume it overtakes charges nothing.
    */
   consumeGroup: GroupCommitLimits;
 }

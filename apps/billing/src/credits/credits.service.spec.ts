@@ -22,6 +22,8 @@ const config: BillingConfig = {
 class InMemoryLedger {
   account?: AccountRow;
   entries: (LedgerRow & { workspace_id: string })[] = [];
+  /** refunded_refs: `workspace:ref`. */
+  closed = new Set<string>();
   private clock = Date.parse('2026-11-01T00:00:00Z');
 
   open(plan: number, pack: number): void {
@@ -45,6 +47,15 @@ class InMemoryLedger {
   }
   async priorConsumes(_tx: unknown, workspaceId: string, refs: string[]): Promise<{ ref: string; amount: number }[]> {
     return this.entries.filter((e) => e.workspace_id === workspaceId && e.type === 'consume' && refs.includes(e.ref!)).map((e) => ({ ref: e.ref!, amount: e.amount }));
+  }
+  async refundedRefs(_tx: unknown, workspaceId: string, refs: string[]): Promise<Set<string>> {
+    return new Set(refs.filter((ref) => this.closed.has(`${workspaceId}:${ref}`)));
+  }
+  async closeRef(_tx: unknown, workspaceId: string, ref: string): Promise<boolean> {
+    const key = `${workspaceId}:${ref}`;
+    if (this.closed.has(key)) return false;
+    this.closed.add(key);
+    return true;
   }
   async consumesAndRefundsOf(_tx: unknown, workspaceId: string, ref: string): Promise<{ type: LedgerType; amount: number; pool: CreditPool }[]> {
     return this.entries.filter((e) => e.workspace_id === workspaceId && e.ref === ref && (e.type === 'consume' || e.type === 'refund'));
@@ -128,6 +139,35 @@ describe('CreditsService (in-memory ledger)', () => {
     await expect(service.refund(ctx, { ref: 'ref_1', reason: 'reveal_failed' })).resolves.toEqual({ applied: false, refunded: 0 });
     await expect(service.refund(ctx, { ref: 'ref_never', reason: 'reveal_failed' })).resolves.toEqual({ applied: false, refunded: 0 });
     expect(ledger.account).toMatchObject({ plan_balance: 1, pack_balance: 5 });
+  });
+
+  it('a refund that finds no consume closes its ref: the consume that arrives after it charges nothing and answers refunded', async () => {
+    const { service, ledger, consume } = setup(5, 0);
+    await expect(service.refund(ctx, { ref: 'ref_late', reason: 'reveal_failed' })).resolves.toEqual({ applied: false, refunded: 0 });
+    await expect(consume('ref_late')).resolves.toEqual({ applied: false, charged: 0, refunded: true, balance: { plan: 5, pack: 0, total: 5 } });
+    await expect(consume('ref_late')).resolves.toEqual({ applied: false, charged: 0, refunded: true, balance: { plan: 5, pack: 0, total: 5 } });
+    expect(ledger.entries).toEqual([]);
+    expect(ledger.account).toMatchObject({ plan_balance: 5, pack_balance: 0 });
+  });
+
+  it('a consume of a ref after its refund charges nothing again: refunded, not the first consume\'s charge', async () => {
+    const { service, ledger, consume } = setup(5, 0);
+    await expect(consume('ref_1')).resolves.toMatchObject({ applied: true, charged: 1 });
+    await expect(service.refund(ctx, { ref: 'ref_1', reason: 'reveal_failed' })).resolves.toEqual({ applied: true, refunded: 1 });
+    await expect(consume('ref_1')).resolves.toEqual({ applied: false, charged: 0, refunded: true, balance: { plan: 5, pack: 0, total: 5 } });
+    expect(ledger.entries.map((e) => [e.type, e.amount])).toEqual([['consume', -1], ['refund', 1]]);
+    expect(ledger.account).toMatchObject({ plan_balance: 5, pack_balance: 0 });
+  });
+
+  it('a refunded ref takes nothing in a group, wherever it stands in it, and the consumes beside it apply', async () => {
+    const { service, ledger, consume } = setup(5, 0);
+    await service.refund(ctx, { ref: 'ref_gone', reason: 'search_failed' });
+    const outcomes = await Promise.all([consume('ref_a'), consume('ref_gone'), consume('ref_b'), consume('ref_gone'), consume('ref_c')]);
+    expect(outcomes.map((o) => [o.applied, o.charged, o.refunded ?? false])).toEqual([
+      [true, 1, false], [false, 0, true], [true, 1, false], [false, 0, true], [true, 1, false],
+    ]);
+    expect(ledger.entries.map((e) => e.ref)).toEqual(['ref_a', 'ref_b', 'ref_c']);
+    expect(ledger.account).toMatchObject({ plan_balance: 2, pack_balance: 0 });
   });
 
   it('a consume without a ref or with an amount that is not a positive integer is invalid_request naming the field, and charges nothing', async () => {

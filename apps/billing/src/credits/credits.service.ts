@@ -28,6 +28,9 @@ interface ConsumeItem {
 
 type ConsumeOutcome = ConsumeCreditsResult | DomainError;
 
+/** A consume of a ref a refund was asked for: nothing taken. */
+const refundedConsume = (balance: ConsumeCreditsResult['balance']): ConsumeCreditsResult => ({ applied: false, charged: 0, refunded: true, balance });
+
 /**
  * Credit accounts: every change takes the account's row lock (SELECT … FOR UPDATE) and writes
  * the balance and its ledger entries in one transaction, so the balance is always the sum of
@@ -38,8 +41,9 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
   /**
    * Consumes are grouped per workspace (group commit): one lock, one ledger INSERT, one balance
    * UPDATE, one commit for the lot, each with its own outcome. The rules are those of a single
-   * consume, applied in arrival order: a ref already consumed takes nothing (`applied: false`),
-   * a consume the balance cannot pay is 402 and takes nothing, plan before pack, credits.low once.
+   * consume, applied in arrival order: a ref a refund was asked for takes nothing (`refunded`),
+   * a ref already consumed takes nothing (`applied: false`), a consume the balance cannot pay is
+   * 402 and takes nothing, plan before pack, credits.low once.
    */
   private readonly consumes: GroupCommitQueue<ConsumeItem, ConsumeCreditsResult>;
   private planCreditsJson?: string;
@@ -106,6 +110,7 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
     return rows.map((row, i) => {
       const balance = { plan: row.out_plan, pack: row.out_pack, total: row.out_plan + row.out_pack };
       if (row.out_status === 'insufficient') return new DomainError('insufficient_credits', `Not enough credits: ${batch[i].amount} needed, ${balance.total} left`);
+      if (row.out_status === 'refunded') return refundedConsume(balance);
       return { applied: row.out_status === 'applied', charged: row.out_charged, balance };
     });
   }
@@ -118,13 +123,19 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
   private async consumeLocked(tx: Queryable, workspaceId: string, batch: ConsumeItem[]): Promise<ConsumeOutcome[]> {
     const account = await this.lock(tx, workspaceId);
     const balance = () => ({ plan: account.plan_balance, pack: account.pack_balance, total: account.plan_balance + account.pack_balance });
-    const prior = await this.ledger.priorConsumes(tx, workspaceId, [...new Set(batch.map((item) => item.ref))]);
+    const refs = [...new Set(batch.map((item) => item.ref))];
+    const refunded = await this.ledger.refundedRefs(tx, workspaceId, refs);
+    const prior = await this.ledger.priorConsumes(tx, workspaceId, refs);
     const taken = new Map<string, number>();
     for (const row of prior) taken.set(row.ref, (taken.get(row.ref) ?? 0) - row.amount);
     const pending: ConsumeEntry[] = [];
     const at = Date.now();
     const outcomes: ConsumeOutcome[] = [];
     for (const item of batch) {
+      if (refunded.has(item.ref)) {
+        outcomes.push(refundedConsume(balance()));
+        continue;
+      }
       const charged = taken.get(item.ref);
       if (charged !== undefined) {
         outcomes.push({ applied: false, charged, balance: balance() });
@@ -154,15 +165,22 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
     return outcomes;
   }
 
+  /**
+   * Gives back what the ref's consume took, once, and closes the ref under the account's row lock
+   * whether or not the consume is there yet: a consume of the ref that billing meets after this
+   * (one its caller gave up on, arriving late; a retry) takes nothing. So a refund wins over its
+   * consume in either order, and a caller told "nothing was charged" is never charged for the ref.
+   */
   async refund(ctx: RequestContext, request: RefundCreditsRequest): Promise<RefundCreditsResult> {
     const ref = request?.ref;
-    if (typeof ref !== 'string' || ref === '') throw DomainError.invalid('ref', 'ref is required');
+    if (typeof ref !== 'string' || ref === '' || ref.length > 255) throw DomainError.invalid('ref', 'ref is required');
     const reason = typeof request.reason === 'string' && request.reason ? request.reason.slice(0, 100) : 'refund';
     return this.uow.run(async (tx) => {
       const account = await this.lock(tx, ctx.workspace_id);
+      const first = await this.ledger.closeRef(tx, ctx.workspace_id, ref);
       const rows = await this.ledger.consumesAndRefundsOf(tx, ctx.workspace_id, ref);
       const consumed = rows.filter((r) => r.type === 'consume');
-      if (consumed.length === 0 || rows.some((r) => r.type === 'refund')) return { applied: false, refunded: 0 };
+      if (!first || consumed.length === 0 || rows.some((r) => r.type === 'refund')) return { applied: false, refunded: 0 };
       let refunded = 0;
       for (const c of consumed) {
         await this.entry(tx, ctx.workspace_id, { type: 'refund', amount: -c.amount, reason, ref, pool: c.pool });

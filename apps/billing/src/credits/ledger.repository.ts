@@ -47,7 +47,7 @@ export interface ConsumeGroup {
 
 /** billing_consume's answer: 'fallback' or 'no_account' alone, else one row per consume. */
 export interface ConsumeGroupRow {
-  out_status: 'applied' | 'already' | 'insufficient' | 'fallback' | 'no_account';
+  out_status: 'applied' | 'already' | 'refunded' | 'insufficient' | 'fallback' | 'no_account';
   out_charged: number;
   out_plan: number;
   out_pack: number;
@@ -140,6 +140,29 @@ export class LedgerRepository {
        SELECT id, $1, 'consume', amount, reason, ref, pool FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) AS t(id, amount, reason, ref, pool)`,
       values: [workspaceId, entries.map((e) => e.id), entries.map((e) => e.amount), entries.map((e) => e.reason), entries.map((e) => e.ref), entries.map((e) => e.pool)],
     });
+  }
+
+  /**
+   * The refs among `refs` a refund was asked for (refunded_refs, migration 0007): a consume of
+   * one takes nothing. Read under the account's row lock, which every refund holds while it
+   * closes a ref.
+   */
+  async refundedRefs(tx: Queryable, workspaceId: string, refs: string[]): Promise<Set<string>> {
+    const { rows } = await tx.query<{ ref: string }>({
+      name: 'billing-refunded-refs',
+      text: 'SELECT ref FROM refunded_refs WHERE ref = ANY($2::text[]) AND workspace_id = $1',
+      values: [workspaceId, refs],
+    });
+    return new Set(rows.map((row) => row.ref));
+  }
+
+  /**
+   * Closes a ref to consumes, whether or not one was made: false when a refund closed it before.
+   * Hand-written ON CONFLICT DO NOTHING: a refund's retry finds the ref closed in one statement.
+   */
+  async closeRef(tx: Queryable, workspaceId: string, ref: string): Promise<boolean> {
+    const closed = await tx.query('INSERT INTO refunded_refs (ref, workspace_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [ref, workspaceId]);
+    return closed.rowCount === 1;
   }
 
   /** A ref's consumes and refunds. Hand-written like CONSUME_PRIOR_SQL: OFFSET 0 keeps the read on the ref's index. */

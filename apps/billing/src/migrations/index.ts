@@ -3,6 +3,7 @@ import { Credits1764000001000 } from './1764000001000-credits';
 import { CreditRefs1764000002000 } from './1764000002000-credit-refs';
 import { LedgerRefFirst1764000003000 } from './1764000003000-ledger-ref-first';
 import { ConsumeFunction1764000004000 } from './1764000004000-consume-function';
+import { RefundedRefs1764000007000 } from './1764000007000-refunded-refs';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -22,4 +23,5 @@ export const MIGRATIONS = [
   ConsumeFunction1764000004000,
   DeadEvents1764000005000,
   OutboxTraceContext1764000006000,
+  RefundedRefs1764000007000,
 ];

@@ -28,9 +28,16 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
     this.stopRetries?.();
   }
 
+  /**
+   * The credit for `ref`, taken or refused. A ref billing answers `refunded` was given back (an
+   * earlier attempt of this work had no answer from billing in time, and refunded it): nothing is
+   * charged for it, so the work it pays for is not done either, and the client's retry (a new
+   * request, a new claim) pays with a ref of its own.
+   */
   async consume(ctx: RequestContext, ref: string, reason = 'search_page'): Promise<ConsumeCreditsResult> {
+    let result: ConsumeCreditsResult;
     try {
-      return await this.peers.ask<ConsumeCreditsResult>(SUBJECTS.billing.creditsConsume, ctx, { ref, reason });
+      result = await this.peers.ask<ConsumeCreditsResult>(SUBJECTS.billing.creditsConsume, ctx, { ref, reason });
     } catch (err) {
       if (err instanceof NoAnswer) {
         // the consume may have been applied with its answer lost: give it back by ref
@@ -39,6 +46,8 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
       }
       throw err;
     }
+    if (result.refunded) throw new DomainError('internal_error', 'billing did not answer in time; nothing was charged');
+    return result;
   }
 
   /** Best effort now; a refund that cannot reach billing is logged with its ref (refunds are idempotent). */

@@ -68,13 +68,21 @@ export interface ConsumeCreditsRequest {
 }
 
 export interface ConsumeCreditsResult {
-  /** False when a consume with this ref had been applied before (nothing taken now). */
+  /** False when a consume with this ref had been applied before, or the ref was refunded (nothing taken now). */
   applied: boolean;
   charged: number;
+  /**
+   * Present when a refund of this ref was asked for, before or after this consume (its caller
+   * gave up on it): nothing is charged for the ref, and the work it would pay for must not be done.
+   */
+  refunded?: true;
   balance: CreditAmounts;
 }
 
-/** billing.credits.refund: gives back what the consume with `ref` took, once. */
+/**
+ * billing.credits.refund: gives back what the consume with `ref` took, once, and closes the ref:
+ * a consume of it that comes later (late, or retried) charges nothing.
+ */
 export interface RefundCreditsRequest {
   ref: string;
   reason: string;
