@@ -14,8 +14,10 @@ import { randomToken } from '@app/platform/ids';
 import { connectMesh } from '@app/platform/nats';
 import { askService } from '@app/platform/reply-mux';
 import { operatorContext } from '../apps/admin/src/admin-context';
+import { eventsStreamSettings } from '@app/platform/config';
+import { ProvisionOutcome } from '@app/platform/jetstream';
 import {
-  freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
+  freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
 } from '../tools/mesh/processes';
 
 export const PG_SERVER_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -71,8 +73,9 @@ export class TestMesh {
   /**
    * `natsTls`: the nats-server speaks only TLS and requires a client certificate from the CA
    * (`verify`); every app, the admin CLI and the test's clients connect with the client one.
+   * `provisionBus: false`: the EVENTS stream is left for the test to provision (`mesh.provisionBus()`).
    */
-  static async start(apps: ServiceName[], extraEnv: Record<string, string> = {}, options: { natsTls?: NatsTlsFiles } = {}): Promise<TestMesh> {
+  static async start(apps: ServiceName[], extraEnv: Record<string, string> = {}, options: { natsTls?: NatsTlsFiles; provisionBus?: boolean } = {}): Promise<TestMesh> {
     const tls = options.natsTls;
     const natsPort = await freePort();
     const dbPrefix = `t_${randomToken(8).toLowerCase()}_`;
@@ -99,6 +102,8 @@ export class TestMesh {
     const serverTls = tls && { certFile: tls.server.cert, keyFile: tls.server.key, caFile: tls.caFile, verify: true };
     mesh.nats = (await startNatsServer(natsPort, natsDir, { extraUsers: [mesh.probe.user], tls: serverTls })).child;
     try {
+      // as every mesh starts: the operator provisions the stream before any service, which may not
+      if (options.provisionBus !== false) await mesh.provisionBus();
       await Promise.all(apps.map((name) => mesh.startApp(name)));
     } catch (err) {
       await mesh.close();
@@ -257,6 +262,12 @@ export class TestMesh {
   /** Connection options of the probe identity (publishes and subscribes anything). */
   probeOptions(): ConnectionOptions {
     return { ...this.probe.options(this.natsUrl), ...this.clientTls() };
+  }
+
+  /** Provisions the EVENTS stream as the operator, as the mesh's start does (`migrate.js bus`). */
+  provisionBus(): Promise<ProvisionOutcome> {
+    const seedFile = (identity: NatsIdentity) => join(this.natsDir, 'identities', `${identity}.nk`);
+    return provisionBus(this.natsUrl, { seedFile }, { ...this.clientTls(), settings: eventsStreamSettings(this.env) });
   }
 
   private clientTls(): Pick<ConnectionOptions, 'tls'> {

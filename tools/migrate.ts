@@ -1,12 +1,22 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { SERVICE_NAMES, ServiceName } from '@app/contracts';
-import { databaseUrlFor } from '@app/platform/config';
+import { databaseUrlFor, eventsStreamSettings, natsUrl } from '@app/platform/config';
 import { MigrationClass } from '@app/platform/data-source';
+import { provisionEventsStreamAt, ProvisionOutcome } from '@app/platform/jetstream';
+import { LOCAL_NATS_IDENTITY_DIR, LOCAL_NATS_URL_FILE, natsConnectOptions, readNatsSettings } from '@app/platform/nats-auth';
 import { revertLastMigration, runMigrations, showMigrations } from '@app/platform/migrations';
 import { rootLogger } from '@app/platform/logger';
 
 /**
  * One service's migrations: `npm run migrate -- <service> [run|show|revert]`
- * (`node dist/tools/migrate.js <service> [verb]`; run when no verb is given).
+ * (`node dist/tools/migrate.js <service> [verb]`; run when no verb is given). And the bus's:
+ * `npm run migrate -- bus` provisions the JetStream EVENTS stream as the operator's NATS identity,
+ * the one identity allowed to create or change a stream (no service may): creates it, or brings
+ * it back to its declared subjects, age and duplicate window and to EVENTS_STREAM_REPLICAS and
+ * EVENTS_STREAM_MAX_BYTES. Run before the services start: by `npm start`, the tests, the compose
+ * `migrate-bus` step and the Kubernetes gateway-migrate Job (its first container). Services wait
+ * for the stream until it exists.
  * - run: creates the database when missing, applies the migrations not yet applied and exits 0.
  *   Run by the compose `migrate-<service>` containers and the Kubernetes `<service>-migrate` Jobs
  *   before the new version of the service starts.
@@ -94,10 +104,34 @@ export function revertServiceMigration(service: string, options: MigrateOptions 
   return onServiceDatabase(service, options, revertLastMigration);
 }
 
+/** The target of `migrate.js bus`: the bus's streams rather than a service's database. */
+export const BUS_TARGET = 'bus';
+
+/**
+ * The operator's NATS identity and bus: NATS_NKEY_SEED_FILE or NATS_NKEY_SEED and NATS_URL; where
+ * unset, the identity and the bus `npm start` made for this checkout (as the admin CLI finds them).
+ */
+function operatorSettings(env: NodeJS.ProcessEnv) {
+  const seed = join(process.cwd(), LOCAL_NATS_IDENTITY_DIR, 'operator.nk');
+  const urlFile = join(process.cwd(), LOCAL_NATS_URL_FILE);
+  const local = !env.NATS_NKEY_SEED && !env.NATS_NKEY_SEED_FILE && existsSync(seed);
+  const url = natsUrl({ NATS_URL: env.NATS_URL || (existsSync(urlFile) ? readFileSync(urlFile, 'utf8').trim() : undefined) });
+  return readNatsSettings('operator', url, local ? { ...env, NATS_NKEY_SEED_FILE: seed } : env);
+}
+
+/** `bus`: provisions the EVENTS stream as the operator, waiting up to MIGRATE_WAIT_MS for NATS to answer. */
+export function provisionBus(options: MigrateOptions = {}): Promise<ProvisionOutcome> {
+  const env = options.env ?? process.env;
+  const settings = operatorSettings(env);
+  return provisionEventsStreamAt(natsConnectOptions(settings, 'migrate-bus'), eventsStreamSettings(env), { waitMs: options.waitMs ?? Number(env.MIGRATE_WAIT_MS || 60_000) });
+}
+
 const USAGE = `usage: npm run migrate -- <${SERVICE_NAMES.join('|')}> [${MIGRATE_VERBS.join('|')}]
+       npm run migrate -- ${BUS_TARGET}
   run     apply the migrations not yet applied (the default)
   show    list every migration, [X] applied, [ ] pending; exit 3 when some are pending
   revert  undo the newest applied migration
+  ${BUS_TARGET}     provision the JetStream EVENTS stream as the operator's NATS identity (before the services start)
 `;
 
 async function main(argv: string[]): Promise<void> {
@@ -106,6 +140,22 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const service = argv[0] ?? process.env.APP;
+  if (service === BUS_TARGET) {
+    const log = rootLogger('migrate-bus');
+    if (argv.length > 1 && !(argv.length === 2 && argv[1] === 'run')) {
+      process.stderr.write(USAGE);
+      process.exit(2);
+    }
+    try {
+      const outcome = await provisionBus();
+      // refused: the server kept the stream as it is (the warning above says why); the mesh runs on it
+      log.info({ outcome }, `EVENTS stream ${outcome}`);
+    } catch (err) {
+      log.fatal({ err: (err as Error).message }, 'provisioning the EVENTS stream failed');
+      process.exit(1);
+    }
+    return;
+  }
   const verb = (argv[1] ?? 'run') as MigrateVerb;
   const log = rootLogger(service ?? 'migrate');
   if (!service || !MIGRATE_VERBS.includes(verb) || argv.length > 2) {

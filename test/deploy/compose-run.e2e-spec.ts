@@ -246,8 +246,10 @@ describe('docker compose up, each service as a local process with its container\
     rmSync(tmp, { recursive: true, force: true });
   }, 30_000);
 
-  it('the one-shot steps ran and exited 0: the bus\'s configuration and one seed per identity in the volume, every database migrated', async () => {
+  it('the one-shot steps ran and exited 0: the bus\'s configuration and one seed per identity in the volume, the EVENTS stream provisioned as the operator, every database migrated', async () => {
     expect(await containers.get('nats-config')!.exited).toBe(0);
+    expect(await containers.get('migrate-bus')!.exited).toBe(0);
+    expect(containers.get('migrate-bus')!.log.join('\n')).toMatch(/EVENTS stream created/);
     expect(readdirSync(join(volumeDir('natsconfig'), 'identities')).sort()).toEqual(['billing', 'crm', 'gateway', 'operator', 'search', 'sequences', 'webhooks']);
     for (const app of APPS) expect({ app, code: await containers.get(`migrate-${app}`)!.exited }).toEqual({ app, code: 0 });
     const client = new Client({ connectionString: PG_SERVER_URL });

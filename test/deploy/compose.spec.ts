@@ -81,6 +81,7 @@ describe('docker-compose.yml', () => {
     expect(step.restart).toBe('no');
     expect(step.depends_on.postgres.condition).toBe('service_healthy');
     expect(app.depends_on[`migrate-${service}`].condition).toBe('service_completed_successfully');
+    expect(app.depends_on['migrate-bus'].condition).toBe('service_completed_successfully');
     expect(app.depends_on.nats.condition).toBe('service_healthy');
     for (const container of [app, step]) {
       expect(container).toMatchObject({ read_only: true, user: '1000:1000', cap_drop: ['ALL'] });
@@ -151,7 +152,23 @@ describe('docker-compose.yml: the bus is the mesh\'s own, as `npm start` runs it
     if (service !== 'admin') expect(services[service].depends_on.nats.condition).toBe('service_healthy');
   });
 
-  it('no container but the one-shot step sees more than its own identity; the migration steps and PostgreSQL see none', () => {
+  it('the operator provisions the EVENTS stream in a one-shot migrate-bus step (the gateway\'s image) once NATS is up, before every service starts', () => {
+    const step = services['migrate-bus'];
+    expect(step.image).toBe(services.gateway.image);
+    expect(step.build).toEqual(services.gateway.build);
+    expect(step.command).toEqual(['node', 'dist/tools/migrate.js', 'bus']);
+    expect(step).toMatchObject({ read_only: true, user: '1000:1000', cap_drop: ['ALL'], restart: 'no' });
+    expect(step.depends_on).toEqual({ nats: { condition: 'service_healthy' } });
+    const env = environmentOf(step);
+    expect(Object.keys(env).sort()).toEqual(['NATS_NKEY_SEED_FILE', 'NATS_URL']);
+    expect(env.NATS_URL).toBe('nats://nats:4222');
+    const [mount] = natsVolume('migrate-bus');
+    expect(natsVolume('migrate-bus')).toEqual([{ source: 'natsconfig', target: mount.target, readOnly: true, subpath: `${NATS_SETUP_IDENTITIES}/operator` }]);
+    expect(env.NATS_NKEY_SEED_FILE).toBe(posix.join(mount.target, NATS_SEED_FILE_NAME));
+    for (const service of SERVICE_NAMES) expect(services[service].depends_on['migrate-bus']).toEqual({ condition: 'service_completed_successfully' });
+  });
+
+  it('no container but the one-shot step sees more than its own identity; the database migration steps and PostgreSQL see none', () => {
     const seen = Object.fromEntries(Object.keys(services).map((name) => [name, natsVolume(name).map((m) => m.subpath ?? '/')]));
     expect(seen).toEqual({
       postgres: [],
@@ -160,6 +177,7 @@ describe('docker-compose.yml: the bus is the mesh\'s own, as `npm start` runs it
       ...Object.fromEntries(SERVICE_NAMES.map((s) => [`migrate-${s}`, []])),
       ...Object.fromEntries(SERVICE_NAMES.map((s) => [s, [`identities/${s}`]])),
       admin: ['identities/operator'],
+      'migrate-bus': ['identities/operator'],
     });
     for (const name of Object.keys(services)) expect({ name, seed: environmentOf(services[name]).NATS_NKEY_SEED }).toEqual({ name, seed: undefined });
   });

@@ -174,6 +174,27 @@ describe.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/prod'])('%s: per se
     expect(selects(pdb.spec.selector, job.metadata.labels)).toBe(false);
   });
 
+  it('the bus: the gateway\'s migration Job provisions the EVENTS stream first (an init container, the gateway\'s image), as the operator; no other container has the operator\'s seed', () => {
+    const job = one(objs, 'Job', 'gateway-migrate').spec.template.spec;
+    expect(job.initContainers).toHaveLength(1);
+    const [bus] = job.initContainers;
+    expect(bus.command).toEqual(['node', 'dist/tools/migrate.js', 'bus']);
+    expect(bus.image).toBe(job.containers[0].image);
+    expect(bus.envFrom).toEqual([{ configMapRef: { name: 'lim-config' } }]);
+    expect(bus.env).toEqual([{ name: 'NATS_NKEY_SEED', valueFrom: { secretKeyRef: { name: 'lim-nats-operator', key: 'seed' } } }]);
+    expect(bus.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
+    expect(bus.resources.limits).toBeDefined();
+    // with TLS to NATS (prod), the files lim-config names are mounted for it too
+    const tlsFiles = job.volumes?.find((v: Obj) => v.secret?.secretName === 'lim-tls');
+    if (tlsFiles) expect(bus.volumeMounts).toEqual([{ name: tlsFiles.name, mountPath: '/etc/lim/tls', readOnly: true }]);
+    else expect(bus.volumeMounts).toBeUndefined();
+    // every other container of the mesh runs without the operator's seed
+    const pods = objs.filter((o) => o.kind === 'Deployment' || o.kind === 'Job').map((o) => o.spec.template.spec);
+    const withSeed = pods.flatMap((pod) => [...(pod.initContainers ?? []), ...pod.containers].filter((c: Obj) => JSON.stringify(c).includes('lim-nats-operator')));
+    expect(withSeed).toEqual([bus]);
+    expect(pods.flatMap((pod) => pod.volumes ?? []).filter((v: Obj) => v.secret?.secretName === 'lim-nats-operator')).toEqual([]);
+  });
+
   it('network policies: default deny; only the gateway is reachable from outside; each service reaches its own database, NATS and DNS', () => {
     const policies = objs.filter((o) => o.kind === 'NetworkPolicy');
     const deny = one(objs, 'NetworkPolicy', 'lim-default-deny');

@@ -6,7 +6,9 @@ import { Client } from 'pg';
 import { ServiceName } from '@app/contracts';
 import { randomToken } from '@app/platform';
 import { ConnectionOptions } from '@nats-io/transport-node';
-import { findNatsServer, freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor } from '../mesh/processes';
+import {
+  findNatsServer, freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
+} from '../mesh/processes';
 
 export const BENCH_PG = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -33,6 +35,7 @@ export async function startBenchMesh(apps: ServiceName[], extraEnv: Record<strin
   // the bench's own clients (events published as a service would) connect as a probe identity
   const probe = probeIdentity();
   const { child: nats, identities } = await startNatsServer(natsPort, natsDir, { extraUsers: [probe.user] });
+  await provisionBus(`nats://127.0.0.1:${natsPort}`, identities);
   const prefix = `bench_${randomToken(6).toLowerCase()}_`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,

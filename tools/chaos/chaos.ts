@@ -11,7 +11,7 @@ import { cpuSeconds as cpuOf, percentile } from '../bench/bench-mesh';
 import { MeshCluster } from '../mesh/cluster-shape';
 import { UPSTREAM_MS_HEADER } from '../mesh/http-balancer';
 import { startDemoSandbox } from '../mesh/demo-sandbox';
-import { freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, ROOT, RunningApp, spawnApp, startNatsServer, waitFor } from '../mesh/processes';
+import { freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, waitFor } from '../mesh/processes';
 import { SmtpSink } from '../mesh/smtp-sink';
 import { HttpsReceiver, testCertificate } from '../webhooks/https-receiver';
 
@@ -270,7 +270,10 @@ function logLevel(): string {
 async function singleShape(dir: string, prefix: string, settings: NodeJS.ProcessEnv, logDir: string | undefined): Promise<Shape> {
   const natsPort = await freePort();
   const probe = probeIdentity().user;
-  let nats: ChildProcess = (await startNatsServer(natsPort, dir, { extraUsers: [probe] })).child;
+  const started = await startNatsServer(natsPort, dir, { extraUsers: [probe] });
+  let nats: ChildProcess = started.child;
+  // the services wait for the stream: the operator provisions it (restarts of nats-server keep it on disk)
+  await provisionBus(`nats://127.0.0.1:${natsPort}`, started.identities);
   const env: NodeJS.ProcessEnv = {
     ...settings,
     DATABASE_URL: PG,

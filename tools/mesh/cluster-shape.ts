@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { ServiceName } from '@app/contracts';
-import { DEFAULT_HTTP_PORTS, ensureEventsStream, ensureNatsIdentities, eventsStreamSettings, NatsIdentityFiles, natsServers } from '@app/platform';
+import { DEFAULT_HTTP_PORTS, ensureNatsIdentities, eventsStreamSettings, NatsIdentityFiles, natsServers } from '@app/platform';
 import { HttpBalancer } from './http-balancer';
 import { PgPair } from './pg-pair';
 import {
-  APPS, freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers, waitFor,
+  APPS, freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers, waitFor,
 } from './processes';
 
 /**
@@ -275,14 +275,11 @@ export class MeshCluster {
   }
 
   /**
-   * Until the cluster has elected its JetStream meta leader, creating a stream fails: wait for it,
-   * and create EVENTS at 3 replicas as the services would (ensureEventsStream).
+   * Until the cluster has elected its JetStream meta leader, creating a stream fails: provision
+   * EVENTS at 3 replicas as the operator (the services may not create it), retrying until then.
    */
   private async awaitJetStream(): Promise<void> {
-    await waitFor('JetStream across the NATS cluster', async () => {
-      await this.withProbe((nc) => ensureEventsStream(nc, { ...eventsStreamSettings(this.options.env), replicas: CLUSTER_SHAPE.eventsReplicas }));
-      return true;
-    }, 60_000, 500);
+    await provisionBus(this.natsUrl, this.identities, { settings: { ...eventsStreamSettings(this.options.env), replicas: CLUSTER_SHAPE.eventsReplicas } });
   }
 
   async stop(): Promise<void> {

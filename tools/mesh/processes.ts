@@ -1,11 +1,15 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { join } from 'node:path';
 import { ConnectionOptions, nkeyAuthenticator, nkeys } from '@nats-io/transport-node';
+import { natsInboxPrefix } from '@app/contracts/nats-flows';
 import { SERVICE_NAMES, ServiceName } from '@app/contracts/subjects';
-import { DEFAULT_HTTP_PORTS } from '@app/platform/config';
-import { ensureNatsIdentities, NatsIdentityFiles, natsServerConfig, NatsServerConfigOptions, NatsUser } from '@app/platform/nats-auth';
+import { DEFAULT_HTTP_PORTS, EventsStreamSettings, eventsStreamSettings } from '@app/platform/config';
+import { provisionEventsStreamAt, ProvisionOutcome } from '@app/platform/jetstream';
+import {
+  ensureNatsIdentities, NatsIdentityFiles, natsServerConfig, NatsServerConfigOptions, natsServers, NatsUser,
+} from '@app/platform/nats-auth';
 
 /** The repository root, whether this runs from tools/ (tests) or dist/tools/ (built). */
 function findRoot(dir: string): string {
@@ -208,4 +212,28 @@ export async function startNatsServer(
   await Promise.race([waitFor(`nats-server on ${port}`, () => tcpAnswers(host, port), 10_000, 50), exited]);
   exited.catch(() => undefined);
   return { child, identities, configFile };
+}
+
+/**
+ * Provisions the bus's EVENTS stream as the operator of `identities` (the one identity that may
+ * create or change a stream), on the server(s) at `url`: whoever starts a mesh does this before
+ * its services start, as `migrate.js bus` does in a deployment. Waits for JetStream (a cluster
+ * electing its leader) up to `waitMs`.
+ */
+export async function provisionBus(
+  url: string,
+  identities: Pick<NatsIdentityFiles, 'seedFile'>,
+  options: { tls?: ConnectionOptions['tls']; settings?: EventsStreamSettings; waitMs?: number } = {},
+): Promise<ProvisionOutcome> {
+  const seed = readFileSync(identities.seedFile('operator'), 'utf8').trim();
+  return provisionEventsStreamAt(
+    {
+      servers: natsServers(url),
+      authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)),
+      inboxPrefix: natsInboxPrefix('operator'),
+      ...(options.tls ? { tls: options.tls } : {}),
+    },
+    options.settings ?? eventsStreamSettings({}),
+    { waitMs: options.waitMs ?? 60_000 },
+  );
 }

@@ -3,12 +3,13 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ServiceName } from '@app/contracts';
 import {
-  ConfigError, DEFAULT_HTTP_PORTS, describeNatsProblem, describePostgresProblem, ensureNatsIdentities, LOCAL_NATS_IDENTITY_DIR, LOCAL_NATS_URL_FILE,
-  natsConnectOptions, natsUrl, probeNats, probePostgres, readNatsSettings, withoutCredentials,
+  ConfigError, DEFAULT_HTTP_PORTS, describeNatsProblem, describePostgresProblem, ensureNatsIdentities, eventsStreamSettings, LOCAL_NATS_IDENTITY_DIR,
+  LOCAL_NATS_URL_FILE, natsConnectOptions, natsUrl, probeNats, probePostgres, provisionEventsStreamAt, readNatsSettings, withoutCredentials,
 } from '@app/platform';
 import { DEMO_CORPUS_SIZE, MailOutbox, startDemoSandbox, startMailOutbox } from './demo-sandbox';
 import {
-  APPS, findNatsServer, httpReady, MESH_NATS_IDENTITY_DIR, portVariable, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers, waitFor,
+  APPS, findNatsServer, httpReady, MESH_NATS_IDENTITY_DIR, portVariable, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers,
+  waitFor,
 } from './processes';
 
 /**
@@ -57,7 +58,9 @@ async function ensurePostgres(): Promise<void> {
  * when free, else the next free port; .data/nats/url tells the admin CLI where. NATS_URL set: that
  * server, which must know the mesh's identities (`npm run -s nats:config` prints its
  * configuration) and run JetStream; one that still lets anonymous clients in is named as an open
- * bus. Without JetStream it is refused rather than replaced (docs/decisions.md).
+ * bus. Without JetStream it is refused rather than replaced (docs/decisions.md). Either way the
+ * EVENTS stream is then provisioned as the operator, before any service starts: no service may
+ * create or change it.
  */
 async function ensureNats(): Promise<(() => void) | undefined> {
   if (!process.env.NATS_URL) return runOwnNats();
@@ -70,6 +73,7 @@ async function ensureNats(): Promise<(() => void) | undefined> {
   if (!(await probeNats(url, 3000))) {
     say(`warning: NATS at ${withoutCredentials(url)} (NATS_URL) lets anonymous clients in: any process that reaches it can ask any service for any workspace (docs/operations.md)`);
   }
+  say(`EVENTS stream ${await provisionEventsStreamAt(natsConnectOptions(operator, 'mesh-provision'), eventsStreamSettings(process.env))} (provisioned as the operator)`);
   return undefined;
 }
 
@@ -82,6 +86,12 @@ async function runOwnNats(): Promise<() => void> {
   mkdirSync(dir, { recursive: true });
   const { child, identities } = await startNatsServer(port, dir, { binary });
   process.env.NATS_URL = `nats://127.0.0.1:${port}`;
+  try {
+    await provisionBus(process.env.NATS_URL, identities, { settings: eventsStreamSettings(process.env) });
+  } catch (err) {
+    child.kill('SIGTERM');
+    throw new Error(`the EVENTS stream could not be provisioned on ${process.env.NATS_URL}: ${(err as Error).message}`);
+  }
   process.env[MESH_NATS_IDENTITY_DIR] = identities.dir;
   writeFileSync(join(ROOT, LOCAL_NATS_URL_FILE), `${process.env.NATS_URL}\n`);
   say(`NATS: ${binary} on 127.0.0.1:${port}, JetStream and the mesh's NKEY identities in .data/nats (anonymous connections refused)`);

@@ -1,15 +1,16 @@
 import { EVENT, EventType } from './events';
-import { KEYS_CHANGED_SUBJECT, SERVICE_NAMES, ServiceName, SUBJECTS } from './subjects';
+import { eventSubject, KEYS_CHANGED_SUBJECT, SERVICE_NAMES, ServiceName, SUBJECTS } from './subjects';
 
 /**
  * Who may say what on the bus. Every NATS connection has an identity of its own (a service, or
- * the operator: the admin CLI and the tests' probe), and nats-server's permissions, generated
- * from this file (libs/platform/src/nats-auth.ts), allow exactly these flows: a service
+ * the operator: the admin CLI and the bus's provisioning step), and nats-server's permissions,
+ * generated from this file (libs/platform/src/nats-auth.ts), allow exactly these flows: a service
  * subscribes to its own request subjects only and answers through `allow_responses`; it asks
  * only the peers listed here; it publishes only the events it owns; it reads the event stream
- * through its own durable consumers only. The tenant context a request carries can therefore
- * only come from the gateway or the operator. A unit test keeps these lists equal to what the
- * code of each app uses.
+ * through its own durable consumers only, each filtered to the subject listed here. The tenant
+ * context a request carries can therefore only come from the gateway or the operator, and only the
+ * operator creates or changes a stream. A unit test keeps these lists equal to what the code of
+ * each app uses.
  */
 export const NATS_IDENTITIES = [...SERVICE_NAMES, 'operator'] as const;
 export type NatsIdentity = (typeof NATS_IDENTITIES)[number];
@@ -51,15 +52,24 @@ export const NATS_EVENT_OWNERS: Record<ServiceName, readonly EventType[]> = {
   webhooks: [],
 };
 
-/** The durable consumers of the EVENTS stream each service reads through. */
-export const NATS_DURABLES: Record<ServiceName, readonly string[]> = {
-  gateway: [],
-  search: [],
-  crm: ['crm', 'crm-email-bounced'],
-  sequences: ['sequences-lead-updated', 'sequences-lead-deleted'],
-  billing: ['billing'],
-  webhooks: ['webhooks-dispatcher'],
+/**
+ * The durable consumers of the EVENTS stream each service reads through, each with the one
+ * subject it is filtered to: a service may create and read these consumers, with these filters,
+ * and no other (the server binds the filter to the create request's subject). A consumer of one
+ * event type reads that type's subject; the webhooks fan-out reads every event (`events.>`), as
+ * every public event may go to an endpoint.
+ */
+export const NATS_DURABLES: Record<ServiceName, Readonly<Record<string, string>>> = {
+  gateway: {},
+  search: {},
+  crm: { crm: eventSubject(EVENT.workspaceCreated), 'crm-email-bounced': eventSubject(EVENT.emailBounced) },
+  sequences: { 'sequences-lead-updated': eventSubject(EVENT.leadUpdated), 'sequences-lead-deleted': eventSubject(EVENT.leadDeleted) },
+  billing: { billing: eventSubject(EVENT.workspaceCreated) },
+  webhooks: { 'webhooks-dispatcher': eventSubject('>') },
 };
+
+/** The names of a service's durable consumers. */
+export const natsDurablesOf = (service: ServiceName): string[] => Object.keys(NATS_DURABLES[service]);
 
 /**
  * Broadcasts (no queue group): the gateway replica that revoked a key (for the operator) tells

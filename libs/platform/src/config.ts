@@ -25,7 +25,6 @@ export interface ServiceConfig {
   shutdownGraceMs: number;
   /** Tries and waits of the service's durable event consumers. */
   eventRetry: EventRetrySettings;
-  eventsStream: EventsStreamSettings;
   pool: PoolSettings;
 }
 
@@ -119,7 +118,10 @@ export function eventRetrySettings(env: NodeJS.ProcessEnv = process.env): EventR
   };
 }
 
-/** The EVENTS stream's replicas (EVENTS_STREAM_REPLICAS) and byte cap (EVENTS_STREAM_MAX_BYTES, -1: none). */
+/**
+ * The EVENTS stream's replicas (EVENTS_STREAM_REPLICAS) and byte cap (EVENTS_STREAM_MAX_BYTES, -1:
+ * none), as the operator provisions it (`migrate.js bus`); services do not read them.
+ */
 export interface EventsStreamSettings {
   replicas: number;
   maxBytes: number;
@@ -208,7 +210,6 @@ export function loadServiceConfig(service: ServiceName, env: NodeJS.ProcessEnv =
     dbProbeIntervalMs: envInt(env, 'DB_PROBE_INTERVAL_MS', 1000, 100, 60_000),
     shutdownGraceMs: envInt(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
     eventRetry: eventRetrySettings(env),
-    eventsStream: eventsStreamSettings(env),
     pool: poolSettings(env),
   };
 }

@@ -5,7 +5,7 @@ import { nanos, NatsConnection } from '@nats-io/transport-node';
 import { Logger } from 'pino';
 import { EVENTS_STREAM, EventEnvelope, eventSubject, EventType } from '@app/contracts';
 import { DeadLetters, serverMaxDeliver } from './dead-letters';
-import { ensureEventsStream } from './jetstream';
+import { awaitEventsStream } from './jetstream';
 import { carrierOfHeaders, continueFrom, TraceCarrier } from './log-context';
 import { SpanKind } from './tracing';
 import { markProcessed } from './processed-events.repository';
@@ -102,9 +102,22 @@ interface DurableConfig {
   prefetch: number;
 }
 
-/** Creates the durable on the server (or brings an existing one to `config`) and starts reading it. */
-async function consumeDurable(nc: NatsConnection, config: DurableConfig): Promise<ConsumerMessages> {
-  await ensureEventsStream(nc);
+/**
+ * The one subject a consumer's durable is filtered to: its event type's when it handles one, else
+ * the whole stream (`events.>`), whose other events it acknowledges and skips. One filter subject,
+ * not `filter_subjects`: servers before 2.10 (Debian's 2.9) lack the plural, and the create
+ * subject a service is granted names its durable's one filter (libs/platform/src/nats-auth.ts).
+ */
+export function consumerFilter(spec: Pick<ConsumerSpec, 'types'> | Pick<BatchConsumerSpec, 'batch'>): string {
+  return 'types' in spec && spec.types.length === 1 ? eventSubject(spec.types[0]) : eventSubject('>');
+}
+
+/**
+ * Waits for the stream (the operator provisions it), creates the durable on the server (or brings
+ * an existing one to `config`) and starts reading it.
+ */
+async function consumeDurable(nc: NatsConnection, config: DurableConfig, log: Logger): Promise<ConsumerMessages> {
+  await awaitEventsStream(nc, log);
   const jsm = await jetstreamManager(nc);
   const settings = {
     filter_subject: config.filter,
@@ -149,12 +162,9 @@ export class EventConsumer {
   }
 
   async start(): Promise<void> {
-    // One filter subject, not `filter_subjects`: servers before 2.10 (Debian's 2.9) lack the
-    // plural. Several types read the whole stream and skip the others here.
-    const filter = this.spec.types.length === 1 ? eventSubject(this.spec.types[0]) : eventSubject('>');
     this.messages = await consumeDurable(this.nc, {
-      durable: this.spec.durable, filter, ackWaitMs: 30_000, maxDeliver: serverMaxDeliver(this.deadLetters.settings), prefetch: 64,
-    });
+      durable: this.spec.durable, filter: consumerFilter(this.spec), ackWaitMs: 30_000, maxDeliver: serverMaxDeliver(this.deadLetters.settings), prefetch: 64,
+    }, this.log);
     this.loop = this.run(this.messages);
   }
 
@@ -226,9 +236,9 @@ export class BatchEventConsumer {
   async start(): Promise<void> {
     const { durable, batch } = this.spec;
     this.messages = await consumeDurable(this.nc, {
-      durable, filter: eventSubject('>'), ackWaitMs: batch.ackWaitMs, maxAckPending: batch.maxAckPending,
+      durable, filter: consumerFilter(this.spec), ackWaitMs: batch.ackWaitMs, maxAckPending: batch.maxAckPending,
       maxDeliver: serverMaxDeliver(this.deadLetters.settings), prefetch: batch.prefetch,
-    });
+    }, this.log);
     const messages = this.messages;
     this.reader = (async () => {
       for await (const message of messages) {

@@ -84,19 +84,24 @@ export interface NatsPermissions {
 
 const JS_API = '$JS.API';
 
-/** JetStream API subjects a service needs for the EVENTS stream and its own durable consumers. */
-function jetstreamGrants(durables: readonly string[]): string[] {
+/**
+ * JetStream API subjects a service needs for the EVENTS stream and its own durable consumers. It
+ * may look the stream up (STREAM.INFO) and never create, update, delete or purge it: the operator
+ * provisions it (provisionEventsStream). It creates or updates each of its durables only through
+ * the create subject that names the durable and its filter (`CONSUMER.CREATE.<stream>.<durable>.<filter>`,
+ * nats-server 2.9+), and the server refuses a request whose body names another durable or another
+ * filter than its subject; the legacy forms that carry the filter in the body alone
+ * (`CONSUMER.CREATE.<stream>.<durable>`, `CONSUMER.DURABLE.CREATE.…`) and ephemeral consumers are
+ * not granted. So a service reads the events of its documented subjects, through its own durables,
+ * and nothing else.
+ */
+function jetstreamGrants(durables: Readonly<Record<string, string>>): string[] {
   return [
     `${JS_API}.INFO`,
     `${JS_API}.STREAM.INFO.${EVENTS_STREAM}`,
-    `${JS_API}.STREAM.CREATE.${EVENTS_STREAM}`,
-    // the stream's replicas and byte cap follow the settings (ensureEventsStream)
-    `${JS_API}.STREAM.UPDATE.${EVENTS_STREAM}`,
-    ...durables.flatMap((durable) => [
+    ...Object.entries(durables).flatMap(([durable, filter]) => [
       `${JS_API}.CONSUMER.INFO.${EVENTS_STREAM}.${durable}`,
-      `${JS_API}.CONSUMER.CREATE.${EVENTS_STREAM}.${durable}`,
-      `${JS_API}.CONSUMER.CREATE.${EVENTS_STREAM}.${durable}.>`,
-      `${JS_API}.CONSUMER.DURABLE.CREATE.${EVENTS_STREAM}.${durable}`,
+      `${JS_API}.CONSUMER.CREATE.${EVENTS_STREAM}.${durable}.${filter}`,
       `${JS_API}.CONSUMER.MSG.NEXT.${EVENTS_STREAM}.${durable}`,
       `$JS.ACK.${EVENTS_STREAM}.${durable}.>`,
     ]),
@@ -107,9 +112,10 @@ function jetstreamGrants(durables: readonly string[]): string[] {
  * The permissions of an identity, from libs/contracts/src/nats-flows.ts. A service subscribes to
  * its own request subjects and its own inbox; it publishes the requests it makes, its own events
  * and the JetStream API calls of its own consumers; replies go through `allow_responses`. The
- * operator (admin CLI) asks every service (the gateway for workspaces, members and keys),
- * manages the stream (dead letters) and reads the workspaces' events that the webhooks service
- * publishes once stored (`listen`); only the webhooks service publishes those.
+ * operator (admin CLI) asks every service (the gateway for workspaces, members and keys), is the
+ * one identity that provisions the stream (creates it and brings its settings up to date, before
+ * any service starts) and reads the workspaces' events that the webhooks service publishes once
+ * stored (`listen`); only the webhooks service publishes those.
  */
 export function permissionsFor(identity: NatsIdentity): NatsPermissions {
   if (identity === 'operator') {

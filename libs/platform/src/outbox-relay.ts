@@ -2,7 +2,7 @@ import { jetstream, JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders, MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import { Logger } from 'pino';
 import { eventSubject } from '@app/contracts';
-import { ensureEventsStream } from './jetstream';
+import { awaitEventsStream } from './jetstream';
 import { wakeOnCommittedEvents } from './events';
 import { OutboxRepository } from './outbox.repository';
 import { UnitOfWork } from './unit-of-work';
@@ -43,7 +43,8 @@ export class OutboxRelay {
   }
 
   async start(): Promise<void> {
-    await ensureEventsStream(this.nc);
+    // the operator provisions the stream; this relay's identity may only look it up
+    await awaitEventsStream(this.nc, this.log);
     this.js = jetstream(this.nc);
     this.running = true;
     await this.listen();

@@ -7,13 +7,13 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { NatsConnection } from '@nats-io/transport-node';
 import { Pool } from 'pg';
-import { NATS_DURABLES, NATS_EVENT_OWNERS } from '@app/contracts';
+import { NATS_DURABLES, NATS_EVENT_OWNERS, natsDurablesOf } from '@app/contracts';
 import { ServiceConfig } from './config';
 import { poolOf, serviceDataSourceOptions } from './data-source';
 import { deadEventsControllerFor } from './dead-events.controller';
 import { DeadEventsRepository } from './dead-events.repository';
 import { DeadLetters } from './dead-letters';
-import { BatchEventConsumer, discoverConsumers, EventConsumer } from './event-consumer';
+import { BatchEventConsumer, consumerFilter, discoverConsumers, EventConsumer } from './event-consumer';
 import { HealthController } from './health.controller';
 import { collectProcessMetrics, gauge, observePool } from './metrics';
 import { observeConsumer } from './jetstream-metrics';
@@ -77,7 +77,7 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
       },
     ];
     // a service with durable consumers keeps a dead-letter store (DEAD_EVENTS_MIGRATION) the operator reads
-    const consumes = NATS_DURABLES[config.service].length > 0;
+    const consumes = natsDurablesOf(config.service).length > 0;
     collectProcessMetrics(config.service);
     return {
       module: PlatformModule,
@@ -103,14 +103,27 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
 
   async onApplicationBootstrap(): Promise<void> {
     const log = rootLogger(this.config.service);
+    const specs = discoverConsumers(this.discovery);
+    // nats-server grants the service these durables with these filters only: a consumer the
+    // contract does not declare would be refused by the server, so say which one at once
+    for (const spec of specs) {
+      const durables = NATS_DURABLES[this.config.service];
+      const granted = Object.hasOwn(durables, spec.durable) ? durables[spec.durable] : undefined;
+      if (granted !== consumerFilter(spec)) {
+        throw new Error(
+          `durable consumer ${spec.durable} of ${this.config.service} reads ${consumerFilter(spec)}, ` +
+            `but libs/contracts/src/nats-flows.ts (NATS_DURABLES) grants it ${granted === undefined ? 'no such durable' : granted}`,
+        );
+      }
+    }
     this.observeOutbox();
-    if (NATS_DURABLES[this.config.service].length > 0) this.deadLetters.observe();
+    if (natsDurablesOf(this.config.service).length > 0) this.deadLetters.observe();
     // a service that records no events (webhooks) has nothing to relay: no LISTEN connection taken from its pool
     if (this.config.relay !== false && NATS_EVENT_OWNERS[this.config.service].length > 0) {
       this.relay = new OutboxRelay(this.uow, this.outbox, this.nc, log);
       await this.relay.start();
     }
-    for (const spec of discoverConsumers(this.discovery)) {
+    for (const spec of specs) {
       const consumer = 'batch' in spec ? new BatchEventConsumer(this.nc, spec, log, this.deadLetters) : new EventConsumer(this.nc, this.uow, spec, log, this.deadLetters);
       await consumer.start();
       this.consumers.push(consumer);

@@ -1,12 +1,12 @@
 import {
-  DeadEvent, deadEventsSubject, NATS_DURABLES, ReplayDeadEventsResult, replayEventsSubject, SERVICE_NAMES, ServiceName,
+  DeadEvent, deadEventsSubject, natsDurablesOf, ReplayDeadEventsResult, replayEventsSubject, SERVICE_NAMES, ServiceName,
 } from '@app/contracts';
 import { nonNegativeInt, oneOf, required, UsageError } from '../args';
 import { AdminCommand } from './command';
 import { operatorContext } from '../admin-context';
 
 /** The services whose durable consumers keep a dead-letter store. */
-const CONSUMING_SERVICES = SERVICE_NAMES.filter((s) => NATS_DURABLES[s].length > 0) as ServiceName[];
+const CONSUMING_SERVICES = SERVICE_NAMES.filter((s) => natsDurablesOf(s).length > 0) as ServiceName[];
 const MAX_LIMIT = 1000;
 
 export const eventCommands: AdminCommand[] = [
