@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { SERVICE_NAMES, ServiceName } from '@app/contracts';
 import { DEFAULT_HTTP_PORTS, eventRetrySettings, eventsStreamSettings } from '@app/platform/config';
+import { trustProxySetting } from '../../apps/gateway/src/config';
 import { KUBECTL, kustomizationDirs, kustomizationKind, kustomize, loadYaml, Obj } from './render';
 import { unknownFields } from './strict-fields';
 
@@ -326,7 +327,9 @@ describe('overlays', () => {
   it('secrets: dev generates throwaway ones; prod commits none', () => {
     expect(dev.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name)).toEqual([expect.stringMatching(/^lim-secrets-[a-z0-9]{10}$/)]);
     expect(prod.filter((o) => o.kind === 'Secret')).toEqual([]);
-    expect(one(prod, 'ConfigMap', 'lim-config').data).toMatchObject({ EXPORT_STORAGE: 's3', TRUST_PROXY: 'true' });
+    expect(one(prod, 'ConfigMap', 'lim-config').data).toMatchObject({ EXPORT_STORAGE: 's3' });
+    // X-Forwarded-For is read from the ingress controller's pod network only, never from any peer
+    expect(trustProxySetting(one(prod, 'ConfigMap', 'lim-config').data)).toEqual(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16']);
   });
 
   it('the EVENTS stream: three replicas and a byte cap in prod, one replica and no cap in dev; both parse as the services read them', () => {

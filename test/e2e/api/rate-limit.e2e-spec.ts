@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { randomToken } from '@app/platform';
 import { ApiResponse, RequestOptions, TestMesh } from '../../harness';
 import {
@@ -221,5 +222,149 @@ describe('gateway rate limit (e2e)', () => {
     const still = await timed('GET', '/leads', { key: limitedKey });
     expectApiError(still, 429, 'rate_limited');
     expectSameWindow([other, still]);
+  });
+});
+
+/**
+ * Every request that reaches a route of the API is counted once, however its URL is spelled
+ * (the router decodes `%61` to `a`), and the per-address budget of requests without a key is the
+ * client's own: X-Forwarded-For is read only from a proxy TRUST_PROXY names. Each test sends from a
+ * loopback address of its own (127.0.0.x, all routed to the gateway's 127.0.0.1), so each has a
+ * budget of its own; the per-address limit is set low so a burst stays inside one window.
+ */
+describe('gateway rate limit: every spelling of a route, and whose address counts (e2e)', () => {
+  const LIMIT = 20;
+  let mesh: TestMesh;
+  let key: string;
+
+  beforeAll(async () => {
+    mesh = await TestMesh.start(['gateway', 'crm'], { RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: String(LIMIT) });
+    ({ key } = await mesh.workspace());
+  });
+  afterAll(() => mesh?.close());
+
+  /** A request from the loopback address `from`, its path sent exactly as written. */
+  function requestFrom(from: string, method: string, path: string, options: { key?: string; headers?: Record<string, string>; body?: string } = {}): Promise<ApiResponse> {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (options.key) headers.authorization = `Bearer ${options.key}`;
+    return new Promise((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port: mesh.apps.get('gateway')?.port, localAddress: from, method, path, headers, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const received = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') received.set(name, value);
+          let body: unknown;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            body = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: received, text, body });
+        });
+      });
+      req.on('error', reject);
+      req.end(options.body);
+    });
+  }
+
+  /** A first request in a window with WINDOW_MARGIN_S seconds left (waiting for the next one otherwise). */
+  async function firstInRoomyWindow(send: () => Promise<ApiResponse>, limit: number): Promise<ApiResponse> {
+    let first = await send();
+    if (expectRateLimitHeaders(first, limit).reset < WINDOW_MARGIN_S) {
+      await sleep(expectRateLimitHeaders(first, limit).reset * 1000 + 250);
+      first = await send();
+      expect(expectRateLimitHeaders(first, limit).remaining).toBe(limit - 1);
+    }
+    return first;
+  }
+
+  describe('public routes (no key), counted per client address', () => {
+    it('GET /%61pi/v1/optout is counted in the address\'s budget with its RateLimit headers, and past the limit is 429, as every spelling of the portal', async () => {
+      const from = '127.0.0.2';
+      const spellings = ['/%61pi/v1/optout', '/api/v1/%6Fptout', '/api/v1/optout', '/%61%70%69/v1/optout'];
+      const first = await firstInRoomyWindow(() => requestFrom(from, 'GET', spellings[0]), LIMIT);
+      expect(first.status).toBe(200);
+      const responses = [first, ...(await inBatches(LIMIT + 9, 5, (i) => requestFrom(from, 'GET', spellings[(i + 1) % spellings.length])))];
+      expect(responses).toHaveLength(LIMIT + 10);
+
+      const served = responses.filter((r) => r.status === 200);
+      const limited = responses.filter((r) => r.status === 429);
+      expect({ served: served.length, limited: limited.length }).toEqual({ served: LIMIT, limited: 10 });
+      // each request counted once: the remainders of the served ones are all distinct
+      expect(served.map((r) => expectRateLimitHeaders(r, LIMIT).remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: LIMIT }, (_, i) => i));
+      for (const res of limited) {
+        expectApiError(res, 429, 'rate_limited');
+        expect(expectRateLimitHeaders(res, LIMIT).remaining).toBe(0);
+        expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+      }
+      // the form post of the portal (which mails any address) is refused as well, spelled either way
+      for (const path of ['/%61pi/v1/optout', '/api/v1/optout']) {
+        const post = await requestFrom(from, 'POST', path, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=someone%40example.com' });
+        expectApiError(post, 429, 'rate_limited');
+      }
+    });
+
+    it('an unknown path of the API is counted in the same budget, however spelled', async () => {
+      const from = '127.0.0.3';
+      const first = await firstInRoomyWindow(() => requestFrom(from, 'GET', '/api/v1/optout'), LIMIT);
+      const unknown = [await requestFrom(from, 'GET', '/%61pi/v1/no-such-route'), await requestFrom(from, 'GET', '/api/v1/no-such-route')];
+      const after = await requestFrom(from, 'GET', '/api/v1/optout');
+      const remaining = [first, ...unknown, after].map((r) => expectRateLimitHeaders(r, LIMIT).remaining);
+      const start = remaining[0];
+      expect(remaining).toEqual([start, start - 1, start - 2, start - 3]);
+    });
+  });
+
+  describe('keyed routes, counted per API key', () => {
+    it('GET /%61pi/v1/leads is authenticated and counted in the key\'s budget, as is an unknown path spelled so', async () => {
+      const plain = await firstInRoomyWindow(() => requestFrom('127.0.0.4', 'GET', '/api/v1/leads', { key }), RATE_LIMIT);
+      expect(plain.status).toBe(200);
+      const encoded = await requestFrom('127.0.0.4', 'GET', '/%61pi/v1/le%61ds', { key });
+      expect(encoded.status).toBe(200);
+      expect(encoded.text).toBe(plain.text);
+      const unknown = await requestFrom('127.0.0.4', 'GET', '/%61pi/v1/no-such-route', { key });
+      expectApiError(unknown, 404, 'not_found');
+      const withoutKey = await requestFrom('127.0.0.4', 'GET', '/%61pi/v1/le%61ds');
+      expectApiError(withoutKey, 401, 'authentication_failed');
+      const again = await requestFrom('127.0.0.4', 'GET', '/api/v1/leads', { key });
+      // each keyed request took one from the key's budget; the key-less one took the address's
+      const remaining = [plain, encoded, unknown, again].map((r) => expectRateLimitHeaders(r).remaining);
+      expect(remaining).toEqual([remaining[0], remaining[0] - 1, remaining[0] - 2, remaining[0] - 3]);
+      expectRateLimitHeaders(withoutKey, LIMIT);
+    });
+  });
+
+  describe('the client address: X-Forwarded-For', () => {
+    it('without TRUST_PROXY, a client\'s X-Forwarded-For is ignored: a forged address gets no budget of its own', async () => {
+      const from = '127.0.0.5';
+      const first = await firstInRoomyWindow(() => requestFrom(from, 'GET', '/api/v1/optout', { headers: { 'x-forwarded-for': '198.51.100.1' } }), LIMIT);
+      const forged = await Promise.all(['198.51.100.2', '203.0.113.3', '198.51.100.1, 203.0.113.4'].map((forwarded) =>
+        requestFrom(from, 'GET', '/api/v1/optout', { headers: { 'x-forwarded-for': forwarded } })));
+      const remaining = [first, ...forged].map((r) => expectRateLimitHeaders(r, LIMIT).remaining);
+      expect(remaining.slice(1).sort((x, y) => y - x)).toEqual([remaining[0] - 1, remaining[0] - 2, remaining[0] - 3]);
+    });
+
+    it('with TRUST_PROXY naming the proxy, the address it forwards is the client\'s; another peer\'s header is still ignored', async () => {
+      mesh.env.TRUST_PROXY = '127.0.0.1';
+      await mesh.stopApp('gateway');
+      await mesh.startApp('gateway');
+
+      // through the proxy: each forwarded client has a budget of its own, and what a client put
+      // before the proxy's entry does not choose it
+      const viaProxy = (forwarded: string) => requestFrom('127.0.0.1', 'GET', '/api/v1/optout', { headers: { 'x-forwarded-for': forwarded } });
+      const client = await firstInRoomyWindow(() => viaProxy('203.0.113.7'), LIMIT);
+      expect(expectRateLimitHeaders(client, LIMIT).remaining).toBe(LIMIT - 1);
+      const other = await viaProxy('203.0.113.8');
+      expect(expectRateLimitHeaders(other, LIMIT).remaining).toBe(LIMIT - 1);
+      const prepended = await viaProxy('198.51.100.99, 203.0.113.7');
+      expect(expectRateLimitHeaders(prepended, LIMIT).remaining).toBe(LIMIT - 2);
+
+      // a peer that is not the proxy: its own address counts, whatever it forwards
+      const direct = await firstInRoomyWindow(() => requestFrom('127.0.0.6', 'GET', '/api/v1/optout', { headers: { 'x-forwarded-for': '203.0.113.20' } }), LIMIT);
+      const forged = await requestFrom('127.0.0.6', 'GET', '/api/v1/optout', { headers: { 'x-forwarded-for': '203.0.113.21' } });
+      expect(expectRateLimitHeaders(forged, LIMIT).remaining).toBe(expectRateLimitHeaders(direct, LIMIT).remaining - 1);
+    });
   });
 });

@@ -33,6 +33,26 @@ export const API_PREFIX = '/api/v1';
 const IDEMPOTENCY_HEADER = 'idempotency-key';
 
 /**
+ * Whether a request is the API's, so authenticated and counted: judged on the route the router
+ * matched, whatever spelling reached it (`/%61pi/v1/optout` is `/api/v1/optout`), and when none
+ * matched, on the path decoded as the router decodes it, so that every spelling of an API URL is
+ * counted once, known route or not. The gateway's health and metrics routes are not the API.
+ */
+export function isApiRequest(route: string | undefined, url: string): boolean {
+  const path = route ?? decodedPath(url);
+  return path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
+}
+
+function decodedPath(url: string): string {
+  const path = url.split(/[?#]/, 1)[0];
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path; // a path that does not decode is routed as it is (routableUrl)
+  }
+}
+
+/**
  * The gateway's request pipeline, in the order of the architecture: Request-Id, authenticate,
  * rate limit (every request counts), plan permission, version, input that no route accepts,
  * then (POST) idempotency. It runs as Fastify hooks so that unknown routes, malformed URLs and
@@ -105,7 +125,7 @@ export class GatewayPipeline {
 
   private async admit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     reply.header('Request-Id', request.id);
-    if (request.url !== API_PREFIX && !request.url.startsWith(`${API_PREFIX}/`) && !request.url.startsWith(`${API_PREFIX}?`)) return;
+    if (!isApiRequest(request.routeOptions.url, request.url)) return;
     // A route marked @Public() needs no key (a signed export download link, an email's
     // unsubscribe token, the opt-out portal, the API's own documentation): limited per client
     // address. Only its GET and POST: the HEAD Fastify adds to a GET route is not public.
