@@ -8,6 +8,7 @@ import { RecordedExamples } from '../../apps/gateway/src/openapi/examples';
 import { ROOT, waitFor } from '../../tools/mesh/processes';
 import { TestMesh } from '../harness';
 import { eventually, SmtpSink } from '../support/smtp-sink';
+import { SseClient } from '../support/sse';
 
 /**
  * The request and response examples of the OpenAPI document come from this run: it calls every
@@ -78,6 +79,25 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
       response: { status: res.status, type, body: parsed },
     };
     return { status: res.status, body: parsed as any };
+  }
+
+  /**
+   * A Server-Sent Events stream, recorded as its text up to the end of its first event (then
+   * closed: the stream itself never ends).
+   */
+  async function callStream(template: string, path: string, options: { key: string; lastEventId: string }) {
+    const { stream, refused } = await SseClient.open(`${mesh.baseUrl}${path}`, { authorization: `Bearer ${options.key}`, 'last-event-id': options.lastEventId });
+    expect({ path, refused: refused && { status: refused.status, body: refused.body } }).toEqual({ path, refused: undefined });
+    try {
+      await waitFor('the first event of the stream', async () => stream!.events.length > 0, 15_000, 50);
+    } finally {
+      stream!.close();
+    }
+    const text = stream!.raw.slice(0, stream!.raw.indexOf(`id: ${stream!.events[0].id}\n`));
+    const first = stream!.raw.slice(text.length);
+    const body = text + first.slice(0, first.indexOf('\n\n') + 2);
+    const type = (stream!.response.headers.get('content-type') ?? '').split(';')[0].trim();
+    recorded[`GET ${template}`] ??= { request: { path }, response: { status: 200, type, body } };
   }
 
   const operations = () =>
@@ -190,6 +210,8 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     // the workspace's events, stored as the webhooks service consumed them
     const events = await call('GET', '/events', '/events?type=lead.created&limit=2', { key });
     await call('GET', '/events/{id}', `/events/${events.body.data[0].id}`, { key });
+    // the stream resumed after the older of the two: the events stored since, the newer one among them
+    await callStream('/events/stream', '/events/stream?types=lead.created', { key, lastEventId: events.body.data[1].id });
     await call('DELETE', '/webhook_endpoints/{id}', `/webhook_endpoints/${endpoint.body.id}`, { key });
 
     // The public opt-out portal: form, mailed link, confirmation

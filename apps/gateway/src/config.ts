@@ -15,6 +15,12 @@ export interface GatewayConfig extends ServiceConfig {
   idempotencySecretKey: string;
   /** Where `databaseUrl` came from, named in what the operator is told about the database. */
   databaseSetting: 'GATEWAY_DATABASE_URL' | 'DATABASE_URL and DB_PREFIX';
+  /** GET /events/stream: how often an open stream reads the stored events. */
+  eventsStreamPollMs: number;
+  /** GET /events/stream: the longest an open stream stays silent (a comment line keeps proxies from closing it). */
+  eventsStreamHeartbeatMs: number;
+  /** GET /events/stream: streams one key may hold open at once on one replica. */
+  eventsStreamsPerKey: number;
   /** Testing only: the file every registered route is appended to (GATEWAY_ROUTE_LOG; route-recorder.ts). */
   routeLog: string | null;
 }
@@ -31,6 +37,9 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     trustProxy: trustProxySetting(env),
     idempotencySecretKey: secretSetting(env, 'IDEMPOTENCY_SECRET_KEY', DEV_IDEMPOTENCY_SECRET_KEY),
     databaseSetting: env.GATEWAY_DATABASE_URL ? 'GATEWAY_DATABASE_URL' : 'DATABASE_URL and DB_PREFIX',
+    eventsStreamPollMs: envInt(env, 'EVENTS_STREAM_POLL_MS', 1000, 50, 60_000),
+    eventsStreamHeartbeatMs: envInt(env, 'EVENTS_STREAM_HEARTBEAT_MS', 15_000, 100, 300_000),
+    eventsStreamsPerKey: envInt(env, 'EVENTS_STREAMS_PER_KEY', 10, 1, 10_000),
     routeLog: env.GATEWAY_ROUTE_LOG || null,
   };
 }

@@ -27,6 +27,7 @@ import { UnsubscribeController } from './sequences/unsubscribe.controller';
 import { SearchController } from './search/search.controller';
 import { TasksController } from './tasks/tasks.controller';
 import { EventsController } from './webhooks/events.controller';
+import { EventStreams } from './webhooks/event-streams';
 import { WebhookEndpointsController } from './webhooks/webhook-endpoints.controller';
 import { MemberEntity } from './workspaces/member.entity';
 import { WorkspaceEntity } from './workspaces/workspace.entity';
@@ -51,6 +52,7 @@ export class GatewayModule {
         { provide: ClaimOwner, useFactory: (c: GatewayConfig) => new ClaimOwner(c), inject: [SERVICE_CONFIG] },
         IdempotencyStore,
         RpcClient,
+        EventStreams,
         GatewayPipeline,
         RouteCatalog,
         AuditLogStore,

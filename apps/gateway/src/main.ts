@@ -9,6 +9,7 @@ import { GatewayPipeline } from './http/pipeline';
 import { routableUrl } from './http/routable-url';
 import { GATEWAY_MIGRATIONS } from './migrations';
 import { installRouteRecorder } from './openapi/route-recorder';
+import { EventStreams } from './webhooks/event-streams';
 
 runMain(() => {
   const config = loadGatewayConfig();
@@ -34,6 +35,7 @@ runMain(() => {
     configure: (app) => {
       installRouteRecorder(app.getHttpAdapter().getInstance(), config.routeLog);
       app.get(GatewayPipeline).install(app.getHttpAdapter().getInstance());
+      app.get(EventStreams).install(app.getHttpAdapter().getInstance());
     },
   });
 });

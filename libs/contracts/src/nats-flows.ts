@@ -33,7 +33,7 @@ export const NATS_CALLS: Record<ServiceName, readonly string[]> = {
     search.query, search.revealsCreate,
     webhooks.endpointsList, webhooks.endpointsCreate, webhooks.endpointsDelete, webhooks.endpointsGet, webhooks.endpointsUpdate,
     webhooks.endpointsRollSecret, webhooks.endpointDeliveries, webhooks.deliveriesRetry, webhooks.endpointsTest,
-    webhooks.eventsList, webhooks.eventsGet,
+    webhooks.eventsList, webhooks.eventsGet, webhooks.eventsStream,
   ],
   search: [billing.creditsConsume, billing.creditsRefund, crm.leadsUpsertFromReveal],
   sequences: [crm.leadsGetMany, crm.leadsWorkspacesByEmail],

@@ -97,6 +97,8 @@ export const SUBJECTS = {
     /** The workspace's events as stored at consumption (GET /events, GET /events/{id}). */
     eventsList: 'webhooks.events.list',
     eventsGet: 'webhooks.events.get',
+    /** The workspace's events after a position, in the order they became final (GET /events/stream polls it). */
+    eventsStream: 'webhooks.events.stream',
     /** Operator (admin CLI): switch a disabled endpoint back on; the failure count restarts. */
     endpointsEnable: 'webhooks.endpoints.enable',
     /** Operator (admin CLI): recent attempts of an endpoint with status and latency. */
@@ -131,6 +133,7 @@ const RETRY_POLICIES: ReadonlyMap<string, RetryPolicy> = new Map<string, RetryPo
     S.billing.creditsBalance,
     S.search.organizationsMatch,
     S.webhooks.endpointsList, S.webhooks.endpointsGet, S.webhooks.endpointDeliveries, S.webhooks.deliveriesList,
+    S.webhooks.eventsStream,
   ].map((subject): [string, RetryPolicy] => [subject, 'read']),
   ...[S.billing.creditsConsume, S.billing.creditsRefund, S.crm.leadsUpsertFromReveal, S.search.query].map((subject): [string, RetryPolicy] => [subject, 'ref']),
   ...[

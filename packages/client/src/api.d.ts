@@ -137,6 +137,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream events
+         * @description The workspace's events in the key's mode as they are stored, as Server-Sent Events (`text/event-stream`), until the client disconnects: one SSE event per event, its `id` the event's id and its `data` the envelope exactly as `GET /events/{id}` answers it, in the order the events were stored. Lines starting with `:` are comments (a heartbeat at least every 15 seconds). `types` (event types separated by commas) keeps those types. Without `Last-Event-ID` the stream starts with the events stored from the moment of connecting; with it (the `id` of the last event received, as an EventSource sends it on reconnecting), every stored event after that one is sent first, then the new ones: none is missed or repeated. A `Last-Event-ID` that is no event of this workspace and mode in the last 30 days is 400. The request counts once toward the rate limit however long it stays open; a key may hold 10 streams open at once (429 beyond). The stream ends when the key is revoked, and when the gateway restarts: reconnect with `Last-Event-ID`.
+         */
+        get: operations["events_stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/exports": {
         parameters: {
             query?: never;
@@ -2277,6 +2297,42 @@ export interface operations {
             401: components["responses"]["AuthenticationFailed"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    events_stream: {
+        parameters: {
+            query?: {
+                types?: string;
+            };
+            header?: {
+                /** @description Resume after this event: the `id` of the last event received from a stream of this key's workspace and mode. */
+                "Last-Event-ID"?: string;
+                /** @description API version (a date). Defaults to the version pinned on the key. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stream events */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationFailed"];
+            403: components["responses"]["PermissionDenied"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -269,6 +269,7 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
         });
       }
     }
+    for (const [name, { description, schema }] of Object.entries(doc.headers ?? {})) parameters.push({ name, in: 'header', required: false, description, schema });
     if (!keyless) parameters.push({ $ref: '#/components/parameters/ServiceVersion' });
     if (route.method === 'POST' && !keyless && doc.idempotent !== false) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
 

@@ -36,7 +36,9 @@ export interface OperationDoc {
    * `negotiated`: an HTML page to a form post, the error object to a JSON client.
    */
   htmlErrors?: boolean | 'negotiated';
-  /** Response media type other than JSON (downloads, pages). */
+  /** Request headers the endpoint reads beside the common ones. */
+  headers?: Record<string, { description: string; schema: JsonSchema }>;
+  /** Response media type other than JSON (downloads, pages, streams). */
   media?: Record<string, { schema: Record<string, unknown> }>;
 }
 

@@ -1,10 +1,16 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { NatsConnection } from '@nats-io/transport-node';
-import { CURRENT_API_VERSION, EventEnvelope, ListEnvelope, ListEventsRequest, parseDateTime, RequestContext, workspaceEventsSubject } from '@app/contracts';
+import {
+  CURRENT_API_VERSION, EventEnvelope, ListEnvelope, ListEventsRequest, parseDateTime, PUBLIC_EVENT_TYPES, RequestContext, StreamEventsPage,
+  StreamEventsRequest, workspaceEventsSubject,
+} from '@app/contracts';
 import { decodeCursor, DomainError, NATS_CONNECTION, Queryable, rootLogger, runPeriodically, toListPage } from '@app/platform';
 import { eventBody, renderEvent } from '../dispatch/render';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
-import { EventsRepository } from './events.repository';
+import { EventsRepository, StreamPosition } from './events.repository';
+
+/** The most events one read of the stream answers. */
+const STREAM_PAGE_MAX = 500;
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
@@ -70,11 +76,61 @@ export class EventsService implements OnApplicationBootstrap, OnApplicationShutd
     return toListPage(rows, query.limit, (row) => eventBody(row.envelope, WORKSPACE_DEFAULT_VERSION));
   }
 
+  /**
+   * GET /events/stream: the final events after the position asked (docs/decisions.md, "The events
+   * stream"). Resuming after a `Last-Event-ID` starts right after that event; with neither a
+   * position nor an id, the stream starts at the present: nothing yet, and the position of the
+   * oldest transaction still running.
+   */
+  async stream(ctx: RequestContext, request: StreamEventsRequest): Promise<StreamEventsPage> {
+    const retention = this.config.eventsRetentionDays;
+    let after: StreamPosition;
+    if (typeof request.after === 'string') {
+      after = parsePosition(request.after);
+    } else if (typeof request.last_event_id === 'string') {
+      const found = await this.events.positionOf(ctx.workspace_id, ctx.livemode, request.last_event_id, retention);
+      if (!found) {
+        throw DomainError.invalid('Last-Event-ID', `No event ${request.last_event_id} of this workspace and mode in the last ${retention} days to resume after`);
+      }
+      after = found;
+    } else {
+      return { data: [], position: formatPosition({ tx: await this.events.horizon(), id: '' }), has_more: false };
+    }
+    const limit = Math.min(Math.max(Math.trunc(Number(request.limit)) || 1, 1), STREAM_PAGE_MAX);
+    const types = Array.isArray(request.types) ? request.types.filter((t) => PUBLIC_EVENT_TYPES.includes(t)) : undefined;
+    const { rows, horizon } = await this.events.stream({ workspaceId: ctx.workspace_id, livemode: ctx.livemode, types, after, limit }, retention);
+    const hasMore = rows.length === limit;
+    const last = rows.at(-1);
+    // a short page read every final event: the next read starts at the horizon, skipping the
+    // transactions that stored nothing of this stream's
+    const next = hasMore ? { tx: last!.tx, id: last!.id } : later(last ? { tx: last.tx, id: last.id } : after, { tx: horizon, id: '' });
+    return { data: rows.map((row) => eventBody(row.envelope, WORKSPACE_DEFAULT_VERSION)), position: formatPosition(next), has_more: hasMore };
+  }
+
   async get(ctx: RequestContext, id: string): Promise<EventEnvelope> {
     const row = typeof id === 'string' ? await this.events.find(ctx.workspace_id, ctx.livemode, id, this.config.eventsRetentionDays) : undefined;
     if (!row) throw DomainError.notFound('event', String(id), 'id');
     return eventBody(row.envelope, WORKSPACE_DEFAULT_VERSION);
   }
+}
+
+const POSITION = /^(\d{1,20}):(.{0,255})$/s;
+
+function formatPosition(position: StreamPosition): string {
+  return `${position.tx}:${position.id}`;
+}
+
+function parsePosition(value: string): StreamPosition {
+  const match = POSITION.exec(value);
+  if (!match) throw DomainError.invalid('after', 'after must be a position an earlier read of the stream answered');
+  return { tx: match[1], id: match[2] };
+}
+
+/** The later of two positions (transaction ids compared as the 64-bit numbers they are). */
+function later(a: StreamPosition, b: StreamPosition): StreamPosition {
+  const [ta, tb] = [BigInt(a.tx), BigInt(b.tx)];
+  if (ta !== tb) return ta > tb ? a : b;
+  return a.id >= b.id ? a : b;
 }
 
 function instant(value: string | undefined, param: string): Date | undefined {

@@ -5,6 +5,7 @@ import { SecretRoll1764000005000 } from './1764000005000-secret-roll';
 import { DeliveriesByEndpoint1764000006000 } from './1764000006000-deliveries-by-endpoint';
 import { Events1764000007000 } from './1764000007000-events';
 import { ChangeKeys1764000008000 } from './1764000008000-change-keys';
+import { EventsStream1764000009000 } from './1764000009000-events-stream';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -26,4 +27,5 @@ export const MIGRATIONS = [
   DeliveriesByEndpoint1764000006000,
   Events1764000007000,
   ChangeKeys1764000008000,
+  EventsStream1764000009000,
 ];

@@ -1,7 +1,7 @@
 import {
-  ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, MaxLength, ValidateIf,
+  ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf,
 } from 'class-validator';
-import { PUBLIC_EVENT_TYPES, PublicEventType } from '../events';
+import { EventEnvelope, PUBLIC_EVENT_TYPES, PublicEventType } from '../events';
 import { IsDateTime } from './date-time';
 import { WEBHOOK_ENDPOINT_STATUSES, WebhookEndpointStatus } from '../resources/webhook';
 import { PageQueryDto } from './pagination.dto';
@@ -78,6 +78,40 @@ export class ListEventsQueryDto extends PageQueryDto {
 
 /** GET /events as the gateway asks it. */
 export type ListEventsRequest = Omit<ListEventsQueryDto, 'limit'> & { limit: number };
+
+const EVENT_TYPE_PATTERN = PUBLIC_EVENT_TYPES.map((type) => type.replace(/\./g, '\\.')).join('|');
+
+/** GET /events/stream: `types`, event types separated by commas, keeps those types only. */
+export class StreamEventsQueryDto {
+  @IsOptional() @Matches(new RegExp(`^(${EVENT_TYPE_PATTERN})(,(${EVENT_TYPE_PATTERN}))*$`), {
+    message: `types must be event types separated by commas, each one of: ${PUBLIC_EVENT_TYPES.join(', ')}`,
+  })
+  types?: string;
+}
+
+/**
+ * GET /events/stream as the gateway asks it, once on connecting and then at each poll: the
+ * events after `after` (a position the previous answer gave), or after the stored event
+ * `last_event_id` (the client's `Last-Event-ID`), or, with neither, none yet and the position of
+ * the present.
+ */
+export interface StreamEventsRequest {
+  after?: string;
+  last_event_id?: string;
+  types?: PublicEventType[];
+  limit: number;
+}
+
+/**
+ * The events after the position asked, in the order their transactions became final (each
+ * rendered as GET /events/{id} answers it), and the position to ask from next; `has_more` when
+ * the page was full.
+ */
+export interface StreamEventsPage {
+  data: EventEnvelope[];
+  position: string;
+  has_more: boolean;
+}
 
 export type UpdateWebhookEndpointRequest = UpdateWebhookEndpointDto & { id: string };
 
