@@ -44,7 +44,7 @@ export class SmtpSink {
             const parsed = await simpleParser(raw);
             const to = session.envelope.rcptTo.map((r) => r.address);
             const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-            if (options.outboxDir) keepInOutbox(options.outboxDir, { from, to }, raw);
+            if (options.outboxDir) keepInOutbox(options.outboxDir, { from, to, subject: parsed.subject ?? '', text: parsed.text ?? '' }, raw);
             sink.mails.push({
               messageId: parsed.messageId ?? '',
               to: to.join(','),

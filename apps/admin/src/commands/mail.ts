@@ -17,7 +17,7 @@ export const mailCommands: AdminCommand[] = [
       const limit = nonNegativeInt('limit', flags.limit, 10);
       if (limit < 1 || limit > MAX_LIMIT) throw new UsageError(`--limit must be from 1 to ${MAX_LIMIT}`);
       if (flags.to !== undefined && !flags.to.includes('@')) throw new UsageError('--to must be an email address');
-      return { data: await readOutbox(mailOutboxDir(), { to: flags.to, limit }) };
+      return { data: readOutbox(mailOutboxDir(), { to: flags.to, limit }) };
     },
   },
 ];
