@@ -35,6 +35,15 @@ export async function startWebhooksFixture(env: Record<string, string>): Promise
   }
 }
 
+/**
+ * Deletes every webhook endpoint of a workspace (with their deliveries), after a test that made
+ * its own: a workspace has at most WEBHOOK_LIMITS.endpoints. In the database, so the key's
+ * request budget is the test's alone.
+ */
+export async function deleteEndpoints(mesh: TestMesh, workspaceId: string): Promise<void> {
+  await mesh.query('webhooks', 'DELETE FROM webhook_endpoints WHERE workspace_id = $1', [workspaceId]);
+}
+
 export async function closeWebhooksFixture(fixture: Partial<WebhooksFixture>): Promise<void> {
   await fixture.mesh?.close();
   await fixture.receiver?.close();

@@ -615,7 +615,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description The response carries `secret`, which cannot be retrieved again.
+         * @description The response carries `secret`, which cannot be retrieved again. A workspace has at most 16 endpoints (live and test keys' together): another is 400 `invalid_request` until one is deleted. `url` must reach a public address: a literal private, loopback, link-local or other special-purpose address is 400 `invalid_request` on `url`.
          */
         post: operations["webhookEndpoints_create"];
         delete?: never;
@@ -723,7 +723,7 @@ export interface paths {
         put?: never;
         /**
          * Send a sample event to a webhook endpoint
-         * @description Sends a sample event of `type` to this endpoint at once, whatever types it subscribes to: a new `evt_` id, `livemode` false and `"sample": true`, with sample `data`, signed as every delivery. Answers the delivery (pending); its attempts appear in the endpoint's deliveries. Sample events are not listed by GET /events. 409 when the endpoint is disabled.
+         * @description Sends a sample event of `type` to this endpoint at once, whatever types it subscribes to: a new `evt_` id, `livemode` false and `"sample": true`, with sample `data`, signed as every delivery. Answers the delivery (pending); its attempts appear in the endpoint's deliveries. A sample that fails is retried once, about a minute later, and no more. Sample events are not listed by GET /events. 409 when the endpoint is disabled.
          */
         post: operations["webhookEndpoints_sendTest"];
         delete?: never;

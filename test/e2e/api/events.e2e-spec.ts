@@ -1,12 +1,12 @@
 import { jetstream } from '@nats-io/jetstream';
 import Stripe from 'stripe';
-import { eventSubject, PUBLIC_EVENT_TYPES } from '@app/contracts';
+import { eventSubject, PUBLIC_EVENT_TYPES, SUBJECTS } from '@app/contracts';
 import { newId } from '@app/platform/ids';
 import { waitFor } from '../../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate } from '../../../tools/webhooks/https-receiver';
 import { TestMesh } from '../../harness';
 import { expectApiError } from '../../support/gateway-assertions';
-import { closeWebhooksFixture, startWebhooksFixture, Workspace } from '../../support/webhooks-fixture';
+import { closeWebhooksFixture, deleteEndpoints, startWebhooksFixture, Workspace } from '../../support/webhooks-fixture';
 
 const stripe = new Stripe('sk_test_unused');
 const DAY = 86_400_000;
@@ -28,6 +28,7 @@ describe('events', () => {
 
   beforeAll(async () => {
     ({ mesh, cert, receiver, ws, other, testKey } = await startWebhooksFixture({
+      WEBHOOK_TEST_CLOCK: '1',
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_SECRET_KEY: 'c'.repeat(64),
     }));
@@ -218,6 +219,8 @@ describe('events', () => {
     const sendTest = (endpointId: string, body: unknown, key = ws.key, headers: Record<string, string> = {}) =>
       mesh.request('POST', `/webhook_endpoints/${endpointId}/test`, { key, body, headers });
     const deliveryStatus = async (id: string) => (await mesh.query('webhooks', 'SELECT status FROM webhook_deliveries WHERE id = $1', [id]))[0]?.status;
+    // each test makes its own endpoints; a workspace has at most 16
+    afterEach(() => deleteEndpoints(mesh, ws.workspace.id));
 
     it('sends a sample of the type at once, signed with the endpoint\'s secret, "sample": true and livemode false, whatever the endpoint subscribes to; 202 with the delivery', async () => {
       const hook = await createEndpoint(ws.key, '/test/sample', ['lead.created']);
@@ -306,6 +309,30 @@ describe('events', () => {
       await new Promise((r) => setTimeout(r, 500));
       expect(receiver.at('/test/scoped')).toHaveLength(0);
     });
+
+    // Issue 34, item 8: a sample is asked for by a request; it must not turn one request into the
+    // retry schedule's seven sends to a URL that fails (a third party's, say).
+    it('a sample to an endpoint that answers 500 is sent twice at most: once, then one retry about a minute later; then it has failed', async () => {
+      const hook = await createEndpoint(ws.key, '/test/failing');
+      receiver.respond('/test/failing', () => ({ status: 500 }));
+      const res = await sendTest(hook.id, { type: 'lead.created' });
+      expect(res.status).toBe(202);
+      const attempts = async () => (await mesh.query('webhooks', 'SELECT count(*)::int AS n FROM webhook_attempts WHERE delivery_id = $1', [res.body.id]))[0].n as number;
+      await until('attempt 1 recorded', async () => (await attempts()) === 1);
+      // the whole retry schedule (about 24 hours), on the movable clock, step by step
+      for (const step of [60, 300, 1800, 7200, 21_600, 54_000]) {
+        await mesh.rpc(SUBJECTS.webhooks.testClockAdvance, {}, { ms: Math.ceil(step * 1.11) * 1000 });
+        await new Promise((r) => setTimeout(r, 700));
+      }
+      await until('the sample failed', async () => (await deliveryStatus(res.body.id)) === 'failed');
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(receiver.at('/test/failing')).toHaveLength(2);
+      const [listed] = (await mesh.request('GET', `/webhook_endpoints/${hook.id}/deliveries`, { key: ws.key })).body.data;
+      expect(listed).toMatchObject({
+        id: res.body.id, status: 'failed', next_attempt_at: null,
+        attempts: [{ attempt: 1, outcome: 'failed', status_code: 500 }, { attempt: 2, outcome: 'failed', status_code: 500 }],
+      });
+    }, 60_000);
 
     it('the same Idempotency-Key answers the same delivery and sends nothing more; with another body it is 409', async () => {
       const hook = await createEndpoint(ws.key, '/test/idempotent');

@@ -5,7 +5,7 @@ import { HttpsReceiver, TestCertificate } from '../../../tools/webhooks/https-re
 import { TestMesh } from '../../harness';
 import { publishEvents } from '../../support/webhook-events';
 import { expectApiError } from '../../support/gateway-assertions';
-import { closeWebhooksFixture, startWebhooksFixture, Workspace } from '../../support/webhooks-fixture';
+import { closeWebhooksFixture, deleteEndpoints, startWebhooksFixture, Workspace } from '../../support/webhooks-fixture';
 
 const stripe = new Stripe('sk_test_unused');
 const HOUR = 3_600_000;
@@ -30,6 +30,8 @@ describe('webhook endpoints: retrieve, update, roll the secret', () => {
     }));
   }, 120_000);
   afterAll(() => closeWebhooksFixture({ mesh, cert, receiver }));
+  // each test makes its own endpoints; a workspace has at most 16
+  afterEach(() => deleteEndpoints(mesh, ws.workspace.id));
 
   const createEndpoint = async (path: string, events: string[] = ['*'], description?: string) => {
     const res = await mesh.request('POST', '/webhook_endpoints', { key: ws.key, body: { url: receiver.url(path), events, description } });

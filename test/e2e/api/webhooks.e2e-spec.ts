@@ -19,7 +19,7 @@ describe('webhooks end to end', () => {
   let cert: TestCertificate;
   let receiver: HttpsReceiver;
   let dns: Awaited<ReturnType<typeof startDns>>;
-  const ws: Record<'api' | 'deliver' | 'modes' | 'retry' | 'disable' | 'guard', Workspace> = {} as any;
+  const ws: Record<'api' | 'deliver' | 'modes' | 'retry' | 'disable' | 'guard' | 'limit' | 'race', Workspace> = {} as any;
 
   beforeAll(async () => {
     cert = await testCertificate();
@@ -34,7 +34,7 @@ describe('webhooks end to end', () => {
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_SECRET_KEY: 'a'.repeat(64),
     });
-    await Promise.all((Object.keys({ api: 1, deliver: 1, modes: 1, retry: 1, disable: 1, guard: 1 }) as Array<keyof typeof ws>).map(async (name) => {
+    await Promise.all((Object.keys({ api: 1, deliver: 1, modes: 1, retry: 1, disable: 1, guard: 1, limit: 1, race: 1 }) as Array<keyof typeof ws>).map(async (name) => {
       ws[name] = await mesh.workspace();
     }));
   }, 60_000);
@@ -145,6 +145,43 @@ describe('webhooks end to end', () => {
       expect(recorded).toEqual(hooks.map(({ host }) => ({
         host, status: 'pending', attempts: [{ outcome: 'failed', status_code: null, error: 'refused: not a public address' }],
       })));
+    });
+
+    // Issue 34, item 8: one event fans out to a bounded number of URLs (the spec leaves the number open).
+    it('a workspace has at most 16 endpoints, live and test keys\' together: the 17th is 400 invalid_request and creates nothing; deleting one makes room', async () => {
+      const count = async (w: Workspace) =>
+        (await mesh.query('webhooks', 'SELECT count(*)::int AS n FROM webhook_endpoints WHERE workspace_id = $1', [w.workspace.id]))[0].n as number;
+      const testKey = (await mesh.admin('key:create', '--workspace', ws.limit.workspace.id, '--mode', 'test')).key as string;
+      const made: string[] = [];
+      for (let i = 0; i < 16; i++) {
+        const res = await mesh.request('POST', '/webhook_endpoints', { key: i % 2 ? testKey : ws.limit.key, body: { url: `https://hooks.example.com/${i}`, events: ['*'] } });
+        expect({ i, status: res.status }).toEqual({ i, status: 201 });
+        made.push(res.body.id);
+      }
+      for (const key of [ws.limit.key, testKey]) {
+        const refused = await mesh.request('POST', '/webhook_endpoints', { key, body: { url: 'https://hooks.example.com/17', events: ['*'] } });
+        expectApiError(refused, 400, 'invalid_request');
+        expect(refused.body.error.message).toContain('at most 16 webhook endpoints');
+      }
+      expect(await count(ws.limit)).toBe(16);
+      // a create asked again with its Idempotency-Key still answers its endpoint at the limit
+      const headers = { 'idempotency-key': 'limit-replay' };
+      await mesh.request('DELETE', `/webhook_endpoints/${made[0]}`, { key: ws.limit.key });
+      const last = await mesh.request('POST', '/webhook_endpoints', { key: ws.limit.key, body: { url: 'https://hooks.example.com/last', events: ['*'] }, headers });
+      expect(last.status).toBe(201);
+      const replay = await mesh.request('POST', '/webhook_endpoints', { key: ws.limit.key, body: { url: 'https://hooks.example.com/last', events: ['*'] }, headers });
+      expect({ status: replay.status, id: replay.body.id }).toEqual({ status: 201, id: last.body.id });
+      expect(await count(ws.limit)).toBe(16);
+    });
+
+    it('creates at once cannot pass the limit together: of 24 sent at once, 16 are made', async () => {
+      const results = await Promise.all(Array.from({ length: 24 }, (_, i) =>
+        mesh.request('POST', '/webhook_endpoints', { key: ws.race.key, body: { url: `https://hooks.example.com/race/${i}`, events: ['*'] } })));
+      const statuses = results.map((r) => r.status).sort();
+      expect({ made: statuses.filter((s) => s === 201).length, refused: statuses.filter((s) => s === 400).length }).toEqual({ made: 16, refused: 8 });
+      for (const res of results.filter((r) => r.status === 400)) expectApiError(res, 400, 'invalid_request');
+      const [{ n }] = await mesh.query('webhooks', 'SELECT count(*)::int AS n FROM webhook_endpoints WHERE workspace_id = $1', [ws.race.workspace.id]);
+      expect(n).toBe(16);
     });
 
     it('201 with the secret once; GET lists without secrets; the same Idempotency-Key returns the same endpoint; DELETE then 404', async () => {

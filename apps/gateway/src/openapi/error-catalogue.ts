@@ -1,4 +1,4 @@
-import { ERROR_CODES, ERROR_STATUS, ERROR_TYPE, ErrorCode } from '@app/contracts';
+import { ERROR_CODES, ERROR_STATUS, ERROR_TYPE, ErrorCode, WEBHOOK_LIMITS } from '@app/contracts';
 
 interface ErrorEntry {
   meaning: string;
@@ -12,8 +12,9 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorEntry> = {
     meaning:
       'A parameter is missing, has the wrong type or fails validation: an unknown body field or query parameter, a value out of range, ' +
       'a body that is not a JSON object sent as application/json, a character that cannot be stored (a NUL byte or an unpaired surrogate), ' +
-      'an unknown Service-Version or a malformed Idempotency-Key. `param` names the field when one is at fault.',
-    action: 'Correct the field named by `param` (see the endpoint in the API reference) and send the request again.',
+      `an unknown Service-Version or a malformed Idempotency-Key; or a limit reached, such as the ${WEBHOOK_LIMITS.endpoints} webhook endpoints of a workspace. ` +
+      '`param` names the field when one is at fault.',
+    action: 'Correct the field named by `param` (see the endpoint in the API reference) and send the request again; for a limit, remove an object first.',
     retry: 'No: the same request fails again.',
   },
   authentication_failed: {

@@ -2,7 +2,7 @@ import { Body, CanActivate, Controller, Delete, ExecutionContext, Get, HttpCode,
 import { FastifyRequest } from 'fastify';
 import {
   CreatedWebhookEndpoint, CreateWebhookEndpointDto, DeletedEnvelope, ListEnvelope, ListWebhookEndpointsQueryDto, RequestContext,
-  ListWebhookDeliveriesQueryDto, RolledWebhookEndpoint, SUBJECTS, TestWebhookEndpointDto, UpdateWebhookEndpointDto, WebhookDelivery, WebhookEndpoint,
+  ListWebhookDeliveriesQueryDto, RolledWebhookEndpoint, SUBJECTS, TestWebhookEndpointDto, UpdateWebhookEndpointDto, WEBHOOK_LIMITS, WebhookDelivery, WebhookEndpoint,
 } from '@app/contracts';
 import { ApiError } from '../http/api-error';
 import { Ctx } from '../http/request-context.decorator';
@@ -66,7 +66,9 @@ export class WebhookEndpointsController {
   @HttpCode(201)
   @Operation({
     summary: 'Create a webhook endpoint',
-    description: 'The response carries `secret`, which cannot be retrieved again.',
+    description: 'The response carries `secret`, which cannot be retrieved again. A workspace has at most '
+      + `${WEBHOOK_LIMITS.endpoints} endpoints (live and test keys' together): another is 400 \`invalid_request\` until one is deleted. `
+      + '`url` must reach a public address: a literal private, loopback, link-local or other special-purpose address is 400 `invalid_request` on `url`.',
     response: 'WebhookEndpointWithSecret',
     status: 201,
     errors: [400, 401, 403, 409, 429, 500],
@@ -149,7 +151,8 @@ export class WebhookEndpointsController {
     summary: 'Send a sample event to a webhook endpoint',
     description: 'Sends a sample event of `type` to this endpoint at once, whatever types it subscribes to: a new `evt_` id, '
       + '`livemode` false and `"sample": true`, with sample `data`, signed as every delivery. Answers the delivery (pending); '
-      + 'its attempts appear in the endpoint\'s deliveries. Sample events are not listed by GET /events. 409 when the endpoint is disabled.',
+      + 'its attempts appear in the endpoint\'s deliveries. A sample that fails is retried once, about a minute later, and no more. '
+      + 'Sample events are not listed by GET /events. 409 when the endpoint is disabled.',
     response: 'WebhookDelivery',
     status: 202,
     errors: [400, 401, 403, 404, 409, 429, 500],

@@ -31,6 +31,8 @@ export interface Claimed {
   claim_token: string;
   /** The trace and request id of the event's publication (fanout.consumer.ts). */
   trace_context: TraceCarrier | null;
+  /** Attempts it gets at most; null: the retry schedule's. */
+  max_attempts: number | null;
 }
 
 export interface EndpointMatch {
@@ -133,7 +135,8 @@ export class DeliveriesRepository implements OnApplicationBootstrap, OnApplicati
              AND (locked_until IS NULL OR locked_until < now()) AND next_attempt_at <= ${this.clockSql}
            FOR UPDATE SKIP LOCKED)
          AND e.id = d.endpoint_id AND e.status = 'enabled'
-       RETURNING d.id, d.endpoint_id, d.event_id, d.body, d.attempts, e.url, e.secret_enc, ${PREVIOUS_SECRET_SQL}, d.claim_token, d.trace_context`,
+       RETURNING d.id, d.endpoint_id, d.event_id, d.body, d.attempts, e.url, e.secret_enc, ${PREVIOUS_SECRET_SQL}, d.claim_token, d.trace_context,
+         d.max_attempts`,
       [ids, token, leaseSeconds],
     );
     return rows;
@@ -178,6 +181,11 @@ export class DeliveriesRepository implements OnApplicationBootstrap, OnApplicati
       ],
     );
     return rows.map((r) => r.id);
+  }
+
+  /** A delivery that gets at most `max` attempts instead of the retry schedule's (a sample). */
+  async limitAttempts(tx: Queryable, deliveryId: string, max: number): Promise<void> {
+    await tx.query('UPDATE webhook_deliveries SET max_attempts = $2 WHERE id = $1', [deliveryId, max]);
   }
 
   /** An endpoint's deliveries, newest first, keyset on the time-ordered id; one extra row to learn `has_more`. */

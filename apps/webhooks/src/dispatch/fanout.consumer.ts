@@ -96,7 +96,7 @@ export class FanoutConsumer implements BatchEventHandler {
               claim_token: claimed ? token : null, trace_context: carrier,
             });
             if (claimed) {
-              const row: Claimed = { id, endpoint_id: e.id, event_id: event.id, body, attempts: 0, url: e.url, secret_enc: e.secret_enc, previous_secret_enc: e.previous_secret_enc, claim_token: token, trace_context: carrier };
+              const row: Claimed = { id, endpoint_id: e.id, event_id: event.id, body, attempts: 0, url: e.url, secret_enc: e.secret_enc, previous_secret_enc: e.previous_secret_enc, claim_token: token, trace_context: carrier, max_attempts: null };
               mine.set(id, row);
               reserved.push(row);
             }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { counter, histogram, UnitOfWork } from '@app/platform';
 import { Claimed } from './deliveries.repository';
-import { afterAttempt, DISABLE_AFTER_FAILED_DELIVERIES, failureCountChanges } from './delivery-rules';
+import { afterAttempt, DISABLE_AFTER_FAILED_DELIVERIES, failureCountChanges, MAX_ATTEMPTS } from './delivery-rules';
 import { OutcomesRepository, OutcomeWrite } from './outcomes.repository';
 import { SendResult } from './sender';
 
@@ -38,9 +38,10 @@ export class OutcomeRecorder {
     deliveryAttempts.inc({ outcome });
     deliveryLatency.observe({ outcome }, result.latency_ms / 1000);
     const attempt = row.attempts + 1;
-    const { status, delayMs } = afterAttempt(attempt, result.ok);
+    const maxAttempts = row.max_attempts ?? MAX_ATTEMPTS;
+    const { status, delayMs } = afterAttempt(attempt, result.ok, maxAttempts);
     const write: OutcomeWrite = {
-      deliveryId: row.id, claimToken: row.claim_token, endpointId: row.endpoint_id, attempt, status, delayMs,
+      deliveryId: row.id, claimToken: row.claim_token, endpointId: row.endpoint_id, attempt, maxAttempts, status, delayMs,
       statusCode: result.status_code, ok: result.ok, error: result.error?.slice(0, 500) ?? null, latencyMs: result.latency_ms,
     };
     return new Promise<void>((resolve, reject) => {

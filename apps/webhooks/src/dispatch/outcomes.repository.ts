@@ -10,6 +10,8 @@ export interface OutcomeWrite {
   claimToken: string;
   endpointId: string;
   attempt: number;
+  /** Attempts the delivery gets at most. */
+  maxAttempts: number;
   status: DeliveryStatusAfter;
   delayMs: number;
   statusCode: number | null;

@@ -6,6 +6,7 @@ import {
 import { decodeCursor, DomainError, newId, Queryable, toListPage, UnitOfWork } from '@app/platform';
 import { DeliveriesRepository } from '../dispatch/deliveries.repository';
 import { AttemptOfDelivery, renderDelivery } from '../dispatch/delivery.mapper';
+import { SAMPLE_MAX_ATTEMPTS } from '../dispatch/delivery-rules';
 import { DELIVERY_ID_PREFIX } from '../dispatch/fanout.consumer';
 import { renderEvent } from '../dispatch/render';
 import { sampleData } from '../events/sample-events';
@@ -56,7 +57,8 @@ export class DeliveriesService {
    * A sample event of `type` sent to this endpoint at once, whatever it subscribes to: a new
    * `evt_` id, `livemode` false and `sample` true, the type's sample `data`, rendered at the
    * endpoint's version and signed as every delivery is. It is a delivery like the others (its
-   * attempts, retries and list entry), but no event: GET /events and `listen` never show it.
+   * attempts and list entry), retried once only (SAMPLE_MAX_ATTEMPTS), and no event: GET /events
+   * and `listen` never show it.
    * A request retried after a gateway time-out with its Idempotency-Key answers the delivery
    * the first one made, sending nothing more.
    */
@@ -77,6 +79,7 @@ export class DeliveriesService {
           id, endpoint_id: endpoint.id, event_id: event.id, event_type: event.type, event_created: created,
           body: renderEvent(event, endpoint.api_version as ApiVersion), claim_token: null, trace_context: null,
         }], 0);
+        await this.deliveries.limitAttempts(tx, id, SAMPLE_MAX_ATTEMPTS);
         // the senders of every replica wake at the commit; whichever claims it sends it
         await this.deliveries.notifyUnclaimed(tx);
         return renderDelivery((await this.deliveries.findOfEndpoint(endpoint.id, id, tx))!, []);

@@ -65,6 +65,16 @@ export class EndpointsRepository implements OnApplicationBootstrap, OnApplicatio
     return rows[0];
   }
 
+  /**
+   * The workspace's endpoints, counted under a lock on its creates that `tx` holds until it ends:
+   * two creates at once cannot both pass a limit.
+   */
+  async countForCreate(tx: Queryable, workspaceId: string): Promise<number> {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('webhook_endpoints.create:' || $1, 0))`, [workspaceId]);
+    const { rows } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_endpoints WHERE workspace_id = $1', [workspaceId]);
+    return rows[0].n;
+  }
+
   async findById(workspaceId: string | null, id: string, db: Queryable = this.pool): Promise<EndpointRow | undefined> {
     const { rows } = await db.query<EndpointRow>(
       `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND ($2::text IS NULL OR workspace_id = $2)`,

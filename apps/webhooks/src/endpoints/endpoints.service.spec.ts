@@ -60,6 +60,9 @@ class InMemoryEndpoints {
     this.rows.set(row.id, stored);
     return { ...stored };
   }
+  async countForCreate(_tx: unknown, workspaceId: string): Promise<number> {
+    return [...this.rows.values()].filter((r) => r.workspace_id === workspaceId).length;
+  }
   async findById(workspaceId: string | null, id: string): Promise<EndpointRow | undefined> {
     const row = this.rows.get(id);
     return row && (workspaceId === null || row.workspace_id === workspaceId) ? { ...row } : undefined;
@@ -128,6 +131,17 @@ describe('EndpointsService (in-memory repositories)', () => {
       expect(endpoints.rows.size).toBe(0);
     },
   );
+
+  it('a workspace has at most 16 endpoints: the 17th is invalid_request and stores nothing; another workspace is counted apart', async () => {
+    const { service, endpoints } = setup();
+    for (let i = 0; i < 16; i++) await service.create(ctx, body);
+    await expect(service.create(ctx, body)).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('at most 16') });
+    expect(endpoints.rows.size).toBe(16);
+    await expect(service.create(other, body)).resolves.toMatchObject({ object: 'webhook_endpoint' });
+    const [first] = await service.list(ctx, { limit: 1 } as never).then((page) => page.data);
+    await service.delete(ctx, first.id);
+    await expect(service.create(ctx, body)).resolves.toMatchObject({ object: 'webhook_endpoint' });
+  });
 
   it('a retry of a create with the same Idempotency-Key answers the same endpoint and secret; the key with another body is a conflict', async () => {
     const { service, endpoints } = setup();

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { NatsConnection } from '@nats-io/transport-node';
 import {
   ApiVersion, CreatedWebhookEndpoint, CreateWebhookEndpointDto, DeletedEnvelope, ID_PREFIX, ListEnvelope,
-  ListWebhookEndpointsRequest, RequestContext, RolledWebhookEndpoint, UpdateWebhookEndpointRequest, WebhookAttempt, WebhookEndpoint,
+  ListWebhookEndpointsRequest, RequestContext, RolledWebhookEndpoint, UpdateWebhookEndpointRequest, WEBHOOK_LIMITS, WebhookAttempt, WebhookEndpoint,
 } from '@app/contracts';
 import { DomainError, NATS_CONNECTION, newId, newSigningSecret, toListPage, UnitOfWork } from '@app/platform';
 import { literalAllowed } from '../dispatch/address-guard';
@@ -82,7 +82,10 @@ export class EndpointsService {
     }
   }
 
-  /** A new endpoint pinned at the request's API version; the secret is shown in this answer only. */
+  /**
+   * A new endpoint pinned at the request's API version; the secret is shown in this answer only.
+   * A workspace has at most WEBHOOK_LIMITS.endpoints, live and test keys' together.
+   */
   async create(ctx: RequestContext, body: CreateWebhookEndpointDto): Promise<CreatedWebhookEndpoint> {
     this.checkAddress(body.url);
     const id = newId(ID_PREFIX.webhookEndpoint);
@@ -94,6 +97,12 @@ export class EndpointsService {
         return row && { ...renderEndpoint(row), secret: decryptSecret(row.secret_enc, this.config.secretKey) };
       };
       return this.endpoints.createKeys.run(tx, ctx, id, async () => {
+        if ((await this.endpoints.countForCreate(tx, ctx.workspace_id)) >= WEBHOOK_LIMITS.endpoints) {
+          throw new DomainError(
+            'invalid_request',
+            `A workspace has at most ${WEBHOOK_LIMITS.endpoints} webhook endpoints; delete one (an endpoint may subscribe to several event types, or to '*') before adding another`,
+          );
+        }
         const row = await this.endpoints.insert(tx, {
           id,
           workspace_id: ctx.workspace_id,

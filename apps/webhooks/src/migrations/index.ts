@@ -6,6 +6,7 @@ import { DeliveriesByEndpoint1764000006000 } from './1764000006000-deliveries-by
 import { Events1764000007000 } from './1764000007000-events';
 import { ChangeKeys1764000008000 } from './1764000008000-change-keys';
 import { EventsStream1764000009000 } from './1764000009000-events-stream';
+import { SampleAttempts1764000010000 } from './1764000010000-sample-attempts';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -28,4 +29,5 @@ export const MIGRATIONS = [
   Events1764000007000,
   ChangeKeys1764000008000,
   EventsStream1764000009000,
+  SampleAttempts1764000010000,
 ];

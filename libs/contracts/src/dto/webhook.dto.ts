@@ -7,7 +7,11 @@ import { WEBHOOK_ENDPOINT_STATUSES, WebhookEndpointStatus } from '../resources/w
 import { PageQueryDto } from './pagination.dto';
 import { NOT_NULL_WHEN_PRESENT } from './validators';
 
-export const WEBHOOK_LIMITS = { description: 200, url: 2048, events: PUBLIC_EVENT_TYPES.length + 1 } as const;
+/**
+ * `endpoints`: webhook endpoints a workspace has at most (the spec leaves the number open), so one
+ * event fans out to a bounded number of URLs.
+ */
+export const WEBHOOK_LIMITS = { description: 200, url: 2048, events: PUBLIC_EVENT_TYPES.length + 1, endpoints: 16 } as const;
 export const WEBHOOK_EVENT_CHOICES = [...PUBLIC_EVENT_TYPES, '*'] as const;
 
 /** Body of POST /webhook_endpoints; the gateway also checks the URL is HTTPS and `*` stands alone. */
