@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { Pool } from 'pg';
 import { ApiVersion, WebhookDelivery } from '@app/contracts';
 import { backlogGauge, IdempotentCreate, listenOn, PG_POOL, Queryable, TraceCarrier } from '@app/platform';
-import { KeyedChange } from '../endpoints/keyed-change';
+import { KeyedChange } from '../endpoints/keyed-change.store';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
 import { AttemptOfDelivery, DELIVERY_COLUMNS, DeliveryRow } from './delivery.mapper';
 import { Candidate } from './endpoint-slots';

@@ -7,7 +7,7 @@ import { IdempotentCreate, keysetPage, PG_POOL, Queryable } from '@app/platform'
 import { DELIVERIES_CHANNEL } from '../dispatch/deliveries.repository';
 import { decryptSecret, encryptSecret } from '../secrets';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../webhooks-config';
-import { KeyedChange } from './keyed-change';
+import { KeyedChange } from './keyed-change.store';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 
 export type EndpointRow = Omit<WebhookEndpointEntity, 'disabled_at' | 'previous_secret_enc' | 'previous_secret_expires_at'>;
