@@ -26,6 +26,17 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   service_unavailable: 503,
 };
 
+/**
+ * The gateway's 409 messages for an Idempotency-Key it will not run the request under now. Only
+ * the first passes: packages/client sends that request again (isInProgressConflict reads this
+ * wording), so it must keep saying "still being processed" and the others must not.
+ */
+export const IDEMPOTENCY_CONFLICT_MESSAGES = {
+  inProgress: 'A request with this Idempotency-Key is still being processed; retry shortly',
+  mismatch: 'This Idempotency-Key was already used with a different request',
+  otherGrants: "This Idempotency-Key was answered when this API key's role or plan was different; send a new key",
+} as const;
+
 /** Broad class of an error (`error.type`). */
 export const ERROR_TYPE: Record<ErrorCode, string> = {
   invalid_request: 'invalid_request_error',

@@ -3,107 +3,45 @@
  * committed OpenAPI document, docs/openapi.json, so a path, parameter or field the API does not
  * have is a compile error; the calls go through openapi-fetch. On top of it:
  *
- * - `Idempotency-Key` on every POST, generated unless the call gives one, and kept across retries;
- * - `Retry-After`: a 429 or 503 is retried after the seconds the header gives (or a short backoff
- *   without one), at most `maxRetries` times and never after a wait longer than `maxRetryDelayMs`;
+ * - `Idempotency-Key` on every POST, generated unless the call gives one, the same on every attempt;
+ * - retries as Stripe's SDKs make them (./retry): no answer (refused, reset, timed out), 429, 500,
+ *   502, 503, 504 and the gateway's 409 "still being processed", with exponential backoff and
+ *   jitter, honouring `Retry-After`, at most `maxRetries` (default 2) times;
+ * - errors typed by status (./errors);
  * - cursor pagination: `paginate()` iterates over every item of a list, page after page
  *   (`starting_after` = the previous page's `next_cursor` until `has_more` is false), `pages()`
  *   over the list envelopes;
  * - `verifySignature()` for webhook deliveries (./signature).
  */
-import { randomUUID } from 'node:crypto';
 import createClient from 'openapi-fetch';
 import type { components, paths } from './api';
+import { ApiError, ApiErrorObject } from './errors';
+import { RetryOptions, retryingFetch } from './retry';
 
 export { SIGNATURE_TOLERANCE_SECONDS, SignatureVerdict, verifySignature, VerifyOptions } from './signature';
+export {
+  ApiConnectionError, ApiError, ApiServerError, AuthenticationError, ConflictError, InsufficientCreditsError, InvalidRequestError,
+  NotFoundError, PermissionError, RateLimitError,
+} from './errors';
+export {
+  DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER_MS, DEFAULT_TIMEOUT_MS, INITIAL_BACKOFF_MS, isInProgressConflict, MAX_BACKOFF_MS,
+  RETRY_STATUSES, retryAfterMs, retryDelayMs, retryingFetch, RetryOptions,
+} from './retry';
 export type { components, paths, webhooks } from './api';
 
 export type Schemas = components['schemas'];
-export type ApiErrorBody = Schemas['Error'];
+export type ApiErrorBody = ApiErrorObject;
 export type WebhookEvent = Schemas['Event'];
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000/api/v1';
-/** Statuses whose request did not run and may be sent again: rate limited, service unavailable. */
-export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
-export interface LeadIntelOptions {
+export interface LeadIntelOptions extends RetryOptions {
   /** `svc_live_…` or `svc_test_…`. */
   apiKey: string;
   /** The API root, `/api/v1` included; default the local mesh's. */
   baseUrl?: string;
   /** `Service-Version` on every request; default the version pinned on the key. */
   apiVersion?: string;
-  /** Retries of a 429 or 503 (default 3); 0 turns retrying off. */
-  maxRetries?: number;
-  /** A `Retry-After` longer than this (default 60 s) is not waited for: the answer is returned. */
-  maxRetryDelayMs?: number;
-  /** Makes an Idempotency-Key for a POST that has none (default a random UUID). */
-  idempotencyKey?: () => string;
-  /** The fetch the requests go through (default the global one). */
-  fetch?: (request: Request) => Promise<Response>;
-  /** How a wait is done (default setTimeout). */
-  sleep?: (ms: number) => Promise<void>;
-}
-
-/** A failed call: the API's error object, its status and `Request-Id`. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: ApiErrorBody | undefined,
-    readonly requestId: string | null,
-  ) {
-    super(body?.error ? `${status} ${body.error.code}: ${body.error.message}` : `HTTP ${status}`);
-    this.name = 'ApiError';
-  }
-
-  get code(): string | undefined {
-    return this.body?.error?.code;
-  }
-}
-
-const sleeper = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/**
- * How long to wait before retrying an answer: `Retry-After` in seconds or as an HTTP date, else
- * 0.5 s doubled per attempt.
- */
-export function retryDelayMs(retryAfter: string | null, attempt: number, now = Date.now()): number {
-  if (retryAfter !== null && retryAfter.trim() !== '') {
-    const value = retryAfter.trim();
-    if (/^\d+$/.test(value)) return Number(value) * 1000;
-    const date = Date.parse(value);
-    if (!Number.isNaN(date)) return Math.max(0, date - now);
-  }
-  return 500 * 2 ** attempt;
-}
-
-/**
- * A fetch that adds an Idempotency-Key to a POST without one and retries 429 and 503 answers as
- * their `Retry-After` says (the same request, the same key), within the bounds of the options.
- */
-export function retryingFetch(options: Omit<LeadIntelOptions, 'apiKey' | 'baseUrl' | 'apiVersion'> = {}): (request: Request) => Promise<Response> {
-  const send = options.fetch ?? ((request: Request) => fetch(request));
-  const maxRetries = options.maxRetries ?? 3;
-  const maxDelay = options.maxRetryDelayMs ?? 60_000;
-  const newKey = options.idempotencyKey ?? randomUUID;
-  const sleep = options.sleep ?? sleeper;
-  return async (input: Request) => {
-    let request = input;
-    if (request.method === 'POST' && !request.headers.has('Idempotency-Key')) {
-      const headers = new Headers(request.headers);
-      headers.set('Idempotency-Key', newKey());
-      const body = request.body === null ? undefined : await request.arrayBuffer();
-      request = new Request(request.url, { method: request.method, headers, body, signal: request.signal });
-    }
-    for (let attempt = 0; ; attempt += 1) {
-      const response = await send(request.clone());
-      if (!RETRY_STATUSES.has(response.status) || attempt >= maxRetries) return response;
-      const delay = retryDelayMs(response.headers.get('Retry-After'), attempt);
-      if (delay > maxDelay) return response;
-      await response.body?.cancel();
-      await sleep(delay);
-    }
-  };
 }
 
 /** The paths whose GET answers a list envelope (they take `starting_after`). */
@@ -148,7 +86,7 @@ export class LeadIntelClient {
       const query = { ...(options?.query ?? {}), ...(cursor ? { starting_after: cursor } : {}) };
       const get = this.api.GET as unknown as (path: string, init: unknown) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
       const { data, error, response } = await get(path, { params: { query, ...(options?.path ? { path: options.path } : {}) } });
-      if (!data) throw new ApiError(response.status, error as ApiErrorBody | undefined, response.headers.get('Request-Id'));
+      if (!data) throw ApiError.from(response.status, error as ApiErrorBody | undefined, response.headers.get('Request-Id'));
       const page = data as { data: unknown[]; has_more: boolean; next_cursor: string | null };
       yield page as ListEnvelope<P>;
       if (!page.has_more || !page.next_cursor) return;

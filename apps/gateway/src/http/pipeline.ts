@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Span } from '@opentelemetry/api';
 import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { API_PLANS, RequestContext, VERSION_HEADER } from '@app/contracts';
+import { API_PLANS, IDEMPOTENCY_CONFLICT_MESSAGES, RequestContext, VERSION_HEADER } from '@app/contracts';
 import { extractTraceContext, RawJson, SERVICE_CONFIG, SpanKind, startSpan } from '@app/platform';
 import { hashApiKey, parseBearer } from '../auth/api-key';
 import { ApiKeysRepository } from '../auth/api-keys.repository';
@@ -214,11 +214,11 @@ export class GatewayPipeline {
         await reply.code(claim.status).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').send(claim.body);
         return;
       case 'mismatch':
-        throw new ApiError('conflict', 'This Idempotency-Key was already used with a different request', 'Idempotency-Key');
+        throw new ApiError('conflict', IDEMPOTENCY_CONFLICT_MESSAGES.mismatch, 'Idempotency-Key');
       case 'in_progress':
-        throw new ApiError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly', 'Idempotency-Key');
+        throw new ApiError('conflict', IDEMPOTENCY_CONFLICT_MESSAGES.inProgress, 'Idempotency-Key');
       case 'other_grants':
-        throw new ApiError('conflict', "This Idempotency-Key was answered when this API key's role or plan was different; send a new key", 'Idempotency-Key');
+        throw new ApiError('conflict', IDEMPOTENCY_CONFLICT_MESSAGES.otherGrants, 'Idempotency-Key');
     }
   }
 
