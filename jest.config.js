@@ -25,7 +25,15 @@ module.exports = {
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['**/*.spec.ts'], setupFiles: ['<rootDir>/test/unit-setup.ts'] },
     { ...shared, displayName: 'integration', testMatch: ['**/*.integration-spec.ts'] },
-    { ...shared, displayName: 'e2e', testMatch: ['**/*.e2e-spec.ts'], globalSetup: '<rootDir>/test/e2e-setup.ts' },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['**/*.e2e-spec.ts'],
+      // the meshes TestMesh.shared keeps between the files of a worker (test/mesh-pool.js)
+      testEnvironment: '<rootDir>/test/e2e-environment.js',
+      globalSetup: '<rootDir>/test/e2e-setup.ts',
+      globalTeardown: '<rootDir>/test/e2e-teardown.ts',
+    },
   ],
   // a global option: jest ignores it inside a project
   testTimeout: 60_000,

@@ -1,15 +1,15 @@
 import { ChildProcess, execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConnectionOptions, NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
+import { ConnectionOptions, NatsConnection, nkeyAuthenticator, nkeys } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import type { RequestContext } from '@app/contracts/context';
 import { LENSES, Lens } from '@app/contracts/enums';
 import { natsInboxPrefix, NatsIdentity } from '@app/contracts/nats-flows';
 import type { CreatedKey, CreatedWorkspace, CreateKeyRequest, CreateWorkspaceRequest } from '@app/contracts/resources/workspace';
-import { SERVICE_NAMES, ServiceName, SUBJECTS } from '@app/contracts/subjects';
+import { EVENTS_STREAM, SERVICE_NAMES, ServiceName, SUBJECTS } from '@app/contracts/subjects';
 import { randomToken } from '@app/platform/ids';
 import { connectMesh } from '@app/platform/nats';
 import { askService } from '@app/platform/reply-mux';
@@ -43,32 +43,87 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** The pool of shared meshes the e2e project's test environment hands each file (test/mesh-pool.js). */
+const MESH_POOL = Symbol.for('lead-intelligence.test-mesh-pool');
+
+interface PooledMesh {
+  key: string;
+  /** SharedMeshData as JSON. */
+  data: string;
+  /** The nats-server first, then the apps in SharedMeshData's order. */
+  children: ChildProcess[];
+  dirs: string[];
+}
+
+export interface MeshPool {
+  take(key: string): PooledMesh | undefined;
+  add(key: string, data: string, children: ChildProcess[], dirs: string[]): PooledMesh;
+  release(key: string): void;
+  remove(key: string): void;
+  evict(): PooledMesh[];
+  drain(): PooledMesh[];
+}
+
+/** What a file needs to drive a mesh another file started. */
+interface SharedMeshData {
+  env: NodeJS.ProcessEnv;
+  natsPort: number;
+  dbPrefix: string;
+  natsDir: string;
+  probeSeed: string;
+  apps: { name: ServiceName; port: number }[];
+}
+
+/** Databases of the shared meshes of one `jest` run start with this (the e2e globalTeardown drops them). */
+export function sharedDbPrefix(run: string): string {
+  return `ts_${run}_`;
+}
+
 /**
  * A real mesh for one test file: its own nats-server (JetStream in a temp dir, the mesh's NKEY
  * identities and subject permissions, as `npm start` runs it), databases under a unique prefix
  * on the local PostgreSQL, and the chosen apps as child processes built from dist/. Nothing is
  * mocked. The admin CLI runs as the operator; the test's own NATS clients connect as a probe
  * identity that may publish and subscribe anything (tests forge what a service would send).
+ *
+ * `TestMesh.start` starts a mesh for the file alone; `TestMesh.shared` hands the file a mesh it
+ * shares with the other files of its jest worker that ask for the same apps and environment
+ * (docs/testing.md says which files may).
  */
 export class TestMesh {
   readonly apps = new Map<ServiceName, RunningApp>();
   readonly logs = new Map<ServiceName, string[]>();
+  /**
+   * The EVENTS stream's last sequence when this file got the mesh (0 for a mesh of its own): the
+   * events of the files that used a shared mesh before are not this file's
+   * (EventStreamReader's `after`).
+   */
+  eventsAfter = 0;
   private nats?: ChildProcess;
   private natsDir = '';
   /** The probe identity's seed (test clients only; no app has it). */
-  private readonly probe = probeIdentity();
+  private readonly probeSeed: string;
+  private readonly probe: ReturnType<typeof probeIdentity>;
   private rpcClient?: Promise<NatsConnection>;
   private operatorClient?: Promise<NatsConnection>;
   private clients: NatsConnection[] = [];
   private natsTls?: NatsTlsFiles;
   /** The apps whose database was made from its template (on their first start only). */
   private readonly cloned = new Set<ServiceName>();
+  /** Where the apps of a shared mesh write their output (a file each), instead of this process reading it. */
+  private logDir?: string;
+  /** Set on a shared mesh: its pool and key, and the exit listeners this file put on its apps. */
+  private shared?: { pool: MeshPool; key: string; listeners: [ChildProcess, () => void][] };
 
   private constructor(
     readonly env: NodeJS.ProcessEnv,
     readonly natsPort: number,
     readonly dbPrefix: string,
-  ) {}
+    probeSeed?: string,
+  ) {
+    this.probeSeed = probeSeed ?? new TextDecoder().decode(probeIdentitySeed());
+    this.probe = probeIdentity(new TextEncoder().encode(this.probeSeed));
+  }
 
   /**
    * `natsTls`: the nats-server speaks only TLS and requires a client certificate from the CA
@@ -76,9 +131,98 @@ export class TestMesh {
    * `provisionBus: false`: the EVENTS stream is left for the test to provision (`mesh.provisionBus()`).
    */
   static async start(apps: ServiceName[], extraEnv: Record<string, string> = {}, options: { natsTls?: NatsTlsFiles; provisionBus?: boolean } = {}): Promise<TestMesh> {
+    return TestMesh.launch(apps, extraEnv, options);
+  }
+
+  /**
+   * A mesh of these apps with this environment shared by the files of this jest worker that ask
+   * for the same: started by the first, kept running between files (test/mesh-pool.js), handed to
+   * the next; `close()` hands it back. For a file whose tests are isolated by the workspaces and
+   * keys they create, that stop, kill, stall or reconfigure no app, and that assert nothing about
+   * state outside their own workspaces: it finds whatever the files before it left. Outside the
+   * e2e project (no pool) or with TEST_OWN_MESH=1, the file gets a mesh of its own.
+   */
+  static async shared(apps: ServiceName[], extraEnv: Record<string, string> = {}): Promise<TestMesh> {
+    const pool = (globalThis as Record<symbol, unknown>)[MESH_POOL] as MeshPool | undefined;
+    const run = process.env.TEST_MESH_RUN;
+    if (!pool || !run || process.env.TEST_OWN_MESH === '1') return TestMesh.start(apps, extraEnv);
+    const key = createHash('sha256')
+      .update(JSON.stringify({ root: ROOT, apps: [...new Set(apps)].sort(), env: Object.entries(extraEnv).sort(([a], [b]) => (a < b ? -1 : 1)) }))
+      .digest('hex')
+      .slice(0, 16);
+    const kept = pool.take(key);
+    if (kept) {
+      const mesh = TestMesh.adopt(kept, pool);
+      if (await mesh.healthy()) {
+        await mesh.markEvents();
+        return mesh;
+      }
+      pool.remove(key);
+      await stopPooledMesh(kept);
+    }
+    await Promise.all(pool.evict().map((idle) => stopPooledMesh(idle)));
+    const mesh = await TestMesh.launch(apps, extraEnv, { sharedRun: run });
+    const data: SharedMeshData = {
+      env: mesh.env,
+      natsPort: mesh.natsPort,
+      dbPrefix: mesh.dbPrefix,
+      natsDir: mesh.natsDir,
+      probeSeed: mesh.probeSeed,
+      apps: [...mesh.apps.values()].map((app) => ({ name: app.name, port: app.port })),
+    };
+    const children = [mesh.nats as ChildProcess, ...[...mesh.apps.values()].map((app) => app.child)];
+    pool.add(key, JSON.stringify(data), children, [mesh.natsDir]);
+    mesh.shared = { pool, key, listeners: [] };
+    return mesh;
+  }
+
+  /** A mesh another file started, as this file drives it. */
+  private static adopt(kept: PooledMesh, pool: MeshPool): TestMesh {
+    const data = JSON.parse(kept.data) as SharedMeshData;
+    const mesh = new TestMesh(data.env, data.natsPort, data.dbPrefix, data.probeSeed);
+    mesh.natsDir = data.natsDir;
+    mesh.logDir = join(data.natsDir, 'logs');
+    mesh.nats = kept.children[0];
+    mesh.shared = { pool, key: kept.key, listeners: [] };
+    data.apps.forEach(({ name, port }, i) => {
+      const child = kept.children[i + 1];
+      mesh.cloned.add(name);
+      mesh.logs.set(name, []);
+      const exited = new Promise<number | null>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+        const listener = () => resolve(child.exitCode);
+        child.once('exit', listener);
+        mesh.shared?.listeners.push([child, listener]);
+      });
+      mesh.apps.set(name, { name, port, child, exited });
+    });
+    return mesh;
+  }
+
+  /** Every process of a kept mesh still runs and every app answers ready. */
+  private async healthy(): Promise<boolean> {
+    const children = [this.nats, ...[...this.apps.values()].map((app) => app.child)];
+    if (children.some((child) => !child || child.exitCode !== null || child.signalCode !== null)) return false;
+    const ready = await Promise.all([...this.apps.values()].map((app) => httpReady(app.port).catch(() => false)));
+    return ready.every(Boolean);
+  }
+
+  /** Notes the EVENTS stream's last sequence (eventsAfter). */
+  private async markEvents(): Promise<void> {
+    const { jetstreamManager } = await import('@nats-io/jetstream');
+    this.rpcClient ??= this.natsClient();
+    const jsm = await jetstreamManager(await this.rpcClient);
+    this.eventsAfter = await jsm.streams.info(EVENTS_STREAM).then((info) => info.state.last_seq, () => 0);
+  }
+
+  private static async launch(
+    apps: ServiceName[],
+    extraEnv: Record<string, string>,
+    options: { natsTls?: NatsTlsFiles; provisionBus?: boolean; sharedRun?: string },
+  ): Promise<TestMesh> {
     const tls = options.natsTls;
     const natsPort = await freePort();
-    const dbPrefix = `t_${randomToken(8).toLowerCase()}_`;
+    const dbPrefix = `${options.sharedRun ? sharedDbPrefix(options.sharedRun) : 't_'}${randomToken(8).toLowerCase()}_`;
     const natsDir = mkdtempSync(join(tmpdir(), 'mesh-nats-'));
     const identityDir = join(natsDir, 'identities');
     const env: NodeJS.ProcessEnv = {
@@ -99,6 +243,10 @@ export class TestMesh {
     const mesh = new TestMesh(env, natsPort, dbPrefix);
     mesh.natsDir = natsDir;
     mesh.natsTls = tls;
+    if (options.sharedRun) {
+      mesh.logDir = join(natsDir, 'logs');
+      mkdirSync(mesh.logDir);
+    }
     const serverTls = tls && { certFile: tls.server.cert, keyFile: tls.server.key, caFile: tls.caFile, verify: true };
     mesh.nats = (await startNatsServer(natsPort, natsDir, { extraUsers: [mesh.probe.user], tls: serverTls })).child;
     try {
@@ -127,6 +275,7 @@ export class TestMesh {
   }
 
   async startApp(name: ServiceName, port?: number): Promise<RunningApp> {
+    this.refuseOnShared('start an app');
     if (!this.cloned.has(name)) {
       this.cloned.add(name);
       await cloneMigratedDatabase(name, this.env, this.dbPrefix);
@@ -135,13 +284,21 @@ export class TestMesh {
     this.logs.set(name, log);
     const fixed = port ?? this.apps.get(name)?.port;
     for (let attempt = 1; ; attempt++) {
-      const app = spawnApp(name, this.env, fixed ?? (await freePort()), (line) => {
-        log.push(line);
-        if (process.env.TEST_SHOW_LOGS) process.stderr.write(`[${name}] ${line}\n`);
-      });
+      const logFile = this.logDir && openSync(join(this.logDir, `${name}.log`), 'a');
+      const app = spawnApp(
+        name,
+        this.env,
+        fixed ?? (await freePort()),
+        logFile ||
+          ((line) => {
+            log.push(line);
+            if (process.env.TEST_SHOW_LOGS) process.stderr.write(`[${name}] ${line}\n`);
+          }),
+      );
+      if (logFile) closeSync(logFile);
       this.apps.set(name, app);
       const exitedEarly = app.exited.then((code) => {
-        throw new Error(`${name} exited with ${code} during start-up:\n${log.slice(-20).join('\n')}`);
+        throw new Error(`${name} exited with ${code} during start-up:\n${this.recentLines(name, 20).join('\n')}`);
       });
       try {
         // polled often: a mesh's start waits for its slowest app, and each poll is one local request
@@ -157,14 +314,28 @@ export class TestMesh {
     }
   }
 
+  /** An app's last output lines: what this process read, or the tail of a shared mesh's log file. */
+  private recentLines(name: ServiceName, lines: number): string[] {
+    if (!this.logDir) return (this.logs.get(name) ?? []).slice(-lines);
+    const file = join(this.logDir, `${name}.log`);
+    return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).slice(-lines) : [];
+  }
+
+  /** A shared mesh serves other files after this one: no file stops, kills or adds its apps. */
+  private refuseOnShared(what: string): void {
+    if (this.shared) throw new Error(`a test file may not ${what} of a shared mesh (TestMesh.shared): it needs a mesh of its own (TestMesh.start)`);
+  }
+
   /** Graceful stop (SIGTERM); resolves with the exit code. */
   async stopApp(name: ServiceName): Promise<number | null> {
+    this.refuseOnShared('stop an app');
     const app = this.apps.get(name);
     return app ? stopApp(app) : null;
   }
 
   /** SIGKILL: the process dies mid-work with no chance to clean up. */
   async killApp(name: ServiceName): Promise<void> {
+    this.refuseOnShared('kill an app');
     const app = this.apps.get(name);
     if (!app || app.child.exitCode !== null) return;
     app.child.kill('SIGKILL');
@@ -243,7 +414,7 @@ export class TestMesh {
    * 5xx in a run whose logs are gone (CI) says why it happened.
    */
   showRecentLogs(why: string, lines = 4): void {
-    const recent = [...this.logs].map(([name, log]) => log.slice(-lines).map((line) => `  [${name}] ${briefly(line)}`).join('\n')).filter(Boolean);
+    const recent = [...this.logs.keys()].map((name) => this.recentLines(name, lines).map((line) => `  [${name}] ${briefly(line)}`).join('\n')).filter(Boolean);
     process.stderr.write(`[mesh] ${why}; the apps' last log lines:\n${recent.join('\n') || '  (none)'}\n`);
   }
 
@@ -303,16 +474,64 @@ export class TestMesh {
     }
   }
 
+  /** Stops the mesh and drops its databases; a shared mesh is handed back instead, still running. */
   async close(): Promise<void> {
-    await Promise.all([...this.apps.values()].map((app) => stopApp(app, 3000)));
+    if (!this.shared) await Promise.all([...this.apps.values()].map((app) => stopApp(app, 3000)));
     await Promise.all(this.clients.map((nc) => nc.close().catch(() => undefined)));
+    this.clients = [];
+    this.rpcClient = undefined;
+    this.operatorClient = undefined;
+    if (this.shared) {
+      for (const [child, listener] of this.shared.listeners) child.off('exit', listener);
+      this.shared.listeners = [];
+      this.shared.pool.release(this.shared.key);
+      return;
+    }
     this.nats?.kill('SIGKILL');
     rmSync(this.natsDir, { recursive: true, force: true });
-    const { rows } = await onPgServer((c) => c.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${this.dbPrefix}%`]));
-    // at once, each on its connection: a DROP DATABASE waits for a checkpoint, and drops asked
-    // together share one instead of waiting for one each
-    await Promise.all(rows.map((row) => onPgServer((c) => c.query(`DROP DATABASE IF EXISTS ${quoted(row.datname)} WITH (FORCE)`))));
+    await dropDatabases(this.dbPrefix);
   }
+}
+
+/** A probe identity's seed, made here so that a shared mesh can hand it to the next file. */
+function probeIdentitySeed(): Uint8Array {
+  return nkeys.createUser().getSeed();
+}
+
+async function dropDatabases(prefix: string): Promise<void> {
+  const { rows } = await onPgServer((c) => c.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [prefix]));
+  // at once, each on its connection: a DROP DATABASE waits for a checkpoint, and drops asked
+  // together share one instead of waiting for one each
+  await Promise.all(rows.map((row) => onPgServer((c) => c.query(`DROP DATABASE IF EXISTS ${quoted(row.datname)} WITH (FORCE)`))));
+}
+
+/** Stops a kept mesh and drops its databases (one evicted from the pool, broken, or left at the end of the run). */
+async function stopPooledMesh(kept: PooledMesh): Promise<void> {
+  const [nats, ...apps] = kept.children;
+  await Promise.all(
+    apps.map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
+  nats.kill('SIGKILL');
+  for (const dir of kept.dirs) rmSync(dir, { recursive: true, force: true });
+  await dropDatabases((JSON.parse(kept.data) as SharedMeshData).dbPrefix);
+}
+
+/**
+ * The e2e project's globalTeardown: stops the meshes still kept in this process (a run with
+ * --runInBand ran its files here) and drops the databases of every shared mesh of this run (the
+ * workers' meshes were killed when their workers exited).
+ */
+export async function stopSharedMeshes(pool: MeshPool): Promise<void> {
+  await Promise.all(pool.drain().map((kept) => stopPooledMesh(kept)));
+  const run = process.env.TEST_MESH_RUN;
+  if (run) await dropDatabases(sharedDbPrefix(run));
 }
 
 /**

@@ -15,9 +15,15 @@ export interface StreamEvent {
 export class EventStreamReader {
   private jsm?: JetStreamManager;
   private readonly seen: StreamEvent[] = [];
-  private nextSeq = 1;
+  private nextSeq: number;
 
-  constructor(private readonly nc: NatsConnection) {}
+  /** `after`: the events up to this sequence are not read (a shared mesh's earlier files': TestMesh.eventsAfter). */
+  constructor(
+    private readonly nc: NatsConnection,
+    after = 0,
+  ) {
+    this.nextSeq = after + 1;
+  }
 
   async all(): Promise<StreamEvent[]> {
     this.jsm ??= await jetstreamManager(this.nc);

@@ -108,7 +108,8 @@ export function spawnApp(
   name: ServiceName,
   env: NodeJS.ProcessEnv,
   port: number,
-  output: 'inherit' | 'ignore' | ((line: string) => void) = 'inherit',
+  /** A file descriptor: the app writes its output there itself (the parent need not read it). */
+  output: 'inherit' | 'ignore' | number | ((line: string) => void) = 'inherit',
 ): RunningApp {
   // MESH_NODE_ARGS: extra node flags for every app (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a benchmark)
   const extra = (process.env.MESH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
@@ -163,8 +164,8 @@ export interface ProbeIdentity {
   options(url: string): ConnectionOptions;
 }
 
-export function probeIdentity(): ProbeIdentity {
-  const seed = nkeys.createUser().getSeed();
+/** `seed`: the probe of a server started earlier (a test mesh shared by several test files). */
+export function probeIdentity(seed: Uint8Array = nkeys.createUser().getSeed()): ProbeIdentity {
   return {
     user: { name: 'probe', publicKey: nkeys.fromSeed(seed).getPublicKey(), permissions: { publish: ['>'], subscribe: ['>'] } },
     options: (url) => ({ servers: url, authenticator: nkeyAuthenticator(seed) }),

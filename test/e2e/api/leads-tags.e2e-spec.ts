@@ -13,7 +13,7 @@ describe('leads end to end: tags and custom fields', () => {
   const ws: Record<'exact' | 'concurrent' | 'fields', Workspace> = {} as any;
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'crm']);
+    mesh = await TestMesh.shared(['gateway', 'crm']);
     await Promise.all((['exact', 'concurrent', 'fields'] as const).map(async (name) => {
       ws[name] = await mesh.workspace();
     }));

@@ -13,8 +13,8 @@ describe('leads end to end: create, list, retrieve', () => {
   const ws: Record<'create' | 'list' | 'since' | 'pages' | 'read' | 'stranger', Workspace> = {} as any;
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'crm']);
-    events = new EventStreamReader(await mesh.natsClient());
+    mesh = await TestMesh.shared(['gateway', 'crm']);
+    events = new EventStreamReader(await mesh.natsClient(), mesh.eventsAfter);
     await Promise.all((['create', 'list', 'since', 'pages', 'read', 'stranger'] as const).map(async (name) => {
       ws[name] = await mesh.workspace();
     }));

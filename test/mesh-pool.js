@@ -1,0 +1,106 @@
+const { rmSync } = require('node:fs');
+
+/**
+ * The meshes shared by the e2e files of one jest worker (TestMesh.shared, test/harness.ts).
+ *
+ * Jest runs the files of a worker one after another in one process, each in a module registry
+ * and a global of its own that are dropped when the file ends; a mesh kept for the next file must
+ * outlive them. So the running meshes are kept here, outside every file's registry: the e2e
+ * project's test environment (test/e2e-environment.js) loads this module with Node's own require,
+ * once per process, and hands it to each file. What is kept is plain data (a JSON string the
+ * harness rebuilds its TestMesh from) and the child processes, whose output goes to files, so no
+ * function of a finished file keeps running.
+ *
+ * A mesh is used by one file at a time (take, then release). Its processes do not keep the
+ * process alive; when it exits or is sent SIGTERM (jest ends a worker after its last file) they
+ * are killed. Their databases are dropped by the e2e project's globalTeardown
+ * (test/e2e-teardown.ts), which with --runInBand also stops the meshes.
+ */
+const STATE = Symbol.for('lead-intelligence.test-mesh-pool');
+
+function state() {
+  if (!process[STATE]) {
+    process[STATE] = { meshes: new Map(), hooked: false };
+  }
+  const pool = process[STATE];
+  if (!pool.hooked) {
+    pool.hooked = true;
+    const killAll = () => {
+      for (const entry of pool.meshes.values()) kill(entry);
+      pool.meshes.clear();
+    };
+    process.once('exit', killAll);
+    // jest ends a worker that does not exit at once with SIGTERM, which skips 'exit'
+    process.once('SIGTERM', () => {
+      killAll();
+      if (process.listenerCount('SIGTERM') === 0) process.kill(process.pid, 'SIGTERM');
+    });
+  }
+  return pool;
+}
+
+function kill(entry) {
+  for (const child of entry.children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  for (const dir of entry.dirs) rmSync(dir, { recursive: true, force: true });
+}
+
+/** How many idle meshes a process keeps (each is a nats-server and its apps); the least recently used go first. */
+function idleLimit() {
+  const limit = Number(process.env.TEST_SHARED_MESHES ?? 2);
+  return Number.isInteger(limit) && limit >= 0 ? limit : 2;
+}
+
+module.exports = {
+  /** The idle mesh kept under `key`, now in use by the caller until it releases it; undefined if none. */
+  take(key) {
+    const entry = state().meshes.get(key);
+    if (!entry || entry.busy) return undefined;
+    entry.busy = true;
+    return entry;
+  },
+
+  /** Keeps a mesh just started under `key`, in use by the caller. */
+  add(key, data, children, dirs) {
+    // a worker exits when its files are done, not when its meshes do: 'exit' then stops them
+    for (const child of children) child.unref();
+    const entry = { key, data, children, dirs, busy: true, usedAt: Date.now() };
+    state().meshes.set(key, entry);
+    return entry;
+  },
+
+  /** The caller is done with the mesh; it stays running for the next file that asks for it. */
+  release(key) {
+    const entry = state().meshes.get(key);
+    if (!entry) return;
+    entry.busy = false;
+    entry.usedAt = Date.now();
+  },
+
+  /** Forgets a mesh (the caller stops it). */
+  remove(key) {
+    state().meshes.delete(key);
+  },
+
+  /**
+   * The idle meshes to stop before one more is started so that at most the limit stay idle
+   * (TEST_SHARED_MESHES, default 2), least recently used first; they are forgotten here and the
+   * caller stops them.
+   */
+  evict(keep = idleLimit()) {
+    const meshes = state().meshes;
+    const idle = [...meshes.values()].filter((entry) => !entry.busy).sort((a, b) => a.usedAt - b.usedAt);
+    const evicted = idle.slice(0, Math.max(0, idle.length - keep));
+    for (const entry of evicted) meshes.delete(entry.key);
+    return evicted;
+  },
+
+  /** Every mesh, forgotten here: the caller stops them (globalTeardown, in the process that ran the files). */
+  drain() {
+    const meshes = state().meshes;
+    const all = [...meshes.values()];
+    meshes.clear();
+    return all;
+  },
+};
