@@ -15,7 +15,7 @@ describe('packages/client: built by its own tsconfig, run against the mesh', () 
   let mesh: TestMesh;
   beforeAll(async () => {
     rmSync(join(DIR, 'dist'), { recursive: true, force: true });
-    mesh = await TestMesh.start(['gateway', 'crm']);
+    mesh = await TestMesh.shared(['gateway', 'crm']);
   }, 120_000);
   afterAll(() => mesh?.close());
 

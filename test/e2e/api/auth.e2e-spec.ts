@@ -19,7 +19,7 @@ describe('gateway authentication and permissions (e2e)', () => {
   let leadsOnly: Awaited<ReturnType<TestMesh['workspace']>>;
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'crm']);
+    mesh = await TestMesh.shared(['gateway', 'crm']);
     [agency, testMode, growth, starter, free, leadsOnly] = await Promise.all([
       mesh.workspace(),
       mesh.workspace({ mode: 'test' }),

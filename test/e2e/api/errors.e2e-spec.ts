@@ -13,7 +13,7 @@ describe('gateway error handling (e2e)', () => {
   let b: Awaited<ReturnType<TestMesh['workspace']>>;
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'crm']);
+    mesh = await TestMesh.shared(['gateway', 'crm']);
     [a, b] = await Promise.all([mesh.workspace(), mesh.workspace()]);
   });
   afterAll(() => mesh?.close());

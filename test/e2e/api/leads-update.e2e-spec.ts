@@ -13,8 +13,8 @@ describe('leads end to end: update and delete', () => {
   let members: { member: string; admin: string; foreign: string };
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'crm']);
-    events = new EventStreamReader(await mesh.natsClient());
+    mesh = await TestMesh.shared(['gateway', 'crm']);
+    events = new EventStreamReader(await mesh.natsClient(), mesh.eventsAfter);
     const [own, other] = await Promise.all([mesh.workspace(), mesh.workspace()]);
     key = own.key;
     workspaceId = own.workspace.id;

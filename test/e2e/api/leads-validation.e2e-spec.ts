@@ -15,7 +15,7 @@ describe('POST /leads validation', () => {
   const ok = { full_name: 'Acme Fund' };
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'crm']);
+    mesh = await TestMesh.shared(['gateway', 'crm']);
     const ws = await mesh.workspace();
     key = ws.key;
     workspaceId = ws.workspace.id;

@@ -13,8 +13,8 @@ describe('pipelines, stages and stage moves', () => {
   let workspaceId: string;
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'crm']);
-    events = new EventStreamReader(await mesh.natsClient());
+    mesh = await TestMesh.shared(['gateway', 'crm']);
+    events = new EventStreamReader(await mesh.natsClient(), mesh.eventsAfter);
     const [mine, other] = await Promise.all([mesh.workspace(), mesh.workspace()]);
     key = mine.key;
     workspaceId = mine.workspace.id;

@@ -30,7 +30,7 @@ describe('gateway rate limit (e2e)', () => {
   const keys: Record<'headers' | 'burst' | 'failures' | 'limited' | 'other', string> = {} as never;
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'crm']);
+    mesh = await TestMesh.shared(['gateway', 'crm']);
     const { workspace, key } = await mesh.workspace();
     workspaceId = workspace.id;
     keys.headers = key;

@@ -18,7 +18,7 @@ describe('tasks end to end', () => {
   let foreignMember: string; // a member of ws.stranger
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'crm']);
+    mesh = await TestMesh.shared(['gateway', 'crm']);
     await Promise.all((['create', 'list', 'pages', 'update', 'cascade', 'stranger'] as const).map(async (name) => {
       ws[name] = await mesh.workspace();
     }));

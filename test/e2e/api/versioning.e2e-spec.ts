@@ -13,7 +13,7 @@ describe('gateway API versions (e2e)', () => {
   let pinnedVersion: string;
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'crm']);
+    mesh = await TestMesh.shared(['gateway', 'crm']);
     const workspace = await mesh.admin('workspace:create', '--name', 'versions');
     const created = await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live');
     workspaceId = workspace.id;

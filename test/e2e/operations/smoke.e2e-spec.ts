@@ -3,7 +3,7 @@ import { TestMesh } from '../../harness';
 describe('mesh smoke', () => {
   let mesh: TestMesh;
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'crm']);
+    mesh = await TestMesh.shared(['gateway', 'crm']);
   });
   afterAll(() => mesh?.close());
 
