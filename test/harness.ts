@@ -22,6 +22,29 @@ import {
 
 export const PG_SERVER_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
+function settingMs(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a whole number of milliseconds above 0, not ${process.env[name]}`);
+  return value;
+}
+
+/**
+ * The harness's readiness and timing bounds (docs/testing.md, "Harness settings"): a spec waits
+ * on these, not on constants of its own, and a slow machine raises them by environment.
+ */
+export const HARNESS = {
+  /** How long an app may take to answer ready after its start (TEST_READY_TIMEOUT_MS). */
+  readyTimeoutMs: settingMs('TEST_READY_TIMEOUT_MS', 30_000),
+  /** How often readiness is polled: a mesh's start waits for its slowest app, and a poll is one local request. */
+  readyPollMs: 25,
+  /** How long a closing mesh gives an app after SIGTERM before SIGKILL (TEST_STOP_GRACE_MS). */
+  stopGraceMs: settingMs('TEST_STOP_GRACE_MS', 3000),
+  /** The deadline of a request the harness asks as the operator (workspace and key fixtures). */
+  operatorTimeoutMs: settingMs('TEST_OPERATOR_TIMEOUT_MS', 10_000),
+  /** The deadline of `mesh.rpc`. */
+  rpcTimeoutMs: settingMs('TEST_RPC_TIMEOUT_MS', 5000),
+};
+
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
@@ -301,8 +324,7 @@ export class TestMesh {
         throw new Error(`${name} exited with ${code} during start-up:\n${this.recentLines(name, 20).join('\n')}`);
       });
       try {
-        // polled often: a mesh's start waits for its slowest app, and each poll is one local request
-        await Promise.race([waitFor(`${name} readiness`, () => httpReady(app.port), 30_000, 25), exitedEarly]);
+        await Promise.race([waitFor(`${name} readiness`, () => httpReady(app.port), HARNESS.readyTimeoutMs, HARNESS.readyPollMs), exitedEarly]);
       } catch (err) {
         // a free port chosen here can be taken by another process before the service binds it
         // (other test files run at the same time): choose again
@@ -384,7 +406,7 @@ export class TestMesh {
       this.clients.push(nc);
       return nc;
     });
-    const packet = await askService<T>(await this.operatorClient, subject, { ctx: operatorContext(), body }, 10_000);
+    const packet = await askService<T>(await this.operatorClient, subject, { ctx: operatorContext(), body }, HARNESS.operatorTimeoutMs);
     if (packet.err) throw new Error(`${subject} answered ${JSON.stringify(packet.err)}`);
     return packet.response as T;
   }
@@ -460,7 +482,7 @@ export class TestMesh {
     // one connection for every rpc, also when the first ones are asked at once
     this.rpcClient ??= this.natsClient();
     const nc = await this.rpcClient;
-    const packet = await askService<T>(nc, subject, { ctx: testContext(ctx), body }, 5000);
+    const packet = await askService<T>(nc, subject, { ctx: testContext(ctx), body }, HARNESS.rpcTimeoutMs);
     return { response: packet.response, err: packet.err };
   }
 
@@ -476,7 +498,7 @@ export class TestMesh {
 
   /** Stops the mesh and drops its databases; a shared mesh is handed back instead, still running. */
   async close(): Promise<void> {
-    if (!this.shared) await Promise.all([...this.apps.values()].map((app) => stopApp(app, 3000)));
+    if (!this.shared) await Promise.all([...this.apps.values()].map((app) => stopApp(app, HARNESS.stopGraceMs)));
     await Promise.all(this.clients.map((nc) => nc.close().catch(() => undefined)));
     this.clients = [];
     this.rpcClient = undefined;
@@ -513,7 +535,7 @@ async function stopPooledMesh(kept: PooledMesh): Promise<void> {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), HARNESS.stopGraceMs);
       await exited;
       clearTimeout(timer);
     }),
