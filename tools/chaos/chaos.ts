@@ -1,7 +1,6 @@
 import { ChildProcess, execFile } from 'node:child_process';
 import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { Agent, IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { basename, dirname, join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client } from 'pg';
@@ -9,7 +8,8 @@ import { PUBLIC_EVENT_TYPES, SERVICE_NAMES, ServiceName } from '@app/contracts';
 import { randomToken } from '@app/platform';
 import { cpuSeconds as cpuOf, percentile } from '../bench/bench-mesh';
 import { MeshCluster } from '../mesh/cluster-shape';
-import { UPSTREAM_MS_HEADER } from '../mesh/http-balancer';
+import { ApiConnectionError, isInProgressConflict, LeadIntelClient } from '../../packages/client/src';
+import { UPSTREAM_TIME_HEADER } from '../mesh/ingress';
 import { startDemoSandbox } from '../mesh/demo-sandbox';
 import { freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, waitFor } from '../mesh/processes';
 import { SmtpSink } from '../mesh/smtp-sink';
@@ -23,11 +23,13 @@ import { HttpsReceiver, testCertificate } from '../webhooks/https-receiver';
  * least once; every credit ledger sums to its balance; no lead got two different emails and
  * re-sent ones (same Message-ID, at-least-once) stay within the documented bound; every request
  * retried with its Idempotency-Key after a 5xx or a dropped connection converged to one result.
- * On the cluster shape it also checks what clients saw (no 5xx, no unanswered GET or keyed POST,
- * p99), that a keyed POST whose gateway died is answered soon after (another gateway takes its
- * claim over), that search read its pages on the standby until the failover, that a keyed POST
- * answered by one gateway is replayed by the other, and, with both gateways restarted at the
- * spec's limit, that the rate limit is exact across them.
+ * The traffic goes through packages/client as its users run it (its retries and defaults); on
+ * the cluster shape, through nginx configured as the prod Ingress (tools/mesh/ingress.ts). There
+ * it also checks what the client's callers saw (no error after the client's retries, the
+ * database failover included; p99), that a keyed POST whose gateway died is answered soon after
+ * (another gateway takes its claim over), that search read its pages on the standby until the
+ * failover, that a keyed POST answered by one gateway is replayed by the other, and, with both
+ * gateways restarted at the spec's limit, that the rate limit is exact across them.
  * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WARMUP_MS, CHAOS_PG_DIR, CHAOS_WORKERS, CHAOS_RATE or `--rate`, CHAOS_FAULTS or `--faults <regex>`, CHAOS_TRACE); a shorter run is in `npm test`.
  * Each phase prints the requests answered in it and the ones still waiting, so a stall shows what it waits on.
  *
@@ -86,7 +88,7 @@ export const CHAOS_CHECKS = {
   events: 'every lead.* event delivered at least once',
   ledgers: 'every ledger sums to its balance',
   emails: 'no lead got two different emails; re-sends within the bound',
-  noErrors: 'no 5xx and no unanswered request for GETs and keyed POSTs',
+  noErrors: "no error reaches the client's caller (no 5xx, 409 in progress or missing answer after its retries), the database failover included",
   latency: 'p99 under 1 s during faults and under 100 ms outside',
   takeover: 'a keyed POST re-sent after its gateway died is answered within 5 s',
   replay: 'an idempotent replay works on either gateway',
@@ -94,21 +96,27 @@ export const CHAOS_CHECKS = {
   replicaReads: 'search reads its pages on the standby, and on the new primary after the failover',
 } as const;
 
-/** What clients saw, by what they sent (cluster runs print and check it). */
+/** What clients saw (cluster runs print and check it). */
 export interface ClientView {
-  /** GETs and POSTs carrying an Idempotency-Key: attempts answered 5xx, and attempts with no answer. */
-  safe: { attempts: number; errors: number; unanswered: number };
+  /**
+   * Calls of packages/client (each with its own retries), and those whose caller got an error
+   * after them: a 5xx or a 409 "still in progress" (errors), or no answer (ApiConnectionError);
+   * of those, how many while the database failed over (counted in the others too).
+   */
+  caller: { calls: number; errors: number; unanswered: number; duringFailover: number };
+  /** The client's attempts, and those that failed (no answer, 5xx, 409 in progress): each retried, or the last of a call that failed. */
+  attempts: { made: number; failed: number };
   /** p99 of answered attempts (ms), started while a fault was in progress and outside faults. */
   p99DuringFaults: number;
   p99OutsideFaults: number;
   /**
-   * Outside faults, cluster runs: p99 of the gateways' own part as the load balancer saw it (from
-   * forwarding to the answer), and the event-loop delay of this process (the clients and the
-   * balancer): what the client's p99 holds beyond the mesh's own time.
+   * Outside faults, cluster runs: p99 of the gateways' own part as nginx saw it (from sending to
+   * a gateway to its answer's header), and the event-loop delay of this process (the clients):
+   * what the client's p99 holds beyond the mesh's own time.
    */
   p99GatewayOutsideFaults?: number;
   chaosLoopDelayP99?: number;
-  /** During the database failover: attempts that failed, and how long the failover took (ms). */
+  /** During the database failover: attempts that failed (the client retried them), and how long the failover took (ms). */
   failover?: { ms: number; failedAttempts: number };
 }
 
@@ -157,8 +165,10 @@ const PACED_CLIENTS = 256;
 interface Outcome {
   /** 2xx bodies' ids, one per answer that ended a request (retries included). */
   ids: Set<string>;
-  /** Attempts that got a 5xx, no answer or "still in progress" before the request ended. */
+  /** The client's attempts that got a 5xx, no answer or "still in progress" before the request ended. */
   failedAttempts: number;
+  /** Calls of the client whose caller got an error, after which the request was sent again. */
+  callerErrors: number;
   status: number;
   /** From its first 409 "still in progress" to its answer (ms; 0 without one). */
   inProgressMs: number;
@@ -168,7 +178,7 @@ interface Outcome {
 interface Fault {
   name: string;
   run: () => Promise<void>;
-  /** The database fails over: errors while it does are counted apart (ClientView.failover). */
+  /** The database fails over: attempts that fail meanwhile are also reported on their own (ClientView.failover). */
   failover?: boolean;
 }
 
@@ -391,16 +401,15 @@ async function clusterShape(dir: string, prefix: string, settings: NodeJS.Proces
       failover.ms = await cluster.pg.failover();
     },
   });
-  // clients reach the gateways through the load balancer, as they do in production
+  // clients reach the gateways through nginx configured as the prod Ingress, as they do in production
   return { env: cluster.env, gateways: [cluster.apiUrl], databaseServer: cluster.pg.rwUrl, faults, close: () => cluster.stop(), cluster, standbySearchXacts };
 }
 
 /**
- * How long a client waits before asking again after its `n`th failed attempt (a 5xx, no answer, or
- * 409 "in progress"): as the error catalogue tells integrators ("retry with backoff"), 200 ms
- * doubling up to 2 s, each pause between half and all of that (jitter), so clients whose requests
- * failed together do not all come back at once; a fixed short pause would have every client of
- * a failover hammer the mesh as it recovers, which no client following our documentation does.
+ * How long a caller waits before calling again after its `n`th call the client gave up on (a 5xx,
+ * no answer, or 409 "in progress" after the client's own retries): as the error catalogue tells
+ * integrators ("retry with backoff"), 200 ms doubling up to 2 s, each pause between half and all
+ * of that (jitter), so callers whose requests failed together do not all come back at once.
  */
 export function retryPause(n: number, random: () => number = Math.random): number {
   const ceiling = Math.min(2000, 200 * 2 ** Math.max(0, n - 1));
@@ -428,7 +437,8 @@ function childrenOf(pids: Set<number>): number[] {
 /**
  * CPU seconds used by each process of the cluster alive now (since it started: a restarted one
  * only since its restart), the nats-servers and the PostgreSQL pair's servers (their processes
- * alive now) together, and this process (clients, load balancer, receivers).
+ * alive now) together, nginx in front of the gateways (master and worker), and this process
+ * (clients, receivers).
  */
 function cpuByProcess(cluster: MeshCluster): string {
   const s = (n: number) => n.toFixed(1);
@@ -436,32 +446,83 @@ function cpuByProcess(cluster: MeshCluster): string {
   parts.push(`nats-servers ${s(cluster.nats.reduce((sum, node) => sum + cpuSeconds(node.child?.pid), 0))}`);
   const postmasters = new Set(cluster.pg.postmasterPids());
   parts.push(`PostgreSQL ${s([...postmasters, ...childrenOf(postmasters)].reduce((sum, pid) => sum + cpuSeconds(pid), 0))}`);
+  const nginx = cluster.proxy?.pid;
+  if (nginx) parts.push(`nginx ${s([nginx, ...childrenOf(new Set([nginx]))].reduce((sum, pid) => sum + cpuSeconds(pid), 0))}`);
   parts.push(`this process ${s(cpuSeconds(process.pid))}`);
   return parts.join(', ');
 }
 
-/** Kept-alive connections of the clients: to the load balancer, or straight to the gateways. */
-const CLIENT_AGENT = new Agent({ keepAlive: true, maxSockets: 256 });
+/** What one call of packages/client was answered, and what each of its attempts saw. */
+interface CallResult {
+  /** The answer its caller got; 0: none (the client threw ApiConnectionError). */
+  status: number;
+  /** The answer's body, parsed (a proxy's HTML page as text). */
+  body: any;
+  /** Each attempt's status, 0 for no answer. */
+  attempts: number[];
+  /** Attempts that failed: no answer, a 5xx or a 409 "still in progress". */
+  failed: number;
+  /** nginx's time from sending the last attempt to a gateway to its answer's header (ms), when it said. */
+  upstreamMs?: number;
+  /** When an attempt was first answered 409 "still in progress" (performance.now()). */
+  inProgressAt?: number;
+}
+
+/** The upstream header's seconds, one per gateway tried ("0.012" or "0.000, 0.012"), as milliseconds in all. */
+function upstreamMs(header: string | null): number | undefined {
+  const seconds = (header ?? '').split(',').map((part) => Number(part.trim())).filter((n) => Number.isFinite(n));
+  return seconds.length ? Math.round(seconds.reduce((sum, n) => sum + n, 0) * 1000) : undefined;
+}
+
+type LooseRequest = (method: string, path: string, init: unknown) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
 /**
- * One HTTP request of the clients, its answer read whole (15 s at most). node:http rather than
- * fetch: the clients run in the same process as the load balancer and the receivers, on the
- * machine the mesh runs on, and fetch spends several times the CPU per request.
+ * One call of the API through packages/client as its users run it: its retries, backoff and
+ * defaults. The fetch it is given only watches each attempt (its status, a 409 "still in
+ * progress", nginx's upstream time) and sends it as the global fetch would.
  */
-function send(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; text: string; headers: IncomingHttpHeaders }> {
-  const data = body === undefined ? undefined : JSON.stringify(body);
-  const all = data === undefined ? headers : { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) };
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers: all, agent: CLIENT_AGENT, signal: AbortSignal.timeout(15_000) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
-      res.on('error', reject);
-      res.on('aborted', () => reject(new Error('answer cut off')));
-    });
-    req.on('error', reject);
-    req.end(data);
-  });
+async function callThroughClient(baseUrl: string, apiKey: string, method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<CallResult> {
+  const result: CallResult = { status: 0, body: undefined, attempts: [], failed: 0 };
+  const watch = async (request: Request): Promise<Response> => {
+    let response: Response;
+    try {
+      response = await fetch(request);
+    } catch (err) {
+      result.attempts.push(0);
+      result.failed++;
+      throw err;
+    }
+    result.attempts.push(response.status);
+    result.upstreamMs = upstreamMs(response.headers.get(UPSTREAM_TIME_HEADER));
+    if (response.status >= 500) result.failed++;
+    if (response.status === 409 && isInProgressConflict(409, await response.clone().json().catch(() => undefined))) {
+      result.failed++;
+      result.inProgressAt ??= performance.now();
+    }
+    return response;
+  };
+  const client = new LeadIntelClient({ apiKey, baseUrl, fetch: watch });
+  const init = { ...(body === undefined ? {} : { body }), ...(idempotencyKey ? { params: { header: { 'Idempotency-Key': idempotencyKey } } } : {}) };
+  try {
+    const { data, error, response } = await (client.api.request as unknown as LooseRequest)(method.toLowerCase(), path, init);
+    result.status = response.status;
+    result.body = data ?? error;
+  } catch (err) {
+    if (!(err instanceof ApiConnectionError)) throw err;
+  }
+  return result;
+}
+
+/**
+ * One request straight to a gateway, unretried, its body as text: the checks' probes (which
+ * gateway answers is theirs to choose, and each answer is what they check), not the traffic.
+ */
+async function direct(api: string, method: string, path: string, apiKey: string, body?: unknown, idempotencyKey?: string): Promise<{ status: number; text: string; headers: Headers }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
+  if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+  return { status: res.status, text: await res.text(), headers: res.headers };
 }
 
 function p99(values: number[]): number {
@@ -488,7 +549,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   let shape: Shape | undefined;
   const report: ChaosReport = {
     kills: [], requests: 0, retriedRequests: 0, statuses: {}, phases: [], checks: [],
-    clients: { safe: { attempts: 0, errors: 0, unanswered: 0 }, p99DuringFaults: 0, p99OutsideFaults: 0 },
+    clients: { caller: { calls: 0, errors: 0, unanswered: 0, duringFailover: 0 }, attempts: { made: 0, failed: 0 }, p99DuringFaults: 0, p99OutsideFaults: 0 },
   };
   try {
     // the cluster's engine ticks as production's does (SEQUENCES_TICK_MS unset): the short single-process
@@ -499,7 +560,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       : await singleShape(dir, prefix, settings, logDir);
     const { env, gateways } = shape;
     say(options.cluster
-      ? `cluster up: two processes of every service, two gateways behind a load balancer, three clustered nats-servers, PostgreSQL primary + standby (in ${dirname(pgDir(dir))}; CHAOS_PG_DIR to move them); HTTPS receiver, SMTP sink, demo mail sandbox`
+      ? `cluster up: two processes of every service, two gateways behind nginx (as the prod Ingress), three clustered nats-servers, PostgreSQL primary + standby (in ${dirname(pgDir(dir))}; CHAOS_PG_DIR to move them); HTTPS receiver, SMTP sink, demo mail sandbox`
       : 'mesh up: six services, one nats-server (generated permissions), HTTPS receiver, SMTP sink, demo mail sandbox');
     const runAdmin = (args: string[]) =>
       new Promise<any>((resolve, reject) =>
@@ -524,20 +585,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const workspace = await admin('workspace:create', '--name', 'chaos', '--plan-credits', '100000');
     const key = (await admin('key:create', '--workspace', workspace.id, '--mode', 'live')).key as string;
     let turn = 0;
-    const call = async (method: string, path: string, body?: unknown, idempotencyKey?: string) => {
-      const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-      if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
-      const api = gateways[turn++ % gateways.length];
-      const res = await send(`${api}${path}`, method, headers, body);
-      const upstream = res.headers[UPSTREAM_MS_HEADER];
-      let parsed: any;
-      try {
-        parsed = JSON.parse(res.text);
-      } catch {
-        parsed = undefined;
-      }
-      return { status: res.status, body: parsed, upstreamMs: typeof upstream === 'string' ? Number(upstream) : undefined };
-    };
+    const call = (method: string, path: string, body?: unknown, idempotencyKey?: string) =>
+      callThroughClient(gateways[turn++ % gateways.length], key, method, path, body, idempotencyKey);
     const endpoint = await call('POST', '/webhook_endpoints', { url: receiver.url('/hook'), events: [...LEAD_EVENTS] });
     if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${JSON.stringify(endpoint.body)}`);
     const mailbox = await admin('mailbox:create', '--workspace', workspace.id, '--email', 'out@sender.chaos', '--smtp-url', `smtp://127.0.0.1:${sink.port}`, '--daily-cap', '100000');
@@ -588,47 +637,52 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const traceStart = performance.now();
     if (traceFile) trace.push(JSON.stringify({ startedAt: Date.now() }));
     /**
-     * One request, asked again until it ends in a 2xx or a 4xx. Closed loop: each attempt's time
-     * is a latency. Open loop (scheduled, its time on the schedule): one latency for the request,
-     * from its scheduled time to its final answer, retries included.
+     * One request: a call of the client (which retries as it does), and when its caller still got
+     * an error (a 5xx, a 409 "still in progress" or no answer), counted as such, the same request
+     * with the same key called again later, as an integrator's queue would, until it ends in a 2xx
+     * or a 4xx (so the checks of what was stored have one answer per request). Closed loop: each
+     * call's time is a latency. Open loop (scheduled, its time on the schedule): one latency for the
+     * request, from its scheduled time to its final answer, everything in between included.
      */
     const attempt = async (label: string, method: string, path: string, body: unknown, idempotencyKey?: string, scheduled?: number) => {
-      const outcome: Outcome = { ids: new Set(), failedAttempts: 0, status: 0, inProgressMs: 0 };
+      const outcome: Outcome = { ids: new Set(), failedAttempts: 0, callerErrors: 0, status: 0, inProgressMs: 0 };
       let inProgressSince: number | undefined;
       if (idempotencyKey) outcomes.set(`${label}:${idempotencyKey}`, outcome);
       const current = { label: `${method} ${path}`, since: scheduled ?? performance.now(), statuses: [] as number[] };
       const id = requestIds++;
       inFlight.set(id, current);
       const opened = { epoch: faultEpoch, faulted: faultInProgress, failover: inFailover };
-      const safe = method === 'GET' || (method === 'POST' && idempotencyKey !== undefined);
-      for (let tries = 0; tries < 200; tries++) {
+      for (let calls = 0; calls < 100; calls++) {
         const faulted = faultInProgress;
         const failingOver = inFailover;
         const sent = performance.now();
-        const res: { status: number; body: any; upstreamMs?: number } = await call(method, path, body, idempotencyKey).catch(() => ({ status: 0, body: undefined }));
+        const res = await call(method, path, body, idempotencyKey);
         const ms = performance.now() - sent;
-        if (res.status !== 0 && !faulted && !faultInProgress && res.upstreamMs !== undefined) outsideUpstream.push(res.upstreamMs);
-        report.statuses[res.status] = (report.statuses[res.status] ?? 0) + 1;
-        current.statuses.push(res.status);
-        if (res.status !== 0 && scheduled === undefined) (faulted || faultInProgress ? during : outside).push(ms);
-        if (res.status !== 0 && !faulted && !faultInProgress && scheduled === undefined) outsideOf(label, ms);
-        if (safe && !failingOver && !inFailover) {
-          report.clients.safe.attempts++;
-          if (res.status === 0) report.clients.safe.unanswered++;
-          else if (res.status >= 500) report.clients.safe.errors++;
-          // each one named with the fault it happened in, so a failed check says where to look
-          if ((res.status === 0 || res.status >= 500) && report.clients.safe.errors + report.clients.safe.unanswered <= 30) {
-            say(`  ${res.status || 'no answer'} to ${method} ${path} (${currentFault}): ${res.body?.error?.message ?? ''}`);
-          }
-        }
-        // 409 on the Idempotency-Key: an earlier attempt is still in progress (or its gateway died holding it): retry shortly, as the API says
-        const inProgress = res.status === 409 && res.body?.error?.param === 'Idempotency-Key' && idempotencyKey !== undefined;
+        const quiet = !faulted && !faultInProgress;
+        for (const status of res.attempts) report.statuses[status] = (report.statuses[status] ?? 0) + 1;
+        current.statuses.push(...res.attempts);
+        report.clients.attempts.made += res.attempts.length;
+        report.clients.attempts.failed += res.failed;
+        outcome.failedAttempts += res.failed;
+        if (failingOver || inFailover) failoverFailures += res.failed;
+        if (res.status !== 0 && quiet && res.upstreamMs !== undefined) outsideUpstream.push(res.upstreamMs);
+        if (res.status !== 0 && scheduled === undefined) (quiet ? outside : during).push(ms);
+        if (res.status !== 0 && quiet && scheduled === undefined) outsideOf(label, ms);
+        report.clients.caller.calls++;
+        if (res.inProgressAt !== undefined) inProgressSince ??= res.inProgressAt;
         if (label === 'search' && failedOver && !failingOver) searchAfterFailover[res.status === 200 ? 'answered' : 'failed']++;
-        if (inProgress) inProgressSince ??= sent;
-        if (res.status === 0 || res.status >= 500 || inProgress) {
-          if (failingOver || inFailover) failoverFailures++;
-          outcome.failedAttempts++;
-          await new Promise((r) => setTimeout(r, retryPause(outcome.failedAttempts)));
+        if (res.status === 0 || res.status >= 500 || isInProgressConflict(res.status, res.body)) {
+          const { caller } = report.clients;
+          if (res.status === 0) caller.unanswered++;
+          else caller.errors++;
+          if (failingOver || inFailover) caller.duringFailover++;
+          // each one named with the fault it happened in, so a failed check says where to look
+          if (caller.errors + caller.unanswered <= 30) {
+            const message = typeof res.body === 'object' ? res.body?.error?.message ?? '' : String(res.body ?? '').slice(0, 80);
+            say(`  ${res.status || 'no answer'} to ${method} ${path} after ${res.attempts.length} attempts (${res.attempts.join(',')}; ${currentFault}): ${message}`);
+          }
+          outcome.callerErrors++;
+          await new Promise((r) => setTimeout(r, retryPause(outcome.callerErrors)));
           continue;
         }
         if (inProgressSince !== undefined) outcome.inProgressMs = performance.now() - inProgressSince;
@@ -652,7 +706,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }
       inFlight.delete(id);
       report.requests++;
-      if (outcome.failedAttempts > 0) report.retriedRequests++;
+      if (outcome.failedAttempts > 0 || outcome.callerErrors > 0) report.retriedRequests++;
       return outcome;
     };
     let mark = { requests: 0, retried: 0, at: performance.now() };
@@ -763,7 +817,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       if (!paced) say(`${options.workers} clients sending back to back: ${Math.round(report.requests / seconds)} requests/s over ${Math.round(seconds)} s; ${middle}`);
       else say(`open loop, latency from each request's scheduled time: ${middle}`);
       if (warmUp.length) say(`warm-up, the ${warmUp.length} requests due in the first ${options.warmUpMs} ms of traffic (not in the p99s): p99 ${p99(warmUp)} ms, max ${Math.round(Math.max(...warmUp))} ms`);
-      say(`outside faults: p99 ${report.clients.p99OutsideFaults} ms at the clients, ${report.clients.p99GatewayOutsideFaults} ms from the balancer forwarding to the gateway's answer; this process's event-loop delay p99 ${report.clients.chaosLoopDelayP99} ms, max ${Math.round(loopDelay.max / 1e6)} ms`);
+      say(`outside faults: p99 ${report.clients.p99OutsideFaults} ms at the clients, ${report.clients.p99GatewayOutsideFaults} ms from nginx sending to a gateway to its answer's header; this process's event-loop delay p99 ${report.clients.chaosLoopDelayP99} ms, max ${Math.round(loopDelay.max / 1e6)} ms`);
       say(`outside faults, p99 by request: ${[...outsideByKind].map(([kind, values]) => `${kind} ${p99(values)} ms (${values.length})`).join(', ')}`);
       if (shape.cluster) say(`CPU seconds of the processes alive at the end (since each started): ${cpuByProcess(shape.cluster)}`);
     }
@@ -780,9 +834,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       if (!keptUp) say(`the mesh did not keep up with the offered rate: ${report.pacing.achieved} of ${offered} requests/s answered (the latency check fails)`);
       if (duringFailover.length) say(`during faults, the ${duringFailover.length} requests that overlapped the database failover: p99 ${p99(duringFailover)} ms, max ${Math.round(Math.max(...duringFailover))} ms (in the p99 during faults); the other faults' p99 ${p99(duringOtherFaults)} ms`);
     }
-    const { safe } = report.clients;
-    say(`clients saw, for GETs and keyed POSTs outside the failover: ${safe.attempts} attempts, ${safe.errors} answered 5xx, ${safe.unanswered} unanswered; p99 ${report.clients.p99DuringFaults} ms during faults, ${report.clients.p99OutsideFaults} ms outside`);
-    if (report.clients.failover && report.kills.some((k) => k.startsWith('database failover'))) say(`database failover: ${report.clients.failover.ms} ms, ${report.clients.failover.failedAttempts} attempts failed meanwhile (each retried until it converged)`);
+    const { caller, attempts } = report.clients;
+    say(`the client's callers saw: ${caller.calls} calls (${attempts.made} attempts, ${attempts.failed} of them failed and retried by the client), ${caller.errors} ended in an error, ${caller.unanswered} unanswered (${caller.duringFailover} of these during the database failover); p99 ${report.clients.p99DuringFaults} ms during faults, ${report.clients.p99OutsideFaults} ms outside`);
+    if (report.clients.failover && report.kills.some((k) => k.startsWith('database failover'))) say(`database failover: ${report.clients.failover.ms} ms, ${report.clients.failover.failedAttempts} attempts failed meanwhile (the client retried each; errors that still reached a caller are counted above)`);
 
     // --- what must hold
     const query = async <R>(service: ServiceName, sql: string, params: unknown[] = []): Promise<R[]> => {
@@ -853,8 +907,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       `${sink.mails.length} emails to ${byRecipient.size} recipients, ${twoEmails} recipients with two different emails, ${resent} re-sent with their Message-ID (bound ${bound}: the hand-offs in flight at the sequences kills)`);
     if (options.cluster && shape.cluster) {
       const cluster = shape.cluster;
-      check(CHAOS_CHECKS.noErrors, safe.errors === 0 && safe.unanswered === 0,
-        `${safe.attempts} attempts outside the database failover, ${safe.errors} answered 5xx, ${safe.unanswered} unanswered`);
+      check(CHAOS_CHECKS.noErrors, caller.errors === 0 && caller.unanswered === 0,
+        `${caller.calls} calls of the client (${attempts.made} attempts, ${attempts.failed} failed and retried), ${caller.errors} ended in an error to the caller, ${caller.unanswered} unanswered (${caller.duringFailover} during the database failover)`);
       check(CHAOS_CHECKS.latency, keptUp && report.clients.p99DuringFaults < 1000 && report.clients.p99OutsideFaults < 100,
         `p99 ${report.clients.p99DuringFaults} ms during faults, ${report.clients.p99OutsideFaults} ms outside${report.pacing
           ? `, open loop from the scheduled times at ${report.pacing.offered} requests/s offered, ${report.pacing.achieved} achieved${keptUp ? '' : ' (did not keep up)'}`
@@ -870,15 +924,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           `${onStandby} transactions in search's database on the standby before the failover; after it ${searchAfterFailover.answered} search pages answered, ${searchAfterFailover.failed} not`);
       }
 
-      // straight to each gateway, not through the balancer: which one answers is chosen here
+      // straight to each gateway, not through nginx: which one answers is chosen here
       const [first, second] = cluster.gatewayUrls;
-      const direct = async (api: string, method: string, path: string, apiKey: string, body?: unknown, idempotencyKey?: string) => {
-        const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
-        if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
-        const res = await send(`${api}${path}`, method, headers, body);
-        const header = (name: string) => (typeof res.headers[name] === 'string' ? (res.headers[name] as string) : null);
-        return { status: res.status, text: res.text, headers: { get: header } };
-      };
       if (checked(CHAOS_CHECKS.replay)) {
         const seen: string[] = [];
         let ok = true;
@@ -933,7 +980,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     return report;
 
   } finally {
-    CLIENT_AGENT.destroy();
     await shape?.close();
     await receiver.close();
     await sink.close();

@@ -5,7 +5,7 @@ import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { ServiceName } from '@app/contracts';
 import { DEFAULT_HTTP_PORTS, ensureNatsIdentities, eventsStreamSettings, NatsIdentityFiles, natsServers } from '@app/platform';
-import { HttpBalancer } from './http-balancer';
+import { GatewayProxy } from './ingress';
 import { PgPair } from './pg-pair';
 import {
   APPS, freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers, waitFor,
@@ -16,8 +16,8 @@ import {
  * through routes with JetStream (the EVENTS stream at 3 replicas), `replicas` processes of every
  * service and `gateways` gateways, each process given the full server list starting at a
  * different node in turn, and PostgreSQL as a primary with a synchronous streaming standby behind
- * the `rw`/`ro` endpoints CloudNativePG gives (PgPair), and a load balancer in front of the
- * gateways (HttpBalancer) as a Kubernetes Service gives. Search reads its pages on the standby
+ * the `rw`/`ro` endpoints CloudNativePG gives (PgPair), and Debian's nginx in front of the
+ * gateways configured as the prod Ingress is (GatewayProxy, tools/mesh/ingress.ts). Search reads its pages on the standby
  * (`ro`), as production's search reads them on a replica. `npm run cluster` and
  * `npm run chaos -- --cluster` run it.
  */
@@ -76,8 +76,8 @@ export class MeshCluster {
   /** The probe identity's connection options on a node (tests' and tools' own, may do anything). */
   readonly probe = probeIdentity();
   private stopping = false;
-  /** In front of the gateways (HttpBalancer), started once they are ready. */
-  balancer?: HttpBalancer;
+  /** nginx in front of the gateways, as the prod Ingress (GatewayProxy), started once they are ready. */
+  proxy?: GatewayProxy;
 
   private constructor(
     readonly options: Required<Omit<ClusterOptions, 'output' | 'say' | 'identityDir' | 'pgDir'>> & Pick<ClusterOptions, 'output' | 'say' | 'pgDir'>,
@@ -120,7 +120,7 @@ export class MeshCluster {
       await cluster.awaitJetStream();
       say(`NATS: ${nats.map((n) => `${n.id} 127.0.0.1:${n.port}`).join(', ')} (one cluster, JetStream, EVENTS at 3 replicas)`);
       await Promise.all(apps.map((app) => cluster.startFirst(app, fixed)));
-      cluster.balancer = await HttpBalancer.start(apps.filter((a) => a.name === 'gateway').map((a) => a.port), await port(3080));
+      cluster.proxy = await GatewayProxy.start(join(opts.dir, 'nginx'), apps.filter((a) => a.name === 'gateway').map((a) => a.port), await port(3080));
     } catch (err) {
       await cluster.stop();
       throw err;
@@ -144,10 +144,10 @@ export class MeshCluster {
     };
   }
 
-  /** The API through the load balancer in front of the gateways (what clients use). */
+  /** The API through nginx in front of the gateways (what clients use). */
   get apiUrl(): string {
-    if (!this.balancer) throw new Error('the cluster is not started');
-    return this.balancer.url;
+    if (!this.proxy) throw new Error('the cluster is not started');
+    return this.proxy.url;
   }
 
   /**
@@ -180,8 +180,8 @@ export class MeshCluster {
    * The first start of a process. A free port chosen at the cluster's start can be taken before the
    * process listens on it (the outgoing connections of every process on the machine draw their
    * local ports from the same ephemeral range): with ports of its own choosing, the cluster gives a
-   * process that exits on EADDRINUSE another free port and starts it again (the balancer in front
-   * of the gateways is made after, with the ports they got).
+   * process that exits on EADDRINUSE another free port and starts it again (nginx in front of the
+   * gateways is configured after, with the ports they got).
    */
   private async startFirst(app: ClusterApp, fixed: boolean): Promise<void> {
     for (let attempt = 1; ; attempt++) {
@@ -285,7 +285,7 @@ export class MeshCluster {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    await this.balancer?.close();
+    await this.proxy?.close();
     await Promise.all(this.apps.map((app) => (app.running ? stopApp(app.running, 10_000) : null)));
     for (const node of this.nats) node.child?.kill('SIGTERM');
     await this.pg.stop();

@@ -7,7 +7,7 @@ import { ROOT } from './processes';
 /**
  * `npm run cluster`: the shape production runs, on this machine (tools/mesh/cluster-shape.ts):
  * three clustered nats-servers with JetStream, two processes of every service and two gateways
- * behind a load balancer, PostgreSQL as a primary with a synchronous streaming standby (search reads
+ * behind nginx configured as the prod Ingress (tools/mesh/ingress.ts), PostgreSQL as a primary with a synchronous streaming standby (search reads
  * its pages there). Prints where everything is; stops
  * everything on Ctrl-C. State in .data/cluster (made anew each start); the mesh's NATS identities
  * are `npm start`'s (.data/nats/identities), and .data/nats/url names the cluster's nodes, so
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     void app.running?.exited.then((code) => !stopping && say(`${app.id} exited with ${code} (not restarted: npm run cluster leaves faults for you to see)`));
   }
   say(`all ${cluster.apps.length} processes ready`);
-  say(`  API         ${cluster.apiUrl} (load balancer in front of the gateways)`);
+  say(`  API         ${cluster.apiUrl} (nginx in front of the gateways, as the prod Ingress)`);
   for (const url of cluster.gatewayUrls) say(`  gateway     ${url}`);
   for (const node of cluster.nats) say(`  NATS        ${node.id} nats://127.0.0.1:${node.port} (routes ${node.clusterPort})`);
   say(`  PostgreSQL  rw ${cluster.pg.rwUrl}, ro ${cluster.pg.roUrl} (primary ${cluster.pg.primary.port}, standby ${cluster.pg.standby?.port}; databases ${cluster.options.dbPrefix}<service>)`);
