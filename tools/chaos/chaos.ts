@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { PUBLIC_EVENT_TYPES, SERVICE_NAMES, ServiceName } from '@app/contracts';
+import { loadSequencesConfig } from '../../apps/sequences/src/sequences.config';
 import { randomToken } from '@app/platform';
 import { cpuSeconds as cpuOf, percentile } from '../bench/bench-mesh';
 import { MeshCluster } from '../mesh/cluster-shape';
@@ -140,7 +141,8 @@ export interface ChaosReport {
 }
 
 const PG = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const SEND_CONCURRENCY = 8;
+/** The sends a sequences process has in flight at most (its shipped SEQUENCES_SEND_CONCURRENCY): what one of its kills may send again. */
+const SEND_CONCURRENCY = loadSequencesConfig({}).sendConcurrency;
 const LEAD_EVENTS = PUBLIC_EVENT_TYPES.filter((t) => t.startsWith('lead.'));
 /** What the traffic's search pages ask for (the seed's industries and titles). */
 const SEARCH_WORDS = ['software', 'fintech', 'healthcare', 'cto', 'founder', 'security'];
@@ -198,27 +200,22 @@ interface Shape {
   standbySearchXacts?: { atFailover?: number; read: () => Promise<number | undefined> };
 }
 
-/** The settings every service of a chaos run gets. */
-function chaosSettings(cert: { caFile: string }, sandboxEnv: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
+/**
+ * The settings every service of a chaos run gets: where its local peers are and nothing else of
+ * its own, so every deadline, budget, lease and tick is the service's shipped default and the run
+ * measures what ships. The one exception is the rate limit: the run's traffic stands in for many
+ * users' and is sent with one key, so that key's limit is lifted; the rate-limit check restarts
+ * both gateways with the shipped one.
+ */
+export function chaosSettings(cert: { caFile: string }, sandboxEnv: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     LOG_LEVEL: 'fatal',
     RATE_LIMIT_PER_MINUTE: '1000000',
-    RPC_TIMEOUT_MS: '3000',
-    // a replica that dies holding a read or a keyed create costs its caller one attempt, not the deadline
-    RPC_ATTEMPT_TIMEOUT_MS: '1000',
-    // search's own deadlines inside the gateway's, as in production (5 s and 6 s inside 10 s); a
-    // reveal's claim left by the search SIGKILL is taken over once its process's heartbeat is stale,
-    // and any claim counts as abandoned after 3 × 2 + 2 + 5 = 13 s
-    SEARCH_PEER_TIMEOUT_MS: '2000',
-    EMAIL_VERIFY_TOTAL_MS: '2000',
-    BILLING_CONSUME_MAX_WAIT_MS: '1000',
+    // the local HTTPS webhook receiver: its test CA, its loopback address
     NODE_EXTRA_CA_CERTS: cert.caFile,
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
-    SEQUENCES_TICK_MS: '100',
-    SEQUENCES_SEND_CONCURRENCY: String(SEND_CONCURRENCY),
-    SEQUENCES_SEND_LEASE_MS: '5000',
     ...(sandboxEnv ?? {}),
   };
 }
@@ -552,12 +549,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     clients: { caller: { calls: 0, errors: 0, unanswered: 0, duringFailover: 0 }, attempts: { made: 0, failed: 0 }, p99DuringFaults: 0, p99OutsideFaults: 0 },
   };
   try {
-    // the cluster's engine ticks as production's does (SEQUENCES_TICK_MS unset): the short single-process
-    // runs tick every 100 ms to send within their seconds, which on the cluster's twelve processes is
-    // load of the run's own making on the machine whose latency it measures
-    shape = options.cluster
-      ? await clusterShape(dir, prefix, { ...settings, SEQUENCES_TICK_MS: undefined }, logDir, failover)
-      : await singleShape(dir, prefix, settings, logDir);
+    shape = options.cluster ? await clusterShape(dir, prefix, settings, logDir, failover) : await singleShape(dir, prefix, settings, logDir);
     const { env, gateways } = shape;
     say(options.cluster
       ? `cluster up: two processes of every service, two gateways behind nginx (as the prod Ingress), three clustered nats-servers, PostgreSQL primary + standby (in ${dirname(pgDir(dir))}; CHAOS_PG_DIR to move them); HTTPS receiver, SMTP sink, demo mail sandbox`

@@ -193,6 +193,13 @@ export function natsUrl(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 
+/**
+ * One attempt of a request that may be asked twice (docs/configuration.md, RPC_ATTEMPT_TIMEOUT_MS,
+ * says why 1 s): a replica that died holding it costs its caller this long, and an attempt still
+ * running past it keeps listening, so a slow answer is not lost to the next one.
+ */
+export const DEFAULT_RPC_ATTEMPT_TIMEOUT_MS = 1000;
+
 /** Read once at start-up; a bad value stops the process with a clear message. */
 export function loadServiceConfig(service: ServiceName, env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const portVar = service === 'gateway' ? 'PORT' : `${service.toUpperCase()}_HTTP_PORT`;
@@ -205,7 +212,7 @@ export function loadServiceConfig(service: ServiceName, env: NodeJS.ProcessEnv =
     httpPort: envInt(env, portVar, DEFAULT_HTTP_PORTS[service], 0, 65535),
     httpHost: env.HTTP_HOST || '127.0.0.1',
     rpcTimeoutMs: envInt(env, 'RPC_TIMEOUT_MS', 10_000, 100, 120_000),
-    rpcAttemptTimeoutMs: envInt(env, 'RPC_ATTEMPT_TIMEOUT_MS', 2000, 50, 120_000),
+    rpcAttemptTimeoutMs: envInt(env, 'RPC_ATTEMPT_TIMEOUT_MS', DEFAULT_RPC_ATTEMPT_TIMEOUT_MS, 50, 120_000),
     logLevel: env.LOG_LEVEL || 'info',
     dbProbeIntervalMs: envInt(env, 'DB_PROBE_INTERVAL_MS', 1000, 100, 60_000),
     shutdownGraceMs: envInt(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
