@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NATS_IDENTITIES } from '@app/contracts';
-import { ensureNatsIdentities, LOCAL_NATS_IDENTITY_DIR, natsServerConfig } from '@app/platform';
+import { ensureNatsIdentities, LOCAL_NATS_IDENTITY_DIR, natsHelmValues, natsServerConfig } from '@app/platform';
 import { cliFlag } from '../nats-setup';
 import { MESH_NATS_IDENTITY_DIR, ROOT } from './processes';
 
@@ -14,6 +14,8 @@ import { MESH_NATS_IDENTITY_DIR, ROOT } from './processes';
  * service its seed file (NATS_NKEY_SEED_FILE); docker-compose.yml writes the same with
  * tools/nats-setup.ts, one directory per identity. `-- --secrets`: the seeds as Kubernetes Secrets
  * (lim-nats-<identity>, key `seed`), as the Deployments mount them (docs/operations.md).
+ * `-- --helm-values`: the NATS Helm chart's values overlay with the same `authorization` block
+ * (k8s/examples/nats), given to helm after values.yaml.
  */
 const flag = (name: string, fallback: string) => cliFlag(process.argv, name, fallback);
 
@@ -24,6 +26,11 @@ if (process.argv.includes('--secrets')) {
     const seed = readFileSync(identities.seedFile(identity), 'utf8').trim();
     process.stdout.write(`---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: lim-nats-${identity}\n  labels:\n    app.kubernetes.io/part-of: lim\ntype: Opaque\nstringData:\n  seed: ${seed}\n`);
   }
+  process.exit(0);
+}
+if (process.argv.includes('--helm-values')) {
+  process.stdout.write(natsHelmValues(identities.users));
+  process.stderr.write(`seeds: ${identities.dir}/<identity>.nk (give them to the services as the Secrets of -- --secrets)\n`);
   process.exit(0);
 }
 process.stdout.write(natsServerConfig({
