@@ -111,6 +111,13 @@ describe('per-service images: only the service\'s code and production packages, 
         running.exited.then((code) => Promise.reject(new Error(`${service} exited with ${code}:\n${log.join('').slice(-3000)}`))),
       ]);
       expect(log.join('')).not.toMatch(/Cannot find module/);
+      if (service === 'gateway') {
+        // the reference page's renderer is read from its package: the image holds it (alone)
+        const renderer = await fetch(`http://127.0.0.1:${port}/api/v1/docs/redoc.standalone.js`);
+        expect(renderer.status).toBe(200);
+        expect((await renderer.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+        expect(existsSync(join(app, 'node_modules/react'))).toBe(false);
+      }
     } finally {
       await stopApp(running);
     }

@@ -111,8 +111,13 @@ describe('OpenAPI document served by the gateway', () => {
     expect(page.headers.get('content-type')).toContain('text/html');
     const html = await page.text();
     expect(html).toContain('openapi.json');
-    // self-contained: no script, style or font from another origin
-    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|<img[^>]+src="?https?:|@import|url\(['"]?https?:/);
+    // self-contained: no script, style or font from another origin; the renderer is the gateway's own
+    expect(html).not.toMatch(/<script[^>]+src="?(https?:)?\/\/|<link[^>]+href=|<img[^>]+src="?https?:|@import|url\(['"]?https?:/);
+    const renderer = /<script[^>]+src="([^"]+)"/.exec(html)?.[1];
+    expect(renderer).toBe('docs/redoc.standalone.js');
+    const script = await fetch(new URL(renderer!, `${mesh.baseUrl}/docs`));
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
 
     const withBadKey = await fetch(`${mesh.baseUrl}/openapi.json`, { headers: { Authorization: 'Bearer svc_test_nope' } });
     expect(withBadKey.status).toBe(200);

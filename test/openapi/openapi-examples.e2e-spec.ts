@@ -1,10 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { SUBJECTS } from '@app/contracts';
-import { RecordedExamples } from '../../apps/gateway/src/openapi/examples';
+import { SAMPLE_BASE_URL, SAMPLE_KEY_VARIABLE } from '../../apps/gateway/src/openapi/code-samples';
+import { RECORDED_EXAMPLES, RecordedExamples } from '../../apps/gateway/src/openapi/examples';
 import { ROOT, waitFor } from '../../tools/mesh/processes';
 import { TestMesh } from '../harness';
 import { eventually, SmtpSink } from '../support/smtp-sink';
@@ -16,19 +18,27 @@ import { SseClient } from '../support/sse';
  * mails) and records what was sent and answered. With OPENAPI_EXAMPLES_WRITE=1 it writes them to
  * apps/gateway/src/openapi/examples.json (`npm run openapi:examples`), which the generator puts in
  * the document; otherwise it checks that every operation of the served document has examples,
- * that they validate against the operation's schemas, and that this run's answers do too.
+ * that they validate against the operation's schemas, and that this run's answers do too, and it
+ * sends each operation's first request by running the operation's curl sample (`x-codeSamples`,
+ * made from the committed example) with this run's key and ids: each answers its recorded status.
  *
  * The two documentation routes (tag `docs`: the document itself and the page rendering it) have
  * no example: the example of the document would be the document.
  */
 const EXAMPLES_FILE = join(ROOT, 'apps', 'gateway', 'src', 'openapi', 'examples.json');
 const WRITE = process.env.OPENAPI_EXAMPLES_WRITE === '1';
+/** What a shell command printed on stdout (curl exits non-zero when cut by --max-time; what it printed counts). */
+const shell = (command: string, env: Record<string, string>) =>
+  new Promise<string>((resolve) => execFile('sh', ['-c', command], { env: { PATH: process.env.PATH, ...env }, timeout: 30_000 }, (_err, stdout) => resolve(String(stdout))));
+/** An object id: a type prefix, then 24 characters (libs/platform/src/ids.ts). */
+const ID = /^[a-z]+_[0-9A-Za-z]{24}$/;
 
 describe('OpenAPI examples: every operation called once, recorded, and valid against its schemas', () => {
   let mesh: TestMesh;
   let sink: SmtpSink;
   let doc: any;
   const recorded: RecordedExamples = {};
+  const curlDir = mkdtempSync(join(tmpdir(), 'openapi-curl-'));
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
 
@@ -68,9 +78,12 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.body);
     }
-    const res = await fetch(`${mesh.baseUrl}${path}`, { method, headers, body });
-    const type = (res.headers.get('content-type') ?? '').split(';')[0].trim();
-    const text = await res.text();
+    const operation = `${method} ${template}`;
+    const res = !WRITE && !recorded[operation]
+      ? await runCurlSample(operation, path, options.key, options.form ?? options.body)
+      : await fetch(`${mesh.baseUrl}${path}`, { method, headers, body }).then(async (r) => ({ status: r.status, type: r.headers.get('content-type') ?? '', text: await r.text() }));
+    const type = res.type.split(';')[0].trim();
+    const text = res.text;
     const parsed = type === 'application/json' && text ? JSON.parse(text) : text;
     expect({ method, path, status: res.status < 300 ? 'success' : res.status, body: res.status < 300 ? undefined : parsed }).toEqual({ method, path, status: 'success', body: undefined });
     if (recorded[`${method} ${template}`] && !options.replace) return { status: res.status, body: parsed as any };
@@ -79,6 +92,38 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
       response: { status: res.status, type, body: parsed },
     };
     return { status: res.status, body: parsed as any };
+  }
+
+  /**
+   * The operation's curl sample as the document prints it (`x-codeSamples`), run by a shell with
+   * the key in LIM_API_KEY, against this mesh and with this run's ids: the committed example's
+   * URL is replaced by this run's (its body must be this run's already: else the examples are
+   * stale, `npm run openapi:examples`). It must answer the committed example's status.
+   */
+  async function runCurlSample(operation: string, path: string, apiKey: string | undefined, body: unknown, extra = ''): Promise<{ status: number; type: string; text: string }> {
+    const [method, template] = operation.split(' ');
+    const committed = RECORDED_EXAMPLES[operation];
+    expect({ operation, committed: Boolean(committed) }).toEqual({ operation, committed: true });
+    // the same body but for the ids this run's objects have
+    const ids = new Map<string, string>();
+    const sameBody = (was: unknown, now: unknown): unknown => {
+      if (typeof was === 'string' && typeof now === 'string' && ID.test(was) && ID.test(now) && was.split('_')[0] === now.split('_')[0]) return ids.set(was, now) && now;
+      if (Array.isArray(was) && Array.isArray(now)) return was.map((item, i) => sameBody(item, now[i]));
+      if (was && now && typeof was === 'object' && typeof now === 'object') return Object.fromEntries(Object.entries(was).map(([k, v]) => [k, sameBody(v, (now as Record<string, unknown>)[k])]));
+      return was;
+    };
+    expect({ operation, body: sameBody(committed.request.body, body) }).toEqual({ operation, body });
+    let sample = doc.paths[template][method.toLowerCase()]['x-codeSamples'].find((s: any) => s.label === 'curl').source as string;
+    const url = `'${SAMPLE_BASE_URL}${committed.request.path}'`;
+    expect({ operation, printsItsUrl: sample.includes(url) }).toEqual({ operation, printsItsUrl: true });
+    sample = sample.replace(url, `'${mesh.baseUrl}${path}'`);
+    for (const [was, now] of ids) sample = sample.split(was).join(now);
+    const out = join(curlDir, 'body');
+    // not spawnSync: the SMTP sink answering the portal's mail runs in this process
+    const run = await shell(`${sample} ${extra} -s -o '${out}' -w '%{http_code} %{content_type}'`, { [SAMPLE_KEY_VARIABLE]: apiKey ?? '' });
+    const [status, type = ''] = run.split(' ');
+    expect({ operation, status: Number(status) }).toEqual({ operation, status: committed.response.status });
+    return { status: Number(status), type, text: readFileSync(out, 'utf8') };
   }
 
   /**
@@ -212,6 +257,8 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     await call('GET', '/events/{id}', `/events/${events.body.data[0].id}`, { key });
     // the stream resumed after the older of the two: the events stored since, the newer one among them
     await callStream('/events/stream', '/events/stream?types=lead.created', { key, lastEventId: events.body.data[1].id });
+    // its curl sample: the stream's headers and then nothing new (cut after 2 s, as a reader would press ^C)
+    if (!WRITE) await runCurlSample('GET /events/stream', '/events/stream?types=lead.created', key, undefined, '-N --max-time 2');
     await call('DELETE', '/webhook_endpoints/{id}', `/webhook_endpoints/${endpoint.body.id}`, { key });
 
     // The public opt-out portal: form, mailed link, confirmation
@@ -223,6 +270,14 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     await call('POST', '/optout/confirm/{token}', confirm, { form: {} });
 
     await call('DELETE', '/leads/{id}', `/leads/${alan.body.id}`, { key });
+
+    // the documentation routes' samples: no parameters, no key
+    for (const [template, ops] of Object.entries<any>(doc.paths)) {
+      const sample = ops.get?.tags.includes('docs') && ops.get['x-codeSamples'].find((c: any) => c.label === 'curl').source;
+      if (!sample) continue;
+      const status = await shell(`${sample.replace(`'${SAMPLE_BASE_URL}${template}'`, `'${mesh.baseUrl}${template}'`)} -s -o /dev/null -w '%{http_code}'`, {});
+      expect({ template, status }).toEqual({ template, status: '200' });
+    }
 
     const missing = operations().map(({ key: k }) => k).filter((k) => !recorded[k]);
     expect(missing).toEqual([]);

@@ -28,6 +28,11 @@ export interface ImageContents {
 }
 
 const REQUIRE = /\brequire\(\s*(?:(["'])([^"'\n]+)\1\s*\)|([^)"'\s][^)]*)\))/g;
+/**
+ * A file of a package asked for by its path (`require.resolve('redoc/bundles/….js')`: served, not
+ * run): the image holds that package alone, without what it would need to run.
+ */
+const RESOLVE = /\brequire\.resolve\(\s*(["'])([^"'\n]+)\1\s*\)/g;
 const BUILTIN = new Set(builtinModules);
 
 /** The admin CLI's entry point. */
@@ -60,6 +65,7 @@ export function imageContents(root: string, service: ServiceName): ImageContents
   const entries = [`dist/apps/${service}/src/main.js`, 'dist/tools/migrate.js', ...(service === 'gateway' ? [ADMIN_ENTRY, NATS_SETUP_ENTRY] : [])];
   const files = new Set<string>();
   const packages = new Set<string>();
+  const filesOnly = new Set<string>();
   const problems: string[] = [];
   const queue = [...entries];
   for (const entry of entries) if (!existsSync(join(root, entry))) problems.push(`${entry}: missing (build first)`);
@@ -69,6 +75,12 @@ export function imageContents(root: string, service: ServiceName): ImageContents
     files.add(file);
     if (!file.endsWith('.js')) continue;
     const text = readFileSync(join(root, file), 'utf8');
+    for (const match of text.matchAll(RESOLVE)) {
+      const name = packageName(match[2]);
+      if (match[2].startsWith('.') || match[2].startsWith('node:')) continue;
+      if (!production.has(name)) problems.push(`${file}: resolves a file of ${name}, which is not in package.json's dependencies`);
+      else filesOnly.add(name);
+    }
     for (const match of text.matchAll(REQUIRE)) {
       const specifier = match[2];
       if (specifier === undefined) {
@@ -95,7 +107,7 @@ export function imageContents(root: string, service: ServiceName): ImageContents
     }
   }
   if (problems.length) throw new Error(`${service} image:\n  ${problems.join('\n  ')}`);
-  const modules = lockfileClosure(root, [...packages]);
+  const modules = [...new Set([...lockfileClosure(root, [...packages]), ...[...filesOnly].map((name) => `node_modules/${name}`)])].sort();
   const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
   return { files: [...files].sort(), packages: [...packages].sort(), modules, optional: modules.filter((key) => lock.packages[key].optional) };
 }

@@ -66,7 +66,7 @@ export interface paths {
         };
         /**
          * Interactive API reference
-         * @description A self-contained page rendering this document, with a "Try it" form. No API key needed.
+         * @description This document rendered by Redoc: search, every operation with its recorded example and code samples (curl, the TypeScript client), the webhook events. No API key needed.
          */
         get: operations["docs_page"];
         put?: never;
@@ -89,6 +89,26 @@ export interface paths {
          * @description One section per error code, anchored by the code (`#not_found`): what it means, what to do, whether to retry. `error.doc_url` links here. No API key needed.
          */
         get: operations["docs_errorCodes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/redoc.standalone.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reference page's renderer
+         * @description Redoc's standalone script, the version this gateway installs. No API key needed.
+         */
+        get: operations["docs_renderer"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2214,6 +2234,32 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    docs_renderer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reference page's renderer */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
                 };
             };
             429: components["responses"]["RateLimited"];

@@ -13,6 +13,7 @@ import {
 import { isPublicHandler } from '../http/public.decorator';
 import { isContractDto } from '../http/validation';
 import { dtoToJsonSchema, JsonSchema } from './dto-schema';
+import { addCodeSamples } from './code-samples';
 import { addRecordedExamples } from './examples';
 import { COMMON_ERRORS, ERROR_RESPONSES, OperationDoc, operationOf } from './operation.decorator';
 import { componentRef, ResourceSchemas, schemaName } from './resource-schema';
@@ -329,6 +330,7 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
   }
 
   addRecordedExamples(paths);
+  addCodeSamples(paths);
 
   const responses = Object.fromEntries(
     Object.entries(ERROR_RESPONSES).map(([status, { name, description }]) => [name, errorResponse(Number(status), description, docsUrl)]),
