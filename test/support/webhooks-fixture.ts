@@ -41,8 +41,19 @@ export async function startWebhooksFixture(env: Record<string, string>): Promise
  * request budget is the test's alone.
  */
 export async function deleteEndpoints(mesh: TestMesh, workspaceId: string): Promise<void> {
-  await mesh.query('webhooks', 'DELETE FROM webhook_endpoints WHERE workspace_id = $1', [workspaceId]);
+  // the webhooks service may be settling a delivery of these endpoints meanwhile, locking its rows
+  // in another order than the cascade: PostgreSQL then aborts one of the two, and this one is tried again
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await mesh.query('webhooks', 'DELETE FROM webhook_endpoints WHERE workspace_id = $1', [workspaceId]);
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== DEADLOCK_DETECTED || attempt === 5) throw err;
+    }
+  }
 }
+
+const DEADLOCK_DETECTED = '40P01';
 
 export async function closeWebhooksFixture(fixture: Partial<WebhooksFixture>): Promise<void> {
   await fixture.mesh?.close();
