@@ -6,7 +6,7 @@
  * - `Idempotency-Key` on every POST, generated unless the call gives one, the same on every attempt;
  * - retries as Stripe's SDKs make them (./retry): no answer (refused, reset, timed out), 429, 500,
  *   502, 503, 504 and the gateway's 409 "still being processed", with exponential backoff and
- *   jitter, honouring `Retry-After`, at most `maxRetries` (default 2) times;
+ *   jitter, honouring `Retry-After`, at most `maxRetries` (default 4) times;
  * - errors typed by status (./errors);
  * - cursor pagination: `paginate()` iterates over every item of a list, page after page
  *   (`starting_after` = the previous page's `next_cursor` until `has_more` is false), `pages()`

@@ -7,8 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { ApiConnectionError } from './errors';
 
-/** Retries after the first attempt, unless the options say otherwise (Stripe's SDKs: 2). */
-export const DEFAULT_MAX_RETRIES = 2;
+/**
+ * Retries after the first attempt, unless the options say otherwise. Stripe's SDKs make 2; this
+ * API's own recoveries take longer than 2 retries wait (0.75 to 1.5 s): a POST held by a gateway
+ * that died is answered 409 "still being processed" until another gateway takes its claim over,
+ * about 2 s later, and a database failover takes a second or more. 4 retries wait 3.75 to 7.5 s.
+ */
+export const DEFAULT_MAX_RETRIES = 4;
 /** The first retry's backoff; it doubles per retry up to MAX_BACKOFF_MS, then jitter takes up to half off. */
 export const INITIAL_BACKOFF_MS = 500;
 export const MAX_BACKOFF_MS = 5_000;

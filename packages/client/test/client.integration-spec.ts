@@ -202,8 +202,8 @@ describe('LeadIntelClient against a local HTTP server', () => {
   it(`stops after maxRetries (default ${DEFAULT_MAX_RETRIES}) and returns the last answer; 0 turns retrying off`, async () => {
     api.handler = (_req, n, res) => json(res, 503, errorBody('service_unavailable', `attempt ${n}`));
     const answer = await client().api.GET('/leads');
-    expect(DEFAULT_MAX_RETRIES).toBe(2);
-    expect({ status: answer.response.status, message: answer.error?.error.message, attempts: api.seen.length, waits: waits.length }).toEqual({ status: 503, message: 'attempt 3', attempts: 3, waits: 2 });
+    expect(DEFAULT_MAX_RETRIES).toBe(4);
+    expect({ status: answer.response.status, message: answer.error?.error.message, attempts: api.seen.length, waits: waits.length }).toEqual({ status: 503, message: 'attempt 5', attempts: 5, waits: 4 });
     api.seen = [];
     waits.length = 0;
     await client({ maxRetries: 0 }).api.GET('/leads');
@@ -212,6 +212,19 @@ describe('LeadIntelClient against a local HTTP server', () => {
     await client({ maxRetries: 5, random: () => 0.999999 }).api.GET('/leads');
     expect(api.seen).toHaveLength(6);
     expect(waits).toEqual([500, 1000, 2000, 4000, 5000]);
+  });
+
+  it('by default outlasts a dead gateway\'s claim: a POST answered "still being processed" for 2.5 s is answered (real waits)', async () => {
+    const conflict = { error: { type: 'invalid_request_error', code: 'conflict', message: IDEMPOTENCY_CONFLICT_MESSAGES.inProgress, param: 'Idempotency-Key', doc_url: 'x' } };
+    let first = 0;
+    api.handler = (req, _n, res) => {
+      first ||= req.at;
+      return req.at - first < 2500 ? json(res, 409, conflict) : json(res, 201, { id: 'lead_1', object: 'lead' });
+    };
+    // the least the jitter allows, so the test shows the default's floor rather than a lucky draw
+    const created = await new LeadIntelClient({ apiKey: 'svc_test_abc', baseUrl: api.baseUrl, random: () => 0 }).api.POST('/leads', { body: { full_name: 'Ada' } });
+    expect({ status: created.response.status, id: created.data?.id }).toEqual({ status: 201, id: 'lead_1' });
+    expect(new Set(api.seen.map((s) => s.headers['idempotency-key'])).size).toBe(1);
   });
 
   it('retries a connection cut before the answer, with the same Idempotency-Key, and returns the answer', async () => {
@@ -232,9 +245,9 @@ describe('LeadIntelClient against a local HTTP server', () => {
     const refused = client({ baseUrl: `http://127.0.0.1:${port}/api/v1` });
     const error = await refused.api.GET('/leads').then(() => undefined, (err: unknown) => err);
     expect(error).toBeInstanceOf(ApiConnectionError);
-    expect((error as Error).message).toMatch(/no answer after 3 attempts/);
+    expect((error as Error).message).toMatch(/no answer after 5 attempts/);
     expect(JSON.stringify((error as { cause?: { cause?: { code?: string } } }).cause?.cause?.code)).toBe('"ECONNREFUSED"');
-    expect(waits).toHaveLength(2);
+    expect(waits).toHaveLength(4);
   });
 
   it('an attempt with no answer begun within timeoutMs is a connection error: retried with the same key', async () => {
