@@ -17,6 +17,7 @@ const shared = {
     '^@app/contracts/(.*)$': '<rootDir>/libs/contracts/src/$1',
     '^@app/platform$': '<rootDir>/libs/platform/src',
     '^@app/platform/(.*)$': '<rootDir>/libs/platform/src/$1',
+    '^@lead-intelligence/client$': '<rootDir>/packages/client/src',
   },
 };
 

@@ -11,14 +11,17 @@
  * - cursor pagination: `paginate()` iterates over every item of a list, page after page
  *   (`starting_after` = the previous page's `next_cursor` until `has_more` is false), `pages()`
  *   over the list envelopes;
- * - `verifySignature()` for webhook deliveries (./signature).
+ * - `eventStream()`: the workspace's events as `GET /events/stream` sends them (Server-Sent Events);
+ * - `verifySignature()` for webhook deliveries, `signatureHeader()` to sign one (./signature).
  */
 import createClient from 'openapi-fetch';
 import type { components, paths } from './api';
 import { ApiError, ApiErrorObject } from './errors';
+import { parseEventStream, StreamedEvent } from './event-stream';
 import { RetryOptions, retryingFetch } from './retry';
 
-export { SIGNATURE_TOLERANCE_SECONDS, SignatureVerdict, verifySignature, VerifyOptions } from './signature';
+export { newSigningSecret, SIGNATURE_TOLERANCE_SECONDS, signatureHeader, SignatureVerdict, verifySignature, VerifyOptions } from './signature';
+export { parseEventStream, StreamedEvent } from './event-stream';
 export {
   ApiConnectionError, ApiError, ApiServerError, AuthenticationError, ConflictError, InsufficientCreditsError, InvalidRequestError,
   NotFoundError, PermissionError, RateLimitError,
@@ -66,7 +69,16 @@ export type PageOptions<P extends ListPath> = { query?: ListQuery<P>; startingAf
 /** The options argument: required when the path has parameters. */
 export type PageArgs<P extends ListPath> = NoPathParams<P> extends true ? [options?: PageOptions<P>] : [options: PageOptions<P>];
 
-/** The client: `api` for every typed call, plus pagination. */
+export interface StreamEventsOptions {
+  /** Event types to receive (default every type). */
+  types?: readonly string[];
+  /** Resume after this event: the `id` of the last event received. */
+  lastEventId?: string;
+  /** Ends the stream (the iteration then throws the abort error). */
+  signal?: AbortSignal;
+}
+
+/** The client: `api` for every typed call, plus pagination and the event stream. */
 export class LeadIntelClient {
   /** The openapi-fetch client: `api.GET('/leads/{id}', { params: { path: { id } } })`, typed by the document. */
   readonly api: ReturnType<typeof createClient<paths>>;
@@ -92,6 +104,29 @@ export class LeadIntelClient {
       if (!page.has_more || !page.next_cursor) return;
       cursor = page.next_cursor;
     }
+  }
+
+  /**
+   * Opens `GET /events/stream`: the workspace's events in the key's mode, each event's id and its
+   * envelope's JSON text, from the events stored since connecting (or after `lastEventId`), until
+   * the server ends the stream (it restarted, or the key was revoked) or `signal` aborts it.
+   * Resolves once the stream is open; a refusal (400, 401, 429 ...) rejects with ApiError. Resume
+   * by opening again with the last id received: nothing is missed or repeated.
+   *
+   *   for await (const event of await client.eventStream({ types: ['lead.created'] })) console.log(event.id);
+   */
+  async eventStream(options: StreamEventsOptions = {}): Promise<AsyncGenerator<StreamedEvent, void, undefined>> {
+    const { data, error, response } = await this.api.GET('/events/stream', {
+      params: {
+        query: options.types?.length ? { types: options.types.join(',') } : undefined,
+        header: options.lastEventId ? { 'Last-Event-ID': options.lastEventId } : undefined,
+      },
+      headers: { Accept: 'text/event-stream' },
+      parseAs: 'stream',
+      signal: options.signal,
+    });
+    if (!response.ok || !data) throw ApiError.from(response.status, error as ApiErrorBody | undefined, response.headers.get('Request-Id'));
+    return parseEventStream(data as unknown as AsyncIterable<Uint8Array>);
   }
 
   /** Every item of a list, across its pages: `for await (const lead of client.paginate('/leads')) …`. */

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** The spec's tolerance between a delivery's `t` and the receiver's clock. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -51,4 +51,21 @@ export function verifySignature(
     }
   }
   return { ok: false, reason: 'no signature matches' };
+}
+
+/** A new signing secret as the webhooks service makes them: `whsec_` and 32 random bytes, base64url. */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * A `Service-Signature` header for `body` signed at `timestamp` (Unix seconds), as the webhooks
+ * service signs a delivery: `t=<timestamp>,v1=<hex HMAC-SHA256 of "t.body" keyed by the whole
+ * secret>`, one `v1` per secret given. For sending a signed event to a receiver of one's own (a
+ * test, or `lim listen` forwarding), never needed to receive one.
+ */
+export function signatureHeader(secrets: string | readonly string[], body: string | Uint8Array, timestamp = Math.floor(Date.now() / 1000)): string {
+  const v1 = (typeof secrets === 'string' ? [secrets] : secrets)
+    .map((secret) => `,v1=${createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')}`);
+  return `t=${timestamp}${v1.join('')}`;
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SIGNATURE_TOLERANCE_SECONDS, verifySignature } from '../src';
+import { newSigningSecret, SIGNATURE_TOLERANCE_SECONDS, signatureHeader, verifySignature } from '../src';
 
 /** The webhook signature test vectors of docs/webhook-signature-vectors.json. */
 const vectors = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'docs', 'webhook-signature-vectors.json'), 'utf8')) as {
@@ -34,5 +34,14 @@ describe('verifySignature against the webhook signature test vectors', () => {
     expect(verifySignature(c.body, c.header, c.secret, { now: c.now + 301 })).toEqual({ ok: false, reason: 'timestamp outside the tolerance' });
     expect(verifySignature(c.body, c.header, c.secret, { now: c.now + 301, toleranceSeconds: 600 }).ok).toBe(true);
     expect(verifySignature(`${c.body} `, c.header, c.secret, { now: c.now })).toEqual({ ok: false, reason: 'no signature matches' });
+  });
+
+  it('signatureHeader signs as the webhooks service does: the valid vector\'s header from its secret, body and time; a fresh secret verifies what it signs', () => {
+    const c = vectors.cases.find((v) => v.name === 'valid')!;
+    expect(signatureHeader(c.secret, c.body, c.now)).toBe(c.header);
+    const secret = newSigningSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(verifySignature(c.body, signatureHeader(secret, c.body), secret)).toEqual({ ok: true, timestamp: expect.any(Number) });
+    expect(verifySignature(c.body, signatureHeader([secret, c.secret], c.body, c.now), c.secret, { now: c.now }).ok).toBe(true);
   });
 });

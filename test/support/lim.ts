@@ -1,0 +1,77 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { stagePackages } from '../../tools/packages/stage';
+
+/** A process started by a test, its stdout read line by line. */
+export class Running {
+  readonly lines: string[] = [];
+  readonly exited: Promise<number | null>;
+  stderr = '';
+
+  constructor(readonly child: ChildProcess) {
+    createInterface({ input: child.stdout! }).on('line', (line) => this.lines.push(line));
+    child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  }
+
+  /** The JSON lines printed so far. */
+  json(): any[] {
+    return this.lines.map((line) => JSON.parse(line));
+  }
+
+  /** SIGINT, as Ctrl-C; SIGKILL if it has not exited after `graceMs`. */
+  async stop(graceMs = 10_000): Promise<number | null> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.exited;
+    this.child.kill('SIGINT');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/**
+ * packages/client and packages/cli staged as npm publishes them (tools/packages/stage.ts) and laid
+ * out as npm installs them (`node_modules/@lead-intelligence/{client,cli}`), so `lim` runs as an
+ * integrator's would: nothing resolves from the repository's node_modules, and the packages'
+ * own folders are not written (another test builds packages/client in place).
+ */
+export class LimBuild {
+  private constructor(readonly dir: string) {}
+
+  static build(): LimBuild {
+    const dir = mkdtempSync(join(tmpdir(), 'lim-build-'));
+    stagePackages(join(dir, 'node_modules', '@lead-intelligence'));
+    return new LimBuild(dir);
+  }
+
+  get main(): string {
+    return join(this.dir, 'node_modules', '@lead-intelligence', 'cli', 'dist', 'main.js');
+  }
+
+  env(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+    return { PATH: process.env.PATH, HOME: process.env.HOME, ...extra };
+  }
+  /** `lim <args>` to its end. */
+  run(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      execFile(process.execPath, [this.main, ...args], { env: this.env(env), cwd: this.dir }, (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+      });
+    });
+  }
+
+  /** `lim <args>` left running (listen). */
+  spawn(args: string[], env: Record<string, string | undefined>): Running {
+    return new Running(spawn(process.execPath, [this.main, ...args], { env: this.env(env), cwd: this.dir }));
+  }
+
+  dispose(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
