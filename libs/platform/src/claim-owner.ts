@@ -121,8 +121,10 @@ export class ClaimOwner implements ClaimOwnerIdentity, OnApplicationBootstrap, O
     session.on('error', () => this.drop(session));
     try {
       await session.connect();
-      // a host that vanishes without closing its connections is noticed by the server's keepalives
-      await session.query('SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3');
+      // a host that vanishes without closing its connections is noticed by the server's keepalives;
+      // the session's only writes are beats: each waits for the primary's disk, not the standby's
+      // (a beat a failover loses is one missed beat of the four the staleness allows; docs/decisions.md)
+      await session.query('SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3; SET synchronous_commit = local');
       // Hand-written: a session-level lock, held for as long as this connection lives.
       const { rows } = await session.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [this.kind.lockClass, this.id]);
       // held by someone else only for the moment another process checks this one's lock: the next beat takes it

@@ -52,8 +52,17 @@ export class OutboxRepository {
     return rows;
   }
 
+  /**
+   * Marks rows published, in the relay's transaction, whose commit then waits for no WAL flush
+   * (the one-time filter sets synchronous_commit off for that transaction only): a mark that a
+   * crash or a failover loses only has the rows published again, with the same Nats-Msg-Id, which
+   * the stream drops as duplicates (docs/decisions.md).
+   */
   async markPublished(tx: Queryable, seqs: string[]): Promise<void> {
-    await tx.query('UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])', [seqs]);
+    await tx.query(
+      `UPDATE outbox SET published_at = now() WHERE (SELECT set_config('synchronous_commit', 'off', true)) = 'off' AND seq = ANY($1::bigint[])`,
+      [seqs],
+    );
   }
 
   /** Forgets rows published more than three days ago. */
