@@ -4,7 +4,7 @@ import { ID_PREFIX } from '@app/contracts';
 import { newId, runMain, startService } from '@app/platform';
 import { loadGatewayConfig } from './config';
 import { GatewayModule } from './gateway.module';
-import { frameworkErrorHandler } from './http/error-filter';
+import { clientErrorHandler, frameworkErrorHandler } from './http/error-filter';
 import { GatewayPipeline } from './http/pipeline';
 import { routableUrl } from './http/routable-url';
 import { GATEWAY_MIGRATIONS } from './migrations';
@@ -20,6 +20,7 @@ runMain(() => {
     // ids are up to 255 characters: longer path ids reach the controllers, which answer 404
     maxParamLength: 512,
     frameworkErrors: frameworkErrorHandler(config.docsUrl),
+    clientErrorHandler: clientErrorHandler(config.docsUrl, () => newId(ID_PREFIX.request)),
     rewriteUrl: (request: { url?: string }) => routableUrl(request.url ?? '/'),
     // a request that arrives on an open keep-alive connection while the gateway drains (SIGTERM)
     // is served (the drain waits for it; the answer closes the connection), not refused with

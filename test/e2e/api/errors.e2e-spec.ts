@@ -258,6 +258,17 @@ describe('gateway error handling (e2e)', () => {
     });
   });
 
+  describe('requests the HTTP parser refuses', () => {
+    it('a request line and headers past the server\'s limit are 400 invalid_request in the one error format, with a Request-Id', async () => {
+      const res = await raw('GET', `/leads?limit=${'9'.repeat(20_000)}`, a.key);
+      expectApiError(res, 400, 'invalid_request');
+      expectRequestId(res);
+      expect(res.headers.get('connection')).toBe('close');
+      // the gateway goes on answering
+      expect((await raw('GET', '/leads', a.key)).status).toBe(200);
+    });
+  });
+
   // decisions.md: unknown query parameters are rejected like unknown body fields, on every route.
   describe('unknown query parameters', () => {
     let k: string;

@@ -1,3 +1,5 @@
+import { maxHeaderSize } from 'node:http';
+import { Duplex } from 'node:stream';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
 import { BaseRpcExceptionFilter } from '@nestjs/microservices';
 import { FastifyReply, FastifyRequest } from 'fastify';
@@ -62,6 +64,32 @@ export function frameworkErrorHandler(docsUrl: string) {
         ? new ApiError('not_found', `Unrecognized request URL (${request.method} ${request.url.split('?')[0].slice(0, 80)}…)`)
         : ApiError.invalid(undefined, 'The request URL is malformed');
     sendApiError(reply, error, docsUrl);
+  };
+}
+
+/**
+ * What Node's HTTP parser refuses before Fastify sees a request (a request line and headers past
+ * the server's `maxHeaderSize`, a request not received in time, bytes that are not HTTP): the
+ * error object with a Request-Id, where Fastify would write a body of its own, then the connection
+ * closes as Node's own answer does. Nothing was routed, so nothing is counted.
+ */
+export function clientErrorHandler(docsUrl: string, requestId: () => string) {
+  return (err: { code?: string }, socket: Duplex): void => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    if (socket.writable) {
+      const message =
+        err.code === 'HPE_HEADER_OVERFLOW'
+          ? `The request line and headers together exceed ${maxHeaderSize} bytes`
+          : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? 'The request was not received in time'
+            : 'The request is not valid HTTP';
+      const body = JSON.stringify({ error: { type: ERROR_TYPE.invalid_request, code: 'invalid_request', message, doc_url: `${docsUrl}#invalid_request` } } satisfies ErrorBody);
+      socket.write(
+        `HTTP/1.1 400 Bad Request\r\nRequest-Id: ${requestId()}\r\nContent-Type: application/json; charset=utf-8\r\n`
+        + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
   };
 }
 
