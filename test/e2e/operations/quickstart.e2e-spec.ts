@@ -16,7 +16,7 @@ import { commandsOf, missingLines, shapeDifferences, shellBlocks, ShellBlock } f
  * The output the document shows under a block is compared with the block's output by shape
  * (test/support/doc-blocks.ts): the last line for JSON, the lines (IDs and times made generic)
  * for text. The test's own addresses replace the defaults through the variables the quickstart
- * reads (`API`, `QS`, `HOOK_PORT`); a text output has the test's receiver port mapped back to 8443.
+ * reads (`API`, `QS`, `HOOK_PORT`, `LISTEN_PORT`); a text output has the test's receiver port mapped back to 8443.
  *
  * QUICKSTART_RECORD=1 writes each block's actual output to /tmp/quickstart-outputs.txt.
  */
@@ -33,13 +33,13 @@ describe('docs/quickstart.md, run against a mesh', () => {
   let hookPort: number;
 
   const startAt = blocks.indexOf(start!);
-  const env = { API: '', QS: '', HOOK_PORT: '' };
+  const env = { API: '', QS: '', HOOK_PORT: '', LISTEN_PORT: '' };
   let first: BlockOutput[] = [];
 
   beforeAll(async () => {
     qs = mkdtempSync(join(tmpdir(), 'quickstart-'));
     hookPort = await freePort();
-    Object.assign(env, { QS: qs, HOOK_PORT: String(hookPort) });
+    Object.assign(env, { QS: qs, HOOK_PORT: String(hookPort), LISTEN_PORT: String(await freePort()) });
     sandbox = (await startDemoSandbox({}, () => undefined))!;
     // the blocks before the start block (the certificate), then the mesh as the start block has it
     first = await runBlocks(blocks.slice(0, startAt), { ...process.env, ...env });
