@@ -6,7 +6,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { SUBJECTS } from '@app/contracts';
 import { SAMPLE_BASE_URL, SAMPLE_KEY_VARIABLE } from '../../apps/gateway/src/openapi/code-samples';
-import { RECORDED_EXAMPLES, RecordedExamples } from '../../apps/gateway/src/openapi/examples';
+import { RECORDED_EXAMPLES, RecordedExample, RecordedExamples } from '../../apps/gateway/src/openapi/examples';
 import { ROOT, waitFor } from '../../tools/mesh/processes';
 import { TestMesh } from '../harness';
 import { eventually, SmtpSink } from '../support/smtp-sink';
@@ -178,7 +178,6 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
       body: { full_name: 'Ada Lovelace', email: 'ada@analytical.test', title: 'Head of Engineering', company_name: 'Analytical Engines', company_domain: 'analytical.test', country: 'GB', tags: ['vip'], source_url: 'https://analytical.test/team' },
     });
     const grace = await call('POST', '/leads', '/leads', { key, body: { full_name: 'Grace Hopper', email: 'grace@cobol.test', company_domain: 'cobol.test', country: 'US' } });
-    const alan = await call('POST', '/leads', '/leads', { key, body: { full_name: 'Alan Turing', email: 'alan@bombe.test' } });
     await call('GET', '/leads', '/leads?limit=2', { key });
     await call('GET', '/leads/{id}', `/leads/${ada.body.id}`, { key });
     await call('PATCH', '/leads/{id}', `/leads/${ada.body.id}`, { key, body: { title: 'Countess of Lovelace', phone: null } });
@@ -224,12 +223,14 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
       steps: [{ type: 'email', subject: 'A pilot for {{company_name|your team}}', body: 'Hi {{first_name|there}}, ... Unsubscribe: {{unsubscribe_url}}' }, { type: 'wait', wait_days: 3 }, { type: 'email', subject: 'Following up', body: 'Any thoughts? {{unsubscribe_url}}' }],
     }));
     const sequence = await mesh.admin('sequence:create', '--workspace', workspace.id, '--file', file);
-    await call('POST', '/sequences/{id}/enrollments', `/sequences/${sequence.id}/enrollments`, { key, body: { lead_ids: [ada.body.id, grace.body.id] } });
-    await call('DELETE', '/sequences/{id}/enrollments/{lead_id}', `/sequences/${sequence.id}/enrollments/${grace.body.id}`, { key });
-    await mesh.admin('sequence:launch', '--sequence', sequence.id);
+    // each recorded request names only objects an earlier recorded answer holds (the Postman collection runs them in this order)
     await call('GET', '/sequences', '/sequences', { key });
     await call('GET', '/sequences/{id}', `/sequences/${sequence.id}`, { key });
-    const mail = await eventually('the first email of the sequence', () => sink.to('ada@analytical.test')[0], 30_000);
+    await call('POST', '/sequences/{id}/enrollments', `/sequences/${sequence.id}/enrollments`, { key, body: { lead_ids: [ada.body.id] } });
+    await call('POST', '/sequences/{id}/enrollments', `/sequences/${sequence.id}/enrollments`, { key, body: { lead_ids: [grace.body.id] } });
+    await call('DELETE', '/sequences/{id}/enrollments/{lead_id}', `/sequences/${sequence.id}/enrollments/${ada.body.id}`, { key });
+    await mesh.admin('sequence:launch', '--sequence', sequence.id);
+    const mail = await eventually('the first email of the sequence', () => sink.to('grace@cobol.test')[0], 30_000);
     const unsubscribe = local(/^<(.+)>$/.exec(mail.raw('list-unsubscribe') as string)![1]).slice(mesh.baseUrl.length);
     await call('GET', '/unsubscribe/{token}', unsubscribe);
     await call('POST', '/unsubscribe/{token}', unsubscribe, { form: { 'List-Unsubscribe': 'One-Click' } });
@@ -239,19 +240,21 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     await call('GET', '/suppressions', '/suppressions', { key });
 
     // Webhook endpoints
-    const endpoint = await call('POST', '/webhook_endpoints', '/webhook_endpoints', { key, body: { url: 'https://127.0.0.1:9/hooks/lim', events: ['lead.created', 'lead.updated'], description: 'CRM sync' } });
+    const endpoint = await call('POST', '/webhook_endpoints', '/webhook_endpoints', { key, body: { url: 'https://receiver.example/hooks/lim', events: ['lead.created', 'lead.updated'], description: 'CRM sync' } });
     await call('GET', '/webhook_endpoints', '/webhook_endpoints', { key });
     await call('GET', '/webhook_endpoints/{id}', `/webhook_endpoints/${endpoint.body.id}`, { key });
     await call('PATCH', '/webhook_endpoints/{id}', `/webhook_endpoints/${endpoint.body.id}`, { key, body: { events: ['*'], description: 'CRM sync (every event)' } });
     await call('POST', '/webhook_endpoints/{id}/secret/roll', `/webhook_endpoints/${endpoint.body.id}/secret/roll`, { key, body: {} });
-    // an event for it: its delivery to a port nothing listens on fails, with the error recorded
+    await call('POST', '/webhook_endpoints/{id}/test', `/webhook_endpoints/${endpoint.body.id}/test`, { key, body: { type: 'lead.created' } });
+    // an event for it: its delivery (as the sample's) to a name that never resolves (.example) fails, with the error recorded
     await call('POST', '/leads', '/leads', { key, body: { full_name: 'Edsger Dijkstra', email: 'edsger@goto.test' } });
-    await waitFor('a delivery attempt', async () =>
-      (await mesh.request('GET', `/webhook_endpoints/${endpoint.body.id}/deliveries`, { key })).body.data[0]?.attempts.length > 0, 30_000);
+    await waitFor('an attempt of each delivery', async () => {
+      const list = (await mesh.request('GET', `/webhook_endpoints/${endpoint.body.id}/deliveries`, { key })).body.data;
+      return list.length === 2 && list.every((d: any) => d.attempts.length > 0);
+    }, 30_000);
     const deliveries = await call('GET', '/webhook_endpoints/{id}/deliveries', `/webhook_endpoints/${endpoint.body.id}/deliveries`, { key });
     await call('POST', '/webhook_endpoints/{id}/deliveries/{delivery_id}/retry',
       `/webhook_endpoints/${endpoint.body.id}/deliveries/${deliveries.body.data[0].id}/retry`, { key, body: {} });
-    await call('POST', '/webhook_endpoints/{id}/test', `/webhook_endpoints/${endpoint.body.id}/test`, { key, body: { type: 'lead.created' } });
     // the workspace's events, stored as the webhooks service consumed them
     const events = await call('GET', '/events', '/events?type=lead.created&limit=2', { key });
     await call('GET', '/events/{id}', `/events/${events.body.data[0].id}`, { key });
@@ -269,7 +272,7 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     await call('GET', '/optout/confirm/{token}', confirm);
     await call('POST', '/optout/confirm/{token}', confirm, { form: {} });
 
-    await call('DELETE', '/leads/{id}', `/leads/${alan.body.id}`, { key });
+    await call('DELETE', '/leads/{id}', `/leads/${ada.body.id}`, { key });
 
     // the documentation routes' samples: no parameters, no key
     for (const [template, ops] of Object.entries<any>(doc.paths)) {
@@ -295,7 +298,8 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
   });
 
   (WRITE ? it : it.skip)('writes the examples (OPENAPI_EXAMPLES_WRITE=1)', () => {
-    const sorted = Object.fromEntries(Object.entries(recorded).sort(([a], [b]) => a.localeCompare(b)));
+    // `order`: the position in this run, where each request names only objects earlier answers hold
+    const sorted = Object.fromEntries(Object.entries(recorded).map(([k, v], order): [string, RecordedExample] => [k, { order, ...v }]).sort(([a], [b]) => a.localeCompare(b)));
     writeFileSync(EXAMPLES_FILE, `${JSON.stringify(sorted, null, 2)}\n`);
   });
 

@@ -4,6 +4,11 @@
  * `npm run openapi:examples`). Keyed `METHOD /path` as the document's operations.
  */
 export interface RecordedExample {
+  /**
+   * Its place in the recording run: each request names only objects that answers recorded before
+   * it hold (the order the Postman collection runs the requests in).
+   */
+  order?: number;
   /** The request as sent: path with its query string. */
   request: { path: string; body?: unknown };
   /** The answer: status, content type and body (text for CSV and HTML). */
