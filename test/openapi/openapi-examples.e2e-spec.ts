@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { SUBJECTS } from '@app/contracts';
 import { SAMPLE_BASE_URL, SAMPLE_KEY_VARIABLE } from '../../apps/gateway/src/openapi/code-samples';
 import { RECORDED_EXAMPLES, RecordedExample, RecordedExamples } from '../../apps/gateway/src/openapi/examples';
 import { ROOT, waitFor } from '../../tools/mesh/processes';
@@ -200,18 +199,10 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     const signed = new URL(done.download_url);
     await call('GET', '/exports/{id}/download', `/exports/${exp.body.id}/download${signed.search}`);
 
-    // Search, reveals, credits
-    const sources = [{ field: 'name', value: 'Fund', provider: 'sec_edgar', source_url: 'https://www.sec.gov/cgi-bin/browse-edgar?company=northwind', fetched_at: '2026-11-01T00:00:00.000Z' }];
-    const ingest = await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, {
-      entities: [{
-        ext_key: 'sec:northwind', lens: 'investors', name: 'Northwind Ventures', person_name: 'Jane Roe', first_name: 'Jane', last_name: 'Roe',
-        email: 'jane@northwind.test', domain: 'northwind.test', phone: '+14155550100', country: 'US', organization: 'Northwind Ventures',
-        details: { stages: ['seed'], sectors: ['fintech'], check_size_usd: { min: 250000, max: 1000000 }, last_filing_at: '2026-01-01' }, facets: [], sources,
-      }],
-    });
-    expect(ingest.err).toBeUndefined();
+    // Search, reveals, credits: the demo corpus npm start seeds (its first 400 entities), so the recorded search finds the same on npm start
+    expect(await mesh.admin('search:seed', '--count', '400')).toMatchObject({ inserted: 400 });
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 30_000);
-    const search = await call('GET', '/search', '/search?lens=investors&q=Northwind', { key });
+    const search = await call('GET', '/search', '/search?lens=investors&q=Orbit', { key });
     await call('POST', '/reveals', '/reveals', { key: testKey, body: { entity_id: search.body.data[0].entity_id } });
     await call('GET', '/credits', '/credits', { key });
 

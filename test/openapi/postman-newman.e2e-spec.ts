@@ -1,7 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SUBJECTS } from '@app/contracts';
 import { DemoSandbox, startDemoSandbox } from '../../tools/mesh/demo-sandbox';
 import { waitFor } from '../../tools/mesh/processes';
 import { TestMesh } from '../harness';
@@ -24,7 +23,7 @@ interface NewmanSummary {
  * Newman (Postman's runner, through its library API) against a mesh as `npm start` runs it (its
  * demo mail sandbox for search's verifier, a mail server for the opt-out portal, webhooks to
  * public addresses only), with only `baseUrl` and `apiKey` (a live key) set. The workspace has what only the operator makes: a sequence (with its mailbox),
- * and a search index holding the entity the recorded search finds.
+ * and the demo corpus `npm start` seeds into the search index.
  */
 describe('the Postman collection, run by Newman', () => {
   let mesh: TestMesh;
@@ -58,15 +57,8 @@ describe('the Postman collection, run by Newman', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'postman-run-')), 'sequence.json');
     writeFileSync(file, JSON.stringify({ name: 'Pilot outreach', mailbox_ids: [mailbox.id], steps: [{ type: 'email', subject: 'Hi', body: 'Hi {{first_name|there}} {{unsubscribe_url}}' }] }));
     await mesh.admin('sequence:create', '--workspace', workspace.id, '--file', file);
-    const ingest = await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, {
-      entities: [{
-        ext_key: 'sec:northwind', lens: 'investors', name: 'Northwind Ventures', person_name: 'Jane Roe', first_name: 'Jane', last_name: 'Roe',
-        email: 'jane@northwind.test', domain: 'northwind.test', phone: '+14155550100', country: 'US', organization: 'Northwind Ventures',
-        details: { stages: ['seed'], sectors: ['fintech'] }, facets: [],
-        sources: [{ field: 'name', value: 'Northwind Ventures', provider: 'sec_edgar', source_url: 'https://www.sec.gov/', fetched_at: '2026-11-01T00:00:00.000Z' }],
-      }],
-    });
-    expect(ingest.err).toBeUndefined();
+    // the demo corpus npm start seeds (its first 400 entities), where the recorded search finds its investor
+    expect(await mesh.admin('search:seed', '--count', '400')).toMatchObject({ inserted: 400 });
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 30_000);
 
     const collection = (await (await fetch(`${mesh.baseUrl}/postman_collection.json`)).json()) as { item: { item: { id: string }[] }[] };
