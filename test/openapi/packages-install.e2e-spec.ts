@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { freePort, ROOT, waitFor } from '../../tools/mesh/processes';
 import { packPackages, stagePackages } from '../../tools/packages/stage';
 import { TestMesh } from '../harness';
-import { Running } from '../support/lim';
+import { Running, startExampleReceiver } from '../support/running';
 
 /**
  * Issue 38: packages/client and packages/cli as an integrator gets them: `npm pack` tarballs
@@ -141,11 +141,7 @@ export async function run() {
     started.push(listener);
     await waitFor('the listener ready', async () => listener.lines.length >= 1, 15_000, 50);
     const { secret } = listener.json()[0];
-    const receiver = new Running(spawn(process.execPath, [join(ROOT, 'examples/webhook-receiver/server.js')], {
-      env: { PATH: process.env.PATH, WEBHOOK_SECRET: secret, PORT: String(port) }, cwd: ROOT,
-    }));
-    started.push(receiver);
-    await waitFor('the receiver listening', async () => receiver.lines.some((l) => l.includes(`webhook receiver on port ${port}`)), 10_000, 50);
+    const receiver = await startExampleReceiver(port, secret, started);
     const lead = await mesh.request('POST', '/leads', { key, body: { full_name: 'Edsger Dijkstra' } });
     expect(lead.status).toBe(201);
     await waitFor('forwarded and verified', async () => receiver.lines.some((l) => l.includes(` lead.created evt_`) && l.endsWith(lead.body.id)), 30_000, 50);

@@ -1,39 +1,9 @@
-import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { stagePackages } from '../../tools/packages/stage';
-
-/** A process started by a test, its stdout read line by line. */
-export class Running {
-  readonly lines: string[] = [];
-  readonly exited: Promise<number | null>;
-  stderr = '';
-
-  constructor(readonly child: ChildProcess) {
-    createInterface({ input: child.stdout! }).on('line', (line) => this.lines.push(line));
-    child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
-    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-  }
-
-  /** The JSON lines printed so far. */
-  json(): any[] {
-    return this.lines.map((line) => JSON.parse(line));
-  }
-
-  /** SIGINT, as Ctrl-C; SIGKILL if it has not exited after `graceMs`. */
-  async stop(graceMs = 10_000): Promise<number | null> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.exited;
-    this.child.kill('SIGINT');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
-    try {
-      return await this.exited;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-}
+import { Running } from './running';
 
 /**
  * packages/client and packages/cli staged as npm publishes them (tools/packages/stage.ts) and laid

@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import { eventSubject } from '@app/contracts';
 import { newId } from '@app/platform/ids';
 import { verifySignature } from '../../../packages/client/src';
-import { freePort, ROOT, waitFor } from '../../../tools/mesh/processes';
+import { freePort, waitFor } from '../../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate } from '../../../tools/webhooks/https-receiver';
 import { TestMesh } from '../../harness';
-import { LimBuild, Running } from '../../support/lim';
+import { LimBuild } from '../../support/lim';
+import { Running, startExampleReceiver } from '../../support/running';
 import { closeWebhooksFixture, startWebhooksFixture, Workspace } from '../../support/webhooks-fixture';
 
 /**
@@ -45,14 +44,7 @@ describe('lim (packages/cli) against the mesh', () => {
     started.push(running);
     return running;
   };
-  const exampleReceiver = async (port: number, secret: string) => {
-    const running = new Running(spawn(process.execPath, [join(ROOT, 'examples/webhook-receiver/server.js')], {
-      env: { PATH: process.env.PATH, WEBHOOK_SECRET: secret, PORT: String(port) }, cwd: ROOT,
-    }));
-    started.push(running);
-    await waitFor('the receiver listening', async () => running.lines.some((l) => l.includes(`webhook receiver on port ${port}`)), 10_000, 50);
-    return running;
-  };
+  const exampleReceiver = (port: number, secret: string) => startExampleReceiver(port, secret, started);
   const createLead = async (key: string, name: string) => {
     const res = await mesh.request('POST', '/leads', { key, body: { full_name: name } });
     expect(res.status).toBe(201);

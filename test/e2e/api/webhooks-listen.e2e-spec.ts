@@ -1,41 +1,18 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import Stripe from 'stripe';
 import { PermissionViolationError } from '@nats-io/transport-node';
 import { workspaceEventsSubject } from '@app/contracts';
 import { connectMesh } from '@app/platform';
 import { freePort, ROOT, waitFor } from '../../../tools/mesh/processes';
 import { TestMesh } from '../../harness';
+import { Running, startExampleReceiver } from '../../support/running';
 
 type Workspace = Awaited<ReturnType<TestMesh['workspace']>>;
 
 const stripe = new Stripe('sk_test_unused');
-
-/** A process started by the test, its stdout read line by line. */
-class Running {
-  readonly lines: string[] = [];
-  readonly exited: Promise<number | null>;
-  stderr = '';
-
-  constructor(readonly child: ChildProcess) {
-    createInterface({ input: child.stdout! }).on('line', (line) => this.lines.push(line));
-    child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
-    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-  }
-
-  /** The JSON lines printed so far. */
-  json(): any[] {
-    return this.lines.map((line) => JSON.parse(line));
-  }
-
-  async stop(): Promise<number | null> {
-    if (this.child.exitCode === null) this.child.kill('SIGINT');
-    return this.exited;
-  }
-}
 
 /**
  * Issue 24: `npm run -s admin -- listen --workspace ws_… --forward-to <url>` receives the
@@ -66,14 +43,7 @@ describe('admin listen: the workspace\'s events forwarded to a local receiver', 
     started.push(running);
     return running;
   };
-  const receiverAt = async (port: number, secret: string) => {
-    const running = new Running(spawn(process.execPath, [join(ROOT, 'examples/webhook-receiver/server.js')], {
-      env: { PATH: process.env.PATH, WEBHOOK_SECRET: secret, PORT: String(port) }, cwd: ROOT,
-    }));
-    started.push(running);
-    await waitFor('the receiver listening', async () => running.lines.some((l) => l.includes(`webhook receiver on port ${port}`)), 10_000, 50);
-    return running;
-  };
+  const receiverAt = (port: number, secret: string) => startExampleReceiver(port, secret, started);
   const createLead = async (key: string, name: string) => {
     const res = await mesh.request('POST', '/leads', { key, body: { full_name: name } });
     expect(res.status).toBe(201);
