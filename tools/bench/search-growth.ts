@@ -15,7 +15,7 @@ export interface GrowthPoint {
   first_p95: { page1: number; page40: number };
 }
 
-/** The goals of issue 25 (ms, p95) the plot draws as dashed lines. */
+/** The latency goals of issue 37 (as issue 25 set them; ms, p95) the plot draws as dashed lines. */
 const GOALS = [{ label: 'repeated &lt; 25', ms: 25 }, { label: 'first page 1 &lt; 30', ms: 30 }, { label: 'first page 40 &lt; 50', ms: 50 }];
 
 /**

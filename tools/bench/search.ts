@@ -1,8 +1,10 @@
-import { appendFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { appendFileSync, createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { cpuByPid, cpuSeconds as cpuOf, cpuSince, percentile, postgresBackends, startBenchMesh } from './bench-mesh';
 import { growthTable, recordGrowth } from './search-growth';
 
@@ -20,6 +22,25 @@ const ENTITIES = Number(process.env.BENCH_SEARCH_ENTITIES ?? 1_000_000);
 const SEARCH_DB = process.env.SEARCH_DATABASE_URL;
 const CONNECTIONS = Number(process.env.BENCH_SEARCH_CONNECTIONS || 16);
 const SECONDS = Number(process.env.BENCH_SEARCH_SECONDS || 10);
+/** First-time queries per page at 1 connection (the latency floor), of a shape the 16-connection loads never ask. */
+const FLOOR_QUERIES = Number(process.env.BENCH_SEARCH_FLOOR_QUERIES || 40);
+/**
+ * Issue 37's seed goal is relative: twice today's main, side by side in one run. BENCH_SEARCH_SEED_BASELINE
+ * (entities/s of the other build in the same session) lets the bench decide it; without it the verdict says so.
+ */
+const SEED_BASELINE = Number(process.env.BENCH_SEARCH_SEED_BASELINE || 0);
+
+/** The goals of issue 37, as it states them ("What must hold when this is resolved"). */
+const GOALS = [
+  'goals (issue 37: Node 24, `npm run bench -- search`, 16 connections):',
+  '  1. first-time pages: CPU of all processes together per page at most 3 ms for page 1 and 6 ms for page 40, at 1M, 3M and 10M;',
+  '     p95 page 1 < 30 ms and page 40 < 50 ms at 16 connections; also printed: p95 at 1 connection (the latency floor), CPU per page by process',
+  '  2. served pages: p95 < 25 ms flat from 1M to 10M, all processes\' CPU per page <= 1.5 ms; the reveals check (200 concurrent against 100 credits) exact',
+  '  3. seed twice as fast as today\'s main side by side in one run, with the index kept, printed as a fraction of a plain COPY of the same rows',
+  '     into an unindexed table in the same run (the floor)',
+  '  CPU counted: gateway, search, billing, crm, nats-server and the PostgreSQL backends of the bench\'s databases (pg_stat_activity rows of',
+  '  databases named <prefix>*; the server\'s background processes and other databases\' backends are not counted); the load generator apart',
+];
 
 /** Every name has an A record 127.0.0.1 and no MX: reveals verify without the network (probing off). */
 async function localDns(): Promise<{ server: string; close: () => Promise<void> }> {
@@ -42,6 +63,80 @@ async function localDns(): Promise<{ server: string; close: () => Promise<void> 
 const SECTORS = ['software', 'fintech', 'healthcare', 'biotech', 'climate', 'retail', 'logistics', 'education', 'energy', 'security', 'robotics', 'media'];
 const STAGES = ['pre_seed', 'seed', 'series_a', 'series_b', 'series_c', 'growth'];
 const TYPES = ['vc', 'angel', 'family_office', 'corporate', 'accelerator', 'private_equity'];
+const STATES = ['CA', 'NY', 'MA', 'TX', 'WA', 'IL', 'CO', 'FL'];
+
+/** CPU of a load: ms per page of every process of the mesh together, and its line by process. */
+interface Cpu {
+  total: number;
+  line: string;
+}
+interface Figure {
+  p95: number;
+  cpu?: number;
+  errors: number;
+}
+/** What the verdicts are decided on. */
+interface Results {
+  seed?: { perSecond: number; floor: number };
+  served: Record<number, Figure>;
+  servedFloor: Record<number, Figure>;
+  first: Record<number, Figure>;
+  floor: Record<number, Figure>;
+  reveals?: boolean;
+}
+
+/** A verdict: MET, NOT MET, or why the run cannot say. */
+const verdict = (met: boolean | undefined, why = 'not measured in this run'): string => (met === undefined ? `NOT DECIDED (${why})` : met ? 'MET' : 'NOT MET');
+const ms = (f: Figure | undefined, key: 'p95' | 'cpu'): string => (f?.[key] === undefined ? '-' : `${(f[key] as number).toFixed(key === 'cpu' ? 2 : 1)} ms`);
+/** A figure's goal: undefined (undecided) when not measured, NOT MET when any request failed. */
+const holds = (f: Figure | undefined, key: 'p95' | 'cpu', bound: number, inclusive: boolean): boolean | undefined =>
+  f?.[key] === undefined ? undefined : f.errors === 0 && (inclusive ? (f[key] as number) <= bound : (f[key] as number) < bound);
+
+/** The verdict of each goal of issue 37 the bench measures, one line each. */
+function verdictLines(r: Results): string[] {
+  const seedRatio = r.seed && SEED_BASELINE > 0 ? r.seed.perSecond / SEED_BASELINE : undefined;
+  const lines = [
+    `verdict (node ${process.version}${process.version.startsWith('v24.') ? '' : '; the goals are stated for Node 24'}; a request that failed fails its goal):`,
+    `  1. first-time page 1 CPU per page <= 3 ms: ${ms(r.first[1], 'cpu')} ${verdict(holds(r.first[1], 'cpu', 3, true))}`,
+    `     first-time page 40 CPU per page <= 6 ms: ${ms(r.first[40], 'cpu')} ${verdict(holds(r.first[40], 'cpu', 6, true))}`,
+    `     first-time page 1 p95 < 30 ms at ${CONNECTIONS} connections: ${ms(r.first[1], 'p95')} ${verdict(CONNECTIONS === 16 ? holds(r.first[1], 'p95', 30, false) : undefined, 'the goal is at 16 connections')}`,
+    `     first-time page 40 p95 < 50 ms at ${CONNECTIONS} connections: ${ms(r.first[40], 'p95')} ${verdict(CONNECTIONS === 16 ? holds(r.first[40], 'p95', 50, false) : undefined, 'the goal is at 16 connections')}`,
+    `     (latency floor, 1 connection: first-time page 1 p95 ${ms(r.floor[1], 'p95')}, page 40 p95 ${ms(r.floor[40], 'p95')}; served page 1 p95 ${ms(r.servedFloor[1], 'p95')}, page 40 p95 ${ms(r.servedFloor[40], 'p95')})`,
+    `  2. served page 1 p95 < 25 ms: ${ms(r.served[1], 'p95')} ${verdict(CONNECTIONS === 16 ? holds(r.served[1], 'p95', 25, false) : undefined, 'the goal is at 16 connections')}`,
+    `     served page 40 p95 < 25 ms: ${ms(r.served[40], 'p95')} ${verdict(CONNECTIONS === 16 ? holds(r.served[40], 'p95', 25, false) : undefined, 'the goal is at 16 connections')}`,
+    `     served page 1 CPU per page <= 1.5 ms: ${ms(r.served[1], 'cpu')} ${verdict(holds(r.served[1], 'cpu', 1.5, true))}`,
+    `     served page 40 CPU per page <= 1.5 ms: ${ms(r.served[40], 'cpu')} ${verdict(holds(r.served[40], 'cpu', 1.5, true))}`,
+    `     reveals exact (100 revealed, 100 refused, 100 consumed, balance 0 = ledger sum): ${verdict(r.reveals)}`,
+    `  3. seed twice today's main's rate: ${r.seed ? `${r.seed.perSecond} entities/s, ${(r.seed.perSecond / r.seed.floor).toFixed(2)} of the COPY floor (${r.seed.floor} rows/s)` : '-'}` +
+      `${seedRatio !== undefined ? `, ${seedRatio.toFixed(2)}x BENCH_SEARCH_SEED_BASELINE (${SEED_BASELINE}/s)` : ''} ` +
+      `${verdict(seedRatio === undefined ? undefined : seedRatio >= 2, r.seed ? "set BENCH_SEARCH_SEED_BASELINE to main's rate in the same session" : 'no seed in this run')}`,
+    '     (1M, 3M and 10M each need their own run: BENCH_SEARCH_ENTITIES)',
+  ];
+  return lines;
+}
+
+/**
+ * The floor of a seed: the rows the seed left in `entities` (every column), copied out to a file,
+ * then timed as one plain COPY FROM STDIN into a new table with the same columns and no index,
+ * trigger or constraint beyond NOT NULL (CREATE TABLE ... (LIKE entities)). Dropped afterwards.
+ */
+async function copyFloor(db: Client): Promise<{ rows: number; seconds: number; perSecond: number; mb: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-floor-'));
+  const file = join(dir, 'entities.copy');
+  try {
+    await pipeline(db.query(copyTo('COPY entities TO STDOUT')), createWriteStream(file));
+    await db.query('DROP TABLE IF EXISTS bench_copy_floor; CREATE TABLE bench_copy_floor (LIKE entities)');
+    const started = performance.now();
+    await pipeline(createReadStream(file), db.query(copyFrom('COPY bench_copy_floor FROM STDIN')));
+    const seconds = (performance.now() - started) / 1000;
+    const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM bench_copy_floor');
+    const n = Number(rows[0].n);
+    return { rows: n, seconds, perSecond: Math.round(n / seconds), mb: (statSync(file).size / 1048576).toFixed(0) };
+  } finally {
+    await db.query('DROP TABLE IF EXISTS bench_copy_floor').catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /**
  * autocannon (as the leads bench) on CONNECTIONS kept-alive connections: `options` says how long or
@@ -84,9 +179,12 @@ function loadOnce(urls: string[], headers: Record<string, string>, connections: 
 }
 
 /**
- * `npm run bench -- search`: seeds ENTITIES entities through `search:seed` (rate), GET /search
+ * `npm run bench -- search`: prints issue 37's goals; seeds ENTITIES entities through `search:seed`
+ * (rate) and times a plain COPY of the same rows into an unindexed table (the floor); GET /search
  * through the whole mesh with free text and two filters at CONNECTIONS connections for page 1
- * and page 40 (p50/p95), then 200 concurrent reveals against a balance of 100 credits.
+ * and page 40 (p50/p95/p99 and CPU per page by process), served and first-time, then the same from
+ * one connection (the latency floor), then 200 concurrent reveals against a balance of 100
+ * credits; last, a verdict per goal.
  */
 export async function runSearchBench(): Promise<void> {
   const dns = await localDns();
@@ -99,6 +197,9 @@ export async function runSearchBench(): Promise<void> {
     lines.push(line);
     process.stdout.write(`${line}\n`);
   };
+  const found: Results = { served: {}, first: {}, floor: {}, servedFloor: {} };
+  for (const line of GOALS) say(line);
+  say(`run: node ${process.version}, ${ENTITIES > 0 ? `${ENTITIES.toLocaleString('en-US')} entities seeded` : 'index already there'}, SEARCH_INDEX=${process.env.SEARCH_INDEX || '(default)'}, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${new Date().toISOString()}`);
   try {
     const searchPid = mesh.apps.get('search')?.child.pid;
     const searchCpu = cpuSeconds(searchPid);
@@ -109,6 +210,12 @@ export async function runSearchBench(): Promise<void> {
     else say(`seed: none (BENCH_SEARCH_ENTITIES=0), index of ${(await mesh.admin('search:seed', '--count', '1', '--if-empty', 'true')).total} entities`);
     if (seeded && process.env.BENCH_SEARCH_CPU === '1') say(`  cpu s: search ${(cpuSeconds(searchPid) - searchCpu).toFixed(1)} PostgreSQL backends of search ${cpuSince(pgBefore, cpuByPid(await postgresBackends(searchDb))).toFixed(1)}`);
     await db.connect();
+    if (seeded) {
+      const floor = await copyFloor(db);
+      found.seed = { perSecond: seeded.per_second, floor: floor.perSecond };
+      say(`  floor: a plain COPY of the same ${floor.rows.toLocaleString('en-US')} rows (every column of entities, ${floor.mb} MB of COPY text) into an unindexed table: ` +
+        `${floor.seconds.toFixed(1)} s = ${floor.perSecond} rows/s; the seed ran at ${(seeded.per_second / floor.perSecond).toFixed(2)} of the floor`);
+    }
     // what autovacuum does within a minute or two of a bulk load (visibility map, statistics),
     // done now so the search figures do not depend on when it happens to run
     const vacuumStarted = Date.now();
@@ -138,11 +245,16 @@ export async function runSearchBench(): Promise<void> {
       const benchBefore = process.cpuUsage();
       const backends = async () => [...await postgresBackends(mesh.prefix), ...(SEARCH_DB ? await postgresBackends(searchDb) : [])];
       const pgBefore = cpuByPid(await backends());
-      return async (requests: number) => {
+      return async (requests: number): Promise<Cpu> => {
         const pg = cpuSince(pgBefore, cpuByPid(await backends()));
-        const used = pids.map(([name, pid], i) => `${name} ${(((cpuSeconds(pid) - before[i]) * 1000) / requests).toFixed(2)}`);
+        const by: [string, number][] = [...pids.map(([name, pid], i) => [name, ((cpuSeconds(pid) - before[i]) * 1000) / requests] as [string, number]), ['PostgreSQL', (pg * 1000) / requests]];
         const bench = process.cpuUsage(benchBefore);
-        return `  cpu ms/request: ${used.join(', ')}, PostgreSQL (every service's backends) ${((pg * 1000) / requests).toFixed(2)}, load generator ${((bench.user + bench.system) / 1000 / requests).toFixed(2)}`;
+        const total = by.reduce((sum, [, ms]) => sum + ms, 0);
+        return {
+          total,
+          line: `  cpu ms/page: all processes ${total.toFixed(2)} = ${by.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')} ` +
+            `(PostgreSQL: the backends of the bench's databases); load generator apart ${((bench.user + bench.system) / 1000 / requests).toFixed(2)}`,
+        };
       };
     };
     const query = 'lens=investors&q=fintech&filters[stage]=seed&filters[type]=vc';
@@ -155,7 +267,15 @@ export async function runSearchBench(): Promise<void> {
       const { samples, errors } = await load(url, headers, CONNECTIONS, SECONDS);
       say(`| page ${page} | ${CONNECTIONS} | ${samples.length} | ${errors} | ${percentile(samples, 50).toFixed(1)} | ${percentile(samples, 95).toFixed(1)} | ${percentile(samples, 99).toFixed(1)} |`);
       growth.repeated.push(Number(percentile(samples, 95).toFixed(1)));
-      if (process.env.BENCH_SEARCH_CPU === '1') say(await cpu(samples.length));
+      const used = await cpu(samples.length);
+      say(used.line);
+      found.served[page] = { p95: percentile(samples, 95), cpu: used.total, errors };
+    }
+    // the same pages from one connection: the latency floor, nothing queued behind another request
+    for (const page of [1, 40]) {
+      const { samples, errors } = await load(`${mesh.apiBase}/search?${query}&page=${page}`, headers, 1, Math.max(1, SECONDS / 2));
+      say(`| page ${page} | 1 | ${samples.length} | ${errors} | ${percentile(samples, 50).toFixed(1)} | ${percentile(samples, 95).toFixed(1)} | ${percentile(samples, 99).toFixed(1)} |`);
+      found.servedFloor[page] = { p95: percentile(samples, 95), errors };
     }
 
     // BENCH_SEARCH_SERVED_ONLY=1: the repeated query alone (e.g. to profile it with MESH_NODE_ARGS)
@@ -173,7 +293,21 @@ export async function runSearchBench(): Promise<void> {
       const { samples, errors } = await loadOnce(queries.map((q) => `${mesh.apiBase}/search?${q}&page=${page}`), headers, CONNECTIONS);
       say(`| page ${page}, ${queries.length} distinct queries, each asked once | ${CONNECTIONS} | ${samples.length} | ${errors} | ${percentile(samples, 50).toFixed(1)} | ${percentile(samples, 95).toFixed(1)} | ${percentile(samples, 99).toFixed(1)} |`);
       growth.first.push(Number(percentile(samples, 95).toFixed(1)));
-      if (process.env.BENCH_SEARCH_CPU === '1') say(await cpu(samples.length));
+      const used = await cpu(samples.length);
+      say(used.line);
+      found.first[page] = { p95: percentile(samples, 95), cpu: used.total, errors };
+    }
+    // the latency floor of a first-time page: one connection, queries of the same shape (a sector,
+    // a stage and a state instead of a type: 576 more combinations, none asked above), each once
+    const floorQueries = SECTORS.flatMap((q) => STAGES.flatMap((stage) => STATES.map((state) => `lens=investors&q=${q}&filters[stage]=${stage}&filters[state]=${state}`)))
+      .sort(() => Math.random() - 0.5);
+    for (const [page, queries] of [[1, floorQueries.slice(0, FLOOR_QUERIES)], [40, floorQueries.slice(FLOOR_QUERIES, 2 * FLOOR_QUERIES)]] as const) {
+      const cpu = await cpuMeter();
+      const { samples, errors } = await loadOnce(queries.map((q) => `${mesh.apiBase}/search?${q}&page=${page}`), headers, 1);
+      say(`| page ${page}, ${queries.length} distinct queries (stage and state), each asked once | 1 | ${samples.length} | ${errors} | ${percentile(samples, 50).toFixed(1)} | ${percentile(samples, 95).toFixed(1)} | ${percentile(samples, 99).toFixed(1)} |`);
+      const used = await cpu(samples.length);
+      say(used.line);
+      found.floor[page] = { p95: percentile(samples, 95), cpu: used.total, errors };
     }
     // BENCH_SEARCH_RECORD=1: the run joins the growth curve (docs/bench/search-growth.json, its table
     // and the plot docs/bench/search-growth.svg, one point per index size, the latest run replacing
@@ -202,7 +336,9 @@ export async function runSearchBench(): Promise<void> {
     await billing.end();
     const count = (s: number) => results.filter((x) => x === s).length;
     say(`reveals: 200 concurrent against 100 credits in ${Date.now() - t} ms: ${count(201)} revealed (201), ${count(402)} refused 402, other ${results.length - count(201) - count(402)}; consumed ${acc.consumed}, balance ${acc.balance}, ledger sum ${acc.ledger}`);
+    found.reveals = count(201) === 100 && count(402) === 100 && acc.consumed === 100 && Number(acc.balance) === 0 && Number(acc.ledger) === Number(acc.balance);
   } finally {
+    for (const line of verdictLines(found)) say(line);
     await db.end().catch(() => undefined);
     await mesh.close();
     await dns.close();
