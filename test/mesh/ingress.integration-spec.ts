@@ -89,7 +89,7 @@ describe('the gateways\' proxy (tools/mesh/ingress.ts)', () => {
     });
 
     it('a POST that reached a gateway which dropped it is answered 502 and not sent to the other', async () => {
-      // nginx marks a failed gateway down for a while: the first POST that goes to a is the one that reaches it
+      // the first POST that goes to a is the one that reaches it
       let lost: Awaited<ReturnType<typeof send>> | undefined;
       for (let i = 0; i < 4 && !lost; i++) {
         const res = await send('POST', { 'idempotency-key': `k${i}`, 'content-type': 'application/json' }, '{"x":1}');
@@ -109,6 +109,22 @@ describe('the gateways\' proxy (tools/mesh/ingress.ts)', () => {
         expect(res.upstream).toMatch(/^(\d+\.\d{3}|-)(, (\d+\.\d{3}|-))*$/);
       }
       expect(b.seen).toHaveLength(4);
+    });
+
+    it('keeps no memory of a gateway that refused: back, it answers at once while the other is down (a rolling restart)', async () => {
+      dropping = false;
+      const port = a.port;
+      a.server.closeAllConnections();
+      await new Promise((r) => a.server.close(r));
+      for (let i = 0; i < 4; i++) expect((await send('GET')).status).toBe(200);
+      // a starts again on its port; then b stops, as the second step of a rolling restart
+      await new Promise<void>((resolve) => a.server.listen(port, '127.0.0.1', () => resolve()));
+      b.server.closeAllConnections();
+      await new Promise((r) => b.server.close(r));
+      for (let i = 0; i < 4; i++) {
+        const res = await send('GET');
+        expect({ status: res.status, by: res.status === 200 ? JSON.parse(res.text).answered_by : res.text.slice(0, 60) }).toEqual({ status: 200, by: 'a' });
+      }
     });
 
     it('passes on a request body up to the gateway\'s limit (1 MiB), and refuses a larger one with 413', async () => {

@@ -38,10 +38,14 @@ export const GATEWAY_PROXY = {
 /**
  * What ingress-nginx's controller does by default that the local nginx.conf repeats: HTTP/1.1 to
  * the upstreams with kept-alive connections (its `upstream-keepalive-*` ConfigMap defaults; a
- * gateway keeps an idle connection 72 s, longer than these 60 s, so nginx closes it first), and
- * the forwarded headers it sets.
+ * gateway keeps an idle connection 72 s, longer than these 60 s, so nginx closes it first), the
+ * forwarded headers it sets, and no memory of a gateway's failures: its Lua balancer
+ * (rootfs/etc/nginx/lua/balancer.lua) picks each try's endpoint round the ready ones anew, where
+ * a plain nginx `server` line would skip a gateway for 10 s after one refused connection
+ * (`max_fails=1 fail_timeout=10s`, nginx's default), and answer 502 "no live upstreams" while the
+ * other restarts in those 10 s (a rolling restart). `max_fails=0` turns that off.
  */
-const CONTROLLER_DEFAULTS = { keepaliveConnections: 320, keepaliveRequests: 10_000, keepaliveTimeoutSeconds: 60 } as const;
+const CONTROLLER_DEFAULTS = { keepaliveConnections: 320, keepaliveRequests: 10_000, keepaliveTimeoutSeconds: 60, maxFails: 0 } as const;
 
 const ANNOTATION = 'nginx.ingress.kubernetes.io/';
 
@@ -99,7 +103,7 @@ http {
   uwsgi_temp_path ${dir}/temp/uwsgi;
   scgi_temp_path ${dir}/temp/scgi;
   upstream gateways {
-${options.gatewayPorts.map((port) => `    server 127.0.0.1:${port};`).join('\n')}
+${options.gatewayPorts.map((port) => `    server 127.0.0.1:${port} max_fails=${c.maxFails};`).join('\n')}
     keepalive ${c.keepaliveConnections};
     keepalive_requests ${c.keepaliveRequests};
     keepalive_timeout ${c.keepaliveTimeoutSeconds}s;
