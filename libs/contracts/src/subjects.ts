@@ -72,6 +72,10 @@ export const SUBJECTS = {
     creditsBalance: 'billing.credits.balance',
     creditsGrant: 'billing.credits.grant',
     creditsRenew: 'billing.credits.renew',
+    /** Internal (search): reserves a block of a workspace's credits for its pages (a credit lease). */
+    creditsLease: 'billing.credits.lease',
+    /** Internal (search): settles a lease with the pages search charged against it; the rest goes back. */
+    creditsSettleLease: 'billing.credits.settleLease',
   },
   search: {
     query: 'search.entities.search',
@@ -81,6 +85,8 @@ export const SUBJECTS = {
     ingest: 'search.entities.ingest',
     /** Internal (crm creating a company): the facts of the organisation record matching a domain or name. */
     organizationsMatch: 'search.organizations.match',
+    /** Internal (the gateway's GET /credits): settles the workspace's open credit leases with billing now. */
+    leasesSettle: 'search.leases.settle',
   },
   webhooks: {
     endpointsList: 'webhooks.endpoints.list',
@@ -135,7 +141,7 @@ const RETRY_POLICIES: ReadonlyMap<string, RetryPolicy> = new Map<string, RetryPo
     S.webhooks.endpointsList, S.webhooks.endpointsGet, S.webhooks.endpointDeliveries, S.webhooks.deliveriesList,
     S.webhooks.eventsStream,
   ].map((subject): [string, RetryPolicy] => [subject, 'read']),
-  ...[S.billing.creditsConsume, S.billing.creditsRefund, S.crm.leadsUpsertFromReveal, S.search.query].map((subject): [string, RetryPolicy] => [subject, 'ref']),
+  ...[S.billing.creditsConsume, S.billing.creditsRefund, S.billing.creditsLease, S.billing.creditsSettleLease, S.search.leasesSettle, S.crm.leadsUpsertFromReveal, S.search.query].map((subject): [string, RetryPolicy] => [subject, 'ref']),
   ...[
     S.crm.leadsCreate, S.crm.tasksCreate, S.crm.exportsCreate, S.webhooks.endpointsCreate,
     S.search.revealsCreate, S.sequences.enrollmentsCreate, S.sequences.suppressionsCreate,

@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { ConsumeCreditsRequest, GrantCreditsRequest, RefundCreditsRequest, RequestContext, SUBJECTS } from '@app/contracts';
+import { ConsumeCreditsRequest, GrantCreditsRequest, LeaseCreditsRequest, RefundCreditsRequest, RequestContext, SettleLeaseRequest, SUBJECTS } from '@app/contracts';
 import { Rpc } from '@app/platform';
 import { CreditsService } from './credits.service';
 
@@ -16,6 +16,16 @@ export class CreditsController {
   @Rpc(SUBJECTS.billing.creditsRefund)
   refund(ctx: RequestContext, body: RefundCreditsRequest) {
     return this.credits.refund(ctx, body);
+  }
+
+  @Rpc(SUBJECTS.billing.creditsLease)
+  lease(ctx: RequestContext, body: LeaseCreditsRequest) {
+    return this.credits.lease(ctx, body);
+  }
+
+  @Rpc(SUBJECTS.billing.creditsSettleLease)
+  settleLease(ctx: RequestContext, body: SettleLeaseRequest) {
+    return this.credits.settleLease(ctx, body);
   }
 
   @Rpc(SUBJECTS.billing.creditsBalance)

@@ -27,7 +27,7 @@ class InMemoryLedger {
   private clock = Date.parse('2026-11-01T00:00:00Z');
 
   open(plan: number, pack: number): void {
-    this.account = { workspace_id: 'ws_1', plan: 'starter', plan_balance: plan, pack_balance: pack, period_ends_at: new Date('2026-12-01T00:00:00Z'), low_notified_for: null };
+    this.account = { workspace_id: 'ws_1', plan: 'starter', plan_balance: plan, pack_balance: pack, period_ends_at: new Date('2026-12-01T00:00:00Z'), low_notified_for: null, plan_leased: 0, pack_leased: 0 };
   }
 
   async lockAccount(_tx: unknown, workspaceId: string): Promise<AccountRow | undefined> {

@@ -1,15 +1,23 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import {
-  ConsumeCreditsRequest, ConsumeCreditsResult, CreditBalance, CREDIT_POOLS, EVENT, GrantCreditsRequest, ID_PREFIX,
-  RefundCreditsRequest, RefundCreditsResult, RequestContext,
+  ConsumeCreditsRequest, ConsumeCreditsResult, CreditBalance, CreditPool, CREDIT_POOLS, EVENT, GrantCreditsRequest, ID_PREFIX,
+  LeaseCreditsRequest, LeaseCreditsResult, RefundCreditsRequest, RefundCreditsResult, RequestContext, SettleLeaseRequest, SettleLeaseResult,
 } from '@app/contracts';
 import { DomainError, newId, Queryable, recordEvent, runPeriodically, UnitOfWork } from '@app/platform';
 import { BILLING_CONFIG, BillingConfig } from '../billing.config';
 import { GroupCommitQueue } from './group-commit-queue';
 import { renderEntry } from './ledger.mapper';
-import { AccountRow, ConsumeEntry, LedgerRepository, NewLedgerEntry } from './ledger.repository';
+import { AccountRow, ConsumeEntry, LeasePageEntry, LedgerRepository, NewLedgerEntry } from './ledger.repository';
 
 const MAX_AMOUNT = 1_000_000_000;
+/** The most credits one lease may ask for, and the most pages one settle may carry. */
+export const MAX_LEASE = 100_000;
+
+/** The credits of each pool no open lease reserves: what a consume or a new lease may take. */
+const spare = (account: AccountRow) => ({ plan: account.plan_balance - account.plan_leased, pack: account.pack_balance - account.pack_leased });
+
+/** A balance as the API shows it with what open leases reserve of it (billing.credits.balance answers it; the gateway keeps `leased` to itself). */
+export type LeasedCreditBalance = CreditBalance & { leased?: number };
 
 /** A workspace's opening balances, from its workspace.created event. */
 export interface OpeningBalance {
@@ -141,12 +149,13 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
         outcomes.push({ applied: false, charged, balance: balance() });
         continue;
       }
-      const total = account.plan_balance + account.pack_balance;
+      const free = spare(account);
+      const total = free.plan + free.pack;
       if (total < item.amount) {
         outcomes.push(new DomainError('insufficient_credits', `Not enough credits: ${item.amount} needed, ${total} left`));
         continue;
       }
-      const fromPlan = Math.min(account.plan_balance, item.amount);
+      const fromPlan = Math.min(free.plan, item.amount);
       const fromPack = item.amount - fromPlan;
       if (fromPlan > 0) pending.push({ id: newId(ID_PREFIX.ledgerEntry, at), amount: -fromPlan, reason: item.reason, ref: item.ref, pool: 'plan' });
       if (fromPack > 0) pending.push({ id: newId(ID_PREFIX.ledgerEntry, at), amount: -fromPack, reason: item.reason, ref: item.ref, pool: 'pack' });
@@ -193,10 +202,115 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
     });
   }
 
-  async balance(ctx: RequestContext): Promise<CreditBalance> {
+  /**
+   * The balance and the newest entries; `leased` (what open leases reserve) when there is an open
+   * lease, for the gateway, which asks search to settle the workspace's leases and asks again.
+   */
+  async balance(ctx: RequestContext): Promise<LeasedCreditBalance> {
     const account = (await this.ledger.findAccount(ctx.workspace_id))
-      ?? { workspace_id: ctx.workspace_id, plan: ctx.plan, plan_balance: 0, pack_balance: 0, period_ends_at: null, low_notified_for: null };
-    return this.render(account);
+      ?? { workspace_id: ctx.workspace_id, plan: ctx.plan, plan_balance: 0, pack_balance: 0, period_ends_at: null, low_notified_for: null, plan_leased: 0, pack_leased: 0 };
+    const rendered: LeasedCreditBalance = await this.render(account);
+    const leased = account.plan_leased + account.pack_leased;
+    if (leased > 0) rendered.leased = leased;
+    return rendered;
+  }
+
+  /**
+   * A credit lease for search's pages: up to `want` credits of one pool (plan while any is spare,
+   * else pack), at most half of what that pool has spare (rounded up, so a last credit is leased
+   * too), so that a reveal or another replica still finds credits while a lease is young. Reserved
+   * under the account's row lock (plan_leased / pack_leased), nothing charged. Asked again, the
+   * same lease; asked after its settle (a late request), nothing. A period that has ended is
+   * renewed first, as the renewal job would: a lease never spans a renewal it was taken before.
+   */
+  async lease(ctx: RequestContext, request: LeaseCreditsRequest): Promise<LeaseCreditsResult> {
+    const leaseId = request?.lease_id;
+    const want = request?.want;
+    if (typeof leaseId !== 'string' || leaseId === '' || leaseId.length > 255) throw DomainError.invalid('lease_id', 'lease_id is required');
+    if (!Number.isInteger(want) || want < 1 || want > MAX_LEASE) throw DomainError.invalid('want', `want must be an integer from 1 to ${MAX_LEASE}`);
+    return this.uow.run(async (tx) => {
+      const account = await this.ledger.lockAccount(tx, ctx.workspace_id);
+      if (!account) return { lease_id: leaseId, granted: 0, pool: null, leased: 0, expires_in_ms: null };
+      const leasedNow = () => account.plan_leased + account.pack_leased;
+      const expiresIn = () => (account.period_ends_at ? Math.max(0, account.period_ends_at.getTime() - Date.now()) : null);
+      const existing = await this.ledger.findLease(tx, leaseId);
+      if (existing) {
+        if (existing.workspace_id !== ctx.workspace_id) throw DomainError.invalid('lease_id', 'lease_id is taken');
+        if (existing.state !== 'open') return { lease_id: leaseId, granted: 0, pool: null, leased: leasedNow(), expires_in_ms: null, closed: true };
+        return { lease_id: leaseId, granted: existing.amount, pool: existing.pool, leased: leasedNow(), expires_in_ms: expiresIn() };
+      }
+      if (account.period_ends_at && account.period_ends_at.getTime() <= Date.now()) await this.renewLocked(tx, account);
+      const free = spare(account);
+      const pool: CreditPool | null = free.plan > 0 ? 'plan' : free.pack > 0 ? 'pack' : null;
+      if (!pool) return { lease_id: leaseId, granted: 0, pool: null, leased: leasedNow(), expires_in_ms: null };
+      const granted = Math.min(want, Math.ceil(free[pool] / 2));
+      await this.ledger.insertLease(tx, { id: leaseId, workspace_id: ctx.workspace_id, pool, amount: granted, period_ends_at: account.period_ends_at, state: 'open' });
+      if (pool === 'plan') account.plan_leased += granted;
+      else account.pack_leased += granted;
+      await this.ledger.setBalances(tx, account);
+      return { lease_id: leaseId, granted, pool, leased: leasedNow(), expires_in_ms: expiresIn() };
+    });
+  }
+
+  /**
+   * Ends a lease with the pages search charged against it (search's record, docs/decisions.md
+   * "Credit leases"): each page a consume of 1 credit from the lease's pool at the time it was
+   * charged, unless its ref was refunded (refunded_refs) or is in the ledger already; the rest
+   * returned to the pool, or expired when the lease's plan period has ended since. A lease never
+   * taken is closed (settled with nothing), so a late request for it leases nothing. Settled
+   * again, the first outcome. More pages than the lease holds is search's record being wrong:
+   * refused, the lease left open.
+   */
+  async settleLease(ctx: RequestContext, request: SettleLeaseRequest): Promise<SettleLeaseResult> {
+    const leaseId = request?.lease_id;
+    const pages = request?.pages;
+    if (typeof leaseId !== 'string' || leaseId === '' || leaseId.length > 255) throw DomainError.invalid('lease_id', 'lease_id is required');
+    if (!Array.isArray(pages) || pages.length > MAX_LEASE) throw DomainError.invalid('pages', 'pages must be an array');
+    const charged: { ref: string; at: Date }[] = [];
+    for (const page of pages) {
+      const at = new Date(page?.at);
+      if (typeof page?.ref !== 'string' || page.ref === '' || page.ref.length > 255 || Number.isNaN(at.getTime())) throw DomainError.invalid('pages', 'each page has a ref and a time');
+      charged.push({ ref: page.ref, at });
+    }
+    return this.uow.run(async (tx) => {
+      const account = await this.ledger.lockAccount(tx, ctx.workspace_id);
+      const lease = await this.ledger.findLease(tx, leaseId);
+      if (!lease) {
+        await this.ledger.insertLease(tx, { id: leaseId, workspace_id: ctx.workspace_id, pool: 'plan', amount: 0, period_ends_at: null, state: 'settled' });
+        return { lease_id: leaseId, used: 0, returned: 0, expired: 0 };
+      }
+      if (lease.workspace_id !== ctx.workspace_id) throw DomainError.invalid('lease_id', 'lease_id is taken');
+      if (lease.state !== 'open') return { lease_id: leaseId, used: lease.used ?? 0, returned: lease.returned ?? 0, expired: lease.expired ?? 0 };
+      if (!account) throw new Error(`lease ${leaseId} is open for a workspace without a credit account`);
+      const refs = [...new Set(charged.map((p) => p.ref))];
+      const refunded = await this.ledger.refundedRefs(tx, ctx.workspace_id, refs);
+      const prior = new Set((await this.ledger.priorConsumes(tx, ctx.workspace_id, refs)).map((row) => row.ref));
+      const seen = new Set<string>();
+      const entries: LeasePageEntry[] = [];
+      for (const page of charged) {
+        if (refunded.has(page.ref) || prior.has(page.ref) || seen.has(page.ref)) continue;
+        seen.add(page.ref);
+        entries.push({ id: newId(ID_PREFIX.ledgerEntry, page.at.getTime()), ref: page.ref, at: page.at });
+      }
+      if (entries.length > lease.amount) throw new Error(`lease ${leaseId}: ${entries.length} pages charged against ${lease.amount} credits`);
+      await this.ledger.insertLeasePages(tx, ctx.workspace_id, lease.pool, entries);
+      const used = entries.length;
+      const unused = lease.amount - used;
+      const periodMoved = (lease.period_ends_at?.getTime() ?? null) !== (account.period_ends_at?.getTime() ?? null);
+      const expired = lease.pool === 'plan' && periodMoved ? unused : 0;
+      if (expired > 0) await this.entry(tx, ctx.workspace_id, { type: 'expire', amount: -expired, reason: 'plan_renewal', pool: 'plan' });
+      if (lease.pool === 'plan') {
+        account.plan_leased -= lease.amount;
+        account.plan_balance -= used + expired;
+      } else {
+        account.pack_leased -= lease.amount;
+        account.pack_balance -= used;
+      }
+      await this.ledger.markLeaseSettled(tx, leaseId, used, unused - expired, expired);
+      await this.ledger.setBalances(tx, account);
+      if (used > 0) await this.maybeLow(tx, ctx, account);
+      return { lease_id: leaseId, used, returned: unused - expired, expired };
+    });
   }
 
   private async render(account: AccountRow, db?: Queryable): Promise<CreditBalance> {
@@ -258,15 +372,20 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
     return account;
   }
 
-  /** Expires what is left of the plan pool and grants the plan's monthly credits; the period moves on a month. */
+  /**
+   * Expires what is left of the plan pool and grants the plan's monthly credits; the period moves
+   * on a month. What open leases reserve of the plan pool stays reserved: their settle charges
+   * the pages taken before the period ended and expires the rest.
+   */
   private async renewLocked(tx: Queryable, account: AccountRow): Promise<void> {
     const at = Date.now();
-    if (account.plan_balance > 0) {
-      await this.entry(tx, account.workspace_id, { type: 'expire', amount: -account.plan_balance, reason: 'plan_renewal', pool: 'plan' }, at);
+    const left = account.plan_balance - account.plan_leased;
+    if (left > 0) {
+      await this.entry(tx, account.workspace_id, { type: 'expire', amount: -left, reason: 'plan_renewal', pool: 'plan' }, at);
     }
     const monthly = this.config.planCredits[account.plan] ?? 0;
     if (monthly > 0) await this.entry(tx, account.workspace_id, { type: 'grant', amount: monthly, reason: 'plan_renewal', pool: 'plan' }, at + 1);
-    account.plan_balance = monthly;
+    account.plan_balance = monthly + account.plan_leased;
     account.period_ends_at = await this.ledger.nextPeriodEnd(tx, account.period_ends_at);
     await this.ledger.setBalances(tx, account);
   }

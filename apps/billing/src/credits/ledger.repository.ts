@@ -10,6 +10,29 @@ export interface AccountRow {
   pack_balance: number;
   period_ends_at: Date | null;
   low_notified_for: Date | null;
+  /** What open credit leases reserve of plan_balance and pack_balance (migration 0008). */
+  plan_leased: number;
+  pack_leased: number;
+}
+
+/** A credit lease (migration 0008): `amount` credits of `pool` reserved for search's pages while open. */
+export interface LeaseRow {
+  id: string;
+  workspace_id: string;
+  pool: CreditPool;
+  amount: number;
+  period_ends_at: Date | null;
+  state: 'open' | 'settled';
+  used: number | null;
+  returned: number | null;
+  expired: number | null;
+}
+
+/** A page charged against a lease, written as a consume of 1 credit at the time it was charged. */
+export interface LeasePageEntry {
+  id: string;
+  ref: string;
+  at: Date;
 }
 
 export interface LedgerRow extends Omit<LedgerEntry, 'created_at'> {
@@ -87,8 +110,8 @@ export class LedgerRepository {
   async setBalances(tx: Queryable, account: AccountRow): Promise<void> {
     await tx.query({
       name: 'billing-set-balances',
-      text: 'UPDATE credit_accounts SET plan_balance = $2, pack_balance = $3, period_ends_at = $4, low_notified_for = $5 WHERE workspace_id = $1',
-      values: [account.workspace_id, account.plan_balance, account.pack_balance, account.period_ends_at, account.low_notified_for],
+      text: 'UPDATE credit_accounts SET plan_balance = $2, pack_balance = $3, period_ends_at = $4, low_notified_for = $5, plan_leased = $6, pack_leased = $7 WHERE workspace_id = $1',
+      values: [account.workspace_id, account.plan_balance, account.pack_balance, account.period_ends_at, account.low_notified_for, account.plan_leased, account.pack_leased],
     });
   }
 
@@ -172,6 +195,33 @@ export class LedgerRepository {
       [workspaceId, ref],
     );
     return rows;
+  }
+
+  /** A lease by its id, read under the account's row lock (every change to a lease is made under it). */
+  async findLease(tx: Queryable, leaseId: string): Promise<LeaseRow | undefined> {
+    const { rows } = await tx.query<LeaseRow>('SELECT id, workspace_id, pool, amount, period_ends_at, state, used, returned, expired FROM credit_leases WHERE id = $1', [leaseId]);
+    return rows[0];
+  }
+
+  async insertLease(tx: Queryable, lease: Omit<LeaseRow, 'used' | 'returned' | 'expired'>): Promise<void> {
+    await tx.query(
+      'INSERT INTO credit_leases (id, workspace_id, pool, amount, period_ends_at, state, settled_at) VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $6 = \'settled\' THEN now() END)',
+      [lease.id, lease.workspace_id, lease.pool, lease.amount, lease.period_ends_at, lease.state],
+    );
+  }
+
+  async markLeaseSettled(tx: Queryable, leaseId: string, used: number, returned: number, expired: number): Promise<void> {
+    await tx.query(`UPDATE credit_leases SET state = 'settled', used = $2, returned = $3, expired = $4, settled_at = now() WHERE id = $1`, [leaseId, used, returned, expired]);
+  }
+
+  /** Hand-written: a lease's pages as consumes of 1 credit each in one INSERT over unnest, each at the time search charged it. */
+  async insertLeasePages(tx: Queryable, workspaceId: string, pool: CreditPool, pages: LeasePageEntry[]): Promise<void> {
+    if (pages.length === 0) return;
+    await tx.query(
+      `INSERT INTO ledger_entries (id, workspace_id, type, amount, reason, ref, pool, created_at)
+       SELECT id, $1, 'consume', -1, 'search_page', ref, $2, at FROM unnest($3::text[], $4::text[], $5::timestamptz[]) AS t(id, ref, at)`,
+      [workspaceId, pool, pages.map((p) => p.id), pages.map((p) => p.ref), pages.map((p) => p.at)],
+    );
   }
 
   /** The end of the period after `current`: a month on from it, or from now when it is past or unset. */

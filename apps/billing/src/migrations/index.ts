@@ -4,6 +4,7 @@ import { CreditRefs1764000002000 } from './1764000002000-credit-refs';
 import { LedgerRefFirst1764000003000 } from './1764000003000-ledger-ref-first';
 import { ConsumeFunction1764000004000 } from './1764000004000-consume-function';
 import { RefundedRefs1764000007000 } from './1764000007000-refunded-refs';
+import { CreditLeases1764000008000 } from './1764000008000-credit-leases';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -24,4 +25,5 @@ export const MIGRATIONS = [
   DeadEvents1764000005000,
   OutboxTraceContext1764000006000,
   RefundedRefs1764000007000,
+  CreditLeases1764000008000,
 ];

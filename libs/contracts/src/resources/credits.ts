@@ -93,6 +93,55 @@ export interface RefundCreditsResult {
   refunded: number;
 }
 
+/**
+ * billing.credits.lease (search): reserves up to `want` credits of one pool (plan while it has any
+ * to spare, else pack) for the workspace's search pages, under `lease_id` (search's; asking again
+ * answers the same lease). Nothing is charged by it: search charges each page against the lease in
+ * its own database and settles the lease (billing.credits.settleLease), which writes the pages'
+ * consumes and returns the rest.
+ */
+export interface LeaseCreditsRequest {
+  lease_id: string;
+  want: number;
+}
+
+export interface LeaseCreditsResult {
+  lease_id: string;
+  /** Credits reserved by this lease; 0 when the workspace has none to spare. */
+  granted: number;
+  pool: CreditPool | null;
+  /** Credits the workspace's open leases reserve, this one included (when granted is 0: held by others). */
+  leased: number;
+  /** How long the lease may be charged against at most: until the plan period it was taken in ends (null: no period). */
+  expires_in_ms: number | null;
+  /** The lease was settled before (a request that arrived after its settle): it reserves nothing. */
+  closed?: true;
+}
+
+/** A page charged against a lease: its ref and when it was charged. */
+export interface LeasePage {
+  ref: string;
+  at: string;
+}
+
+/**
+ * billing.credits.settleLease (search): ends a lease. Each page is written as a consume of 1 credit
+ * (reason search_page, its ref, at its time) unless its ref was refunded; the rest of the lease
+ * goes back to the balance, or expires when the plan period it was taken in has ended. Settling
+ * again answers the first settle's outcome.
+ */
+export interface SettleLeaseRequest {
+  lease_id: string;
+  pages: LeasePage[];
+}
+
+export interface SettleLeaseResult {
+  lease_id: string;
+  used: number;
+  returned: number;
+  expired: number;
+}
+
 /** billing.credits.grant (admin): adds credits to one pool. */
 export interface GrantCreditsRequest {
   pool: CreditPool;
