@@ -12,7 +12,10 @@ import { TcpProxy } from './tcp-proxy';
  * and in front of them the two endpoints CloudNativePG gives a cluster: `rw`, which always leads
  * to the primary, and `ro`, which leads to the standby while there is one. A failover (`failover`)
  * does what the operator does: the old primary is stopped, the standby promoted, and `rw`
- * follows it, cutting the connections it held to the old one.
+ * follows it, cutting the connections it held to the old one. Continuous backup as CloudNativePG's
+ * barman-cloud plugin keeps it: the primary archives every WAL segment (`archive`, under `dir`) and a
+ * base backup is taken at start (`backups`), so the run's databases can be restored to any point
+ * in time since (npm run restore-drill restores from them).
  */
 export class PgPair {
   private readonly rwProxy: TcpProxy;
@@ -42,6 +45,8 @@ export class PgPair {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     ownedByPostgres(dir);
+    mkdirSync(join(dir, 'archive'));
+    ownedByPostgres(join(dir, 'archive'));
     const primaryDir = join(dir, 'primary');
     asPostgres(join(bin, 'initdb'), ['-D', primaryDir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale', 'C']);
     appendFileSync(join(primaryDir, 'postgresql.conf'), [
@@ -54,6 +59,9 @@ export class PgPair {
       'hot_standby = on',
       'max_connections = 400',
       'wal_keep_size = 256MB',
+      // continuous backup: every segment copied to the run's archive (a promoted standby archives there too)
+      'archive_mode = on',
+      `archive_command = '${archiveCommand(join(dir, 'archive'))}'`,
       // in server.log: what a stalled run waited on (statements over 200 ms, lock waits, checkpoints)
       "log_line_prefix = '%m [%p] %d '",
       'log_min_duration_statement = 200',
@@ -83,7 +91,27 @@ export class PgPair {
     }, 30_000, 200);
     const rw = await TcpProxy.start('127.0.0.1', ports.primary, ports.rw);
     const ro = await TcpProxy.start('127.0.0.1', ports.standby, ports.ro);
-    return new PgPair(bin, dir, ports, { rw, ro });
+    const pair = new PgPair(bin, dir, ports, { rw, ro });
+    await pair.baseBackup();
+    return pair;
+  }
+
+  /** Where the primary archives its WAL segments (restore_command copies them back from here). */
+  get archiveDir(): string {
+    return join(this.dir, 'archive');
+  }
+
+  /**
+   * A base backup of the primary as a ScheduledBackup takes one: `pg_basebackup` in tar format
+   * without WAL, which returns once the segments the backup needs are in the archive, so the
+   * backup and the archive restore it. Resolves with the directory holding its base.tar.
+   */
+  async baseBackup(): Promise<string> {
+    const target = join(this.dir, 'backups', new Date().toISOString().replace(/[-:.]/g, ''));
+    mkdirSync(join(this.dir, 'backups'), { recursive: true });
+    ownedByPostgres(join(this.dir, 'backups'));
+    await asPostgresAsync(join(this.bin, 'pg_basebackup'), ['-h', '127.0.0.1', '-p', String(this.primaryPort), '-U', 'postgres', '-D', target, '-F', 't', '-X', 'none', '-c', 'fast', '--no-sync']);
+    return target;
   }
 
   /** The endpoint that leads to the primary (CloudNativePG's `-rw` service). */
@@ -167,8 +195,19 @@ export function postgresBinDir(): string {
   return join(root, versions.sort((a, b) => Number(b) - Number(a))[0], 'bin');
 }
 
+/**
+ * The archive_command that copies a segment into `archiveDir`: through a temporary name, flushed
+ * to disk before it takes its own, so a crash never leaves a partial segment under a segment's
+ * name; a segment archived already succeeds when it is the same file (PostgreSQL may ask again
+ * after a crash), and fails when it differs.
+ */
+export function archiveCommand(archiveDir: string): string {
+  const to = `${archiveDir}/%f`;
+  return `if [ -f ${to} ]; then cmp -s %p ${to}; else cp %p ${to}.tmp && sync ${to}.tmp && mv ${to}.tmp ${to}; fi`;
+}
+
 /** PostgreSQL refuses to run as root: as root, its commands run as the `postgres` user. */
-function asPostgres(command: string, args: string[]): void {
+export function asPostgres(command: string, args: string[]): void {
   const root = process.getuid?.() === 0;
   const result = root
     ? spawnSync('runuser', ['-u', 'postgres', '--', command, ...args], { encoding: 'utf8' })
@@ -176,7 +215,7 @@ function asPostgres(command: string, args: string[]): void {
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr || result.stdout}`);
 }
 
-function ownedByPostgres(path: string): void {
+export function ownedByPostgres(path: string): void {
   if (process.getuid?.() !== 0) return;
   const ids = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
   chownSync(path, ids('-u'), ids('-g'));
@@ -193,7 +232,7 @@ function pgCtlAsync(bin: string, dir: string, action: 'stop' | 'promote', extra:
   return asPostgresAsync(join(bin, 'pg_ctl'), ['-D', dir, '-w', '-t', '60', ...extra, action]);
 }
 
-function pgCtl(bin: string, dir: string, action: string, extra: string[] = []): void {
+export function pgCtl(bin: string, dir: string, action: string, extra: string[] = []): void {
   asPostgres(join(bin, 'pg_ctl'), ['-D', dir, '-w', '-t', '60', ...(action === 'start' ? ['-l', join(dir, 'server.log')] : []), ...extra, action]);
 }
 
