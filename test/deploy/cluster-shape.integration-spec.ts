@@ -46,7 +46,7 @@ describe('k8s/ gives production at least the shape the cluster chaos run exercis
   });
 
   it('PostgreSQL: every CloudNativePG cluster has a standby and replicates synchronously', () => {
-    for (const file of ['per-service-clusters.yaml', 'shared-cluster.yaml']) {
+    for (const file of ['per-service/clusters.yaml', 'shared/cluster.yaml']) {
       const clusters = loadYaml(readFileSync(join(ROOT, 'k8s/examples/postgres', file), 'utf8'), file).filter((d) => d?.kind === 'Cluster');
       expect(clusters.length).toBeGreaterThan(0);
       for (const cluster of clusters) {

@@ -408,8 +408,81 @@ describe('k8s/examples (not part of the base): parse, and core objects validate'
     expect([rw.hostname, ro.hostname]).toEqual(['lim-pg-rw', 'lim-pg-ro']);
     expect({ user: ro.username, password: ro.password, port: ro.port, db: ro.pathname }).toEqual({ user: rw.username, password: rw.password, port: rw.port, db: rw.pathname });
     // per service: the operator's password, so the Secret is made from search-db-app once the cluster is up (the file says how)
-    const perService = readFileSync(join(K8S, 'examples/postgres/per-service-clusters.yaml'), 'utf8');
+    const perService = readFileSync(join(K8S, 'examples/postgres/per-service/clusters.yaml'), 'utf8');
     expect(perService).toContain("sed 's/@search-db-rw:/@search-db-ro:/'");
+  });
+});
+
+describe('k8s/examples/postgres: every database backed up (kubectl kustomize of each example)', () => {
+  const PLUGIN = 'barman-cloud.cloudnative-pg.io';
+  const examples = { prod: 'k8s/examples/postgres/per-service', dev: 'k8s/examples/postgres/shared' };
+  const ofKind = (objs: Obj[], kind: string) => objs.filter((o) => o.kind === kind);
+  /** A six-field cron expression (seconds first), as CloudNativePG's ScheduledBackup takes it. */
+  const SIX_FIELD_CRON = /^(\S+\s+){5}\S+$/;
+
+  it.each(Object.entries(examples))('%s (%s): each Cluster archives its WAL through the plugin to an ObjectStore of the example, with a ScheduledBackup of its own', (_env, dir) => {
+    const objs = objectsOf(dir);
+    const clusters = ofKind(objs, 'Cluster');
+    const stores = new Map(ofKind(objs, 'ObjectStore').map((o) => [o.metadata.name, o]));
+    expect(clusters.length).toBeGreaterThan(0);
+    for (const cluster of clusters) {
+      const name = cluster.metadata.name;
+      // the plugin, not the deprecated in-tree barmanObjectStore
+      expect({ name, inTree: cluster.spec.backup?.barmanObjectStore }).toEqual({ name, inTree: undefined });
+      const archivers = (cluster.spec.plugins ?? []).filter((p: Obj) => p.isWALArchiver);
+      expect({ name, archivers: archivers.map((p: Obj) => p.name) }).toEqual({ name, archivers: [PLUGIN] });
+      const store = stores.get(archivers[0].parameters?.barmanObjectName);
+      expect({ name, store: store?.apiVersion }).toEqual({ name, store: 'barmancloud.cnpg.io/v1' });
+      expect(store!.spec.configuration.destinationPath).toMatch(/^s3:\/\/[a-z0-9][a-z0-9.-]+\//);
+      expect(store!.spec.configuration.wal.compression).toBeDefined();
+      expect(store!.spec.retentionPolicy).toMatch(/^[1-9][0-9]*[dwm]$/);
+      const scheduled = ofKind(objs, 'ScheduledBackup').filter((b) => b.spec.cluster.name === name);
+      expect({ name, scheduled: scheduled.length }).toEqual({ name, scheduled: 1 });
+      expect(scheduled[0].spec).toMatchObject({ method: 'plugin', pluginConfiguration: { name: PLUGIN }, immediate: true, schedule: expect.stringMatching(SIX_FIELD_CRON) });
+    }
+    // no ScheduledBackup of a cluster the example does not have
+    expect(ofKind(objs, 'ScheduledBackup').map((b) => b.spec.cluster.name).sort()).toEqual(clusters.map((c) => c.metadata.name).sort());
+  });
+
+  it('prod: one Cluster per service, all backed up; the store names a real bucket and its credentials by a Secret the example does not commit', () => {
+    const objs = objectsOf(examples.prod);
+    expect(ofKind(objs, 'Cluster').map((c) => c.metadata.name).sort()).toEqual(SERVICE_NAMES.map((s) => `${s}-db`).sort());
+    const [store] = ofKind(objs, 'ObjectStore');
+    const config = store.spec.configuration;
+    expect(config.endpointURL).toBeUndefined();
+    expect(config.destinationPath).not.toMatch(/minio/);
+    const secrets = new Set(Object.values(config.s3Credentials).map((ref) => (ref as Obj).name));
+    expect([...secrets]).toEqual(['lim-pg-backups-s3']);
+    expect(ofKind(objs, 'Secret')).toEqual([]);
+  });
+
+  it('dev: the shared cluster (every database) backs up to the dev MinIO, whose credentials Secret is there and marked dev-only', () => {
+    const objs = objectsOf(examples.dev);
+    const [cluster] = ofKind(objs, 'Cluster');
+    for (const service of SERVICE_NAMES) expect(find(objs, 'Database', `lim-${service}`)[0].spec.cluster.name).toBe(cluster.metadata.name);
+    const [store] = ofKind(objs, 'ObjectStore');
+    const minio = one(objs, 'Service', 'minio');
+    expect(store.spec.configuration.endpointURL).toBe(`http://${minio.metadata.name}:${minio.spec.ports[0].port}`);
+    const refs = Object.values(store.spec.configuration.s3Credentials) as Obj[];
+    const credentials = one(objs, 'Secret', refs[0].name);
+    expect(credentials.metadata.labels['lim.io/dev-only']).toBe('true');
+    for (const ref of refs) expect(credentials.stringData[ref.key]).toEqual(expect.any(String));
+    // MinIO's root user is the same pair, so the store can write
+    const env = one(objs, 'Deployment', 'minio').spec.template.spec.containers[0].env as Obj[];
+    expect(env.map((e) => [e.name, e.valueFrom.secretKeyRef])).toEqual([
+      ['MINIO_ROOT_USER', { name: credentials.metadata.name, key: refs.find((r) => r === store.spec.configuration.s3Credentials.accessKeyId)!.key }],
+      ['MINIO_ROOT_PASSWORD', { name: credentials.metadata.name, key: store.spec.configuration.s3Credentials.secretAccessKey.key }],
+    ]);
+  });
+
+  it('no backup is left commented out in the examples', () => {
+    const dir = join(K8S, 'examples/postgres');
+    const files = readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.yaml'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      const commented = readFileSync(join(dir, file), 'utf8').split('\n').filter((line) => /^\s*#\s*(backup|barmanObjectStore|plugins)\s*:/.test(line));
+      expect({ file, commented }).toEqual({ file, commented: [] });
+    }
   });
 });
 
