@@ -31,16 +31,21 @@ import { HttpsReceiver, testCertificate } from '../webhooks/https-receiver';
  * (another gateway takes its claim over), that search read its pages on the standby until the
  * failover, that a keyed POST answered by one gateway is replayed by the other, and, with both
  * gateways restarted at the spec's limit, that the rate limit is exact across them.
- * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WARMUP_MS, CHAOS_PG_DIR, CHAOS_WORKERS, CHAOS_RATE or `--rate`, CHAOS_FAULTS or `--faults <regex>`, CHAOS_TRACE); a shorter run is in `npm test`.
+ * `npm run chaos` (CHAOS_PHASE_MS, CHAOS_WARMUP_MS, CHAOS_PG_DIR, CHAOS_WORKERS, CHAOS_RATE or `--rate`,
+ * CHAOS_CAPACITY_CLIENTS, CHAOS_CAPACITY_MAX_CLIENTS, CHAOS_CAPACITY_STEP_MS, CHAOS_FAULTS or `--faults <regex>`,
+ * CHAOS_TRACE, CHAOS_REPORT); a shorter run is in `npm test`. It prints issue 35's goals first and a
+ * verdict for each last.
  * Each phase prints the requests answered in it and the ones still waiting, so a stall shows what it waits on.
  *
  * Two ways to send: closed loop (each client sends its next request when its last one is answered;
  * the single-process run's default) measures how fast the machine answers when kept saturated;
- * open loop (ChaosOptions.rate, the cluster run's default) schedules requests at a fixed total
- * rate whatever the answers do, and counts each one's latency from its scheduled time, retries
- * included, so a stall is counted in full for every request it held back instead of delaying the
- * requests that would have seen it (no coordinated omission). A latency goal is read at a stated
- * load below saturation: the open loop's.
+ * open loop (ChaosOptions.rate) schedules requests at a fixed total rate whatever the answers do,
+ * and counts each one's latency from its scheduled time, retries included, so a stall is counted
+ * in full for every request it held back instead of delaying the requests that would have seen it
+ * (no coordinated omission). A latency goal is read at a stated
+ * load below saturation: the open loop's. The cluster run's default does both: a closed-loop phase
+ * measures the shape's capacity for the run's mix on the machine (ChaosOptions.capacity), then the
+ * run offers half of it, open loop; `--rate` offers a rate of its own instead.
  */
 
 export interface ChaosOptions {
@@ -60,10 +65,17 @@ export interface ChaosOptions {
   workers: number;
   /**
    * Open loop: requests per second in all, sent at their scheduled times over the same mix and
-   * round the gateways; 0 or absent: closed loop. A run whose answers fall behind the offered rate
-   * fails its latency check (the mesh did not keep up).
+   * round the gateways; 0 or absent: closed loop (or, with `capacity`, a share of the capacity
+   * measured first). A run whose answers fall behind the offered rate fails its latency check (the
+   * mesh did not keep up).
    */
   rate?: number;
+  /**
+   * Without a `rate`: first measure the shape's capacity for the run's mix on this machine
+   * (closed loop, clients doubled until they add little), then offer `share` of it, open loop
+   * (the cluster run's default: `npm run chaos -- --cluster` without `--rate`).
+   */
+  capacity?: CapacityOptions;
   say: (line: string) => void;
   /**
    * The shape production runs (tools/mesh/cluster-shape.ts): two processes of every service, two
@@ -82,6 +94,70 @@ export interface ChaosOptions {
   checks?: (name: string) => boolean;
 }
 
+/**
+ * The capacity phase (ChaosOptions.capacity): the run's mix sent by clients back to back, a step
+ * of `stepMs` at `clients`, then at twice as many, until a doubling answers less than
+ * SATURATED_GAIN more requests per second (saturated: more clients only queue) or `maxClients`
+ * is reached. The capacity is the best step's rate of answered requests; the run then offers
+ * `share` of it, open loop.
+ */
+export interface CapacityOptions {
+  clients: number;
+  maxClients: number;
+  stepMs: number;
+  share: number;
+}
+
+/** The cluster run's capacity phase when nothing is set (CHAOS_CAPACITY_CLIENTS, CHAOS_CAPACITY_MAX_CLIENTS, CHAOS_CAPACITY_STEP_MS). */
+export const DEFAULT_CAPACITY: CapacityOptions = { clients: 8, maxClients: 64, stepMs: 4000, share: 0.5 };
+
+/** A doubling of the clients that answers less than this much more is saturation. */
+const SATURATED_GAIN = 0.1;
+
+/** One step of the capacity phase: clients back to back, requests answered (a 2xx or 4xx after the client's retries) in its seconds, and their rate. */
+export interface CapacityStep {
+  clients: number;
+  answered: number;
+  seconds: number;
+  rate: number;
+}
+
+/**
+ * What the capacity phase's steps so far say: the best step (its rate is the capacity), whether
+ * the last doubling of the clients answered less than SATURATED_GAIN more (saturated), the rate
+ * offered (the share of the capacity, at least 1 request/s), and whether the phase is done
+ * (saturated, or the next step would pass maxClients).
+ */
+export function capacityOf(steps: CapacityStep[], c: CapacityOptions): { best: CapacityStep; saturated: boolean; offered: number; done: boolean } {
+  if (!steps.length) throw new Error('no capacity step measured');
+  const best = steps.reduce((a, b) => (b.rate > a.rate ? b : a));
+  const [before, last] = [steps[steps.length - 2], steps[steps.length - 1]];
+  const saturated = before !== undefined && last.rate < before.rate * (1 + SATURATED_GAIN);
+  return { best, saturated, offered: Math.max(1, Math.round(best.rate * c.share)), done: saturated || last.clients * 2 > c.maxClients };
+}
+
+/** What the capacity phase measured (ChaosReport.capacity). */
+export interface CapacityReport {
+  steps: CapacityStep[];
+  /** The best step's rate (requests/s): the capacity measured. */
+  rate: number;
+  /** A doubling of the clients added less than SATURATED_GAIN; if not, the capacity is at least `rate`. */
+  saturated: boolean;
+  /** The share of it offered, and the rate that is (requests/s, open loop). */
+  share: number;
+  offered: number;
+  /** The phase's requests and its client's calls, apart from the run's: a saturating load is not the run's, its errors are printed, not checked. */
+  requests: number;
+  caller: ClientView['caller'];
+  attempts: ClientView['attempts'];
+  statuses: Record<string, number>;
+  /** The best step's latencies (ms): closed loop, so its queue (clients over rate, Little's law). */
+  p50: number;
+  p99: number;
+  /** How long the mesh then took to send what the phase left queued (emails, webhook deliveries), before the run's traffic began. */
+  settleMs: number;
+}
+
 /** The names of the checks a run makes (ChaosOptions.checks). */
 export const CHAOS_CHECKS = {
   converged: 'idempotent retries converged',
@@ -96,6 +172,43 @@ export const CHAOS_CHECKS = {
   rateLimit: 'the rate limit is exact across the two gateways',
   replicaReads: 'search reads its pages on the standby, and on the new primary after the failover',
 } as const;
+
+/** The checks that nothing was lost or doubled, whatever crashed. */
+const NOTHING_LOST: readonly string[] = [CHAOS_CHECKS.converged, CHAOS_CHECKS.oneLead, CHAOS_CHECKS.events, CHAOS_CHECKS.ledgers, CHAOS_CHECKS.emails];
+
+/** Issue 35's goals for the cluster run, as it states them ("A real load", "The client users run", "Disks"). */
+const CLUSTER_GOALS = [
+  'p99 < 100 ms outside faults', 'p99 < 1 s during faults', "zero errors reach the client's caller, the database failover included",
+  'nothing lost or doubled', 'every other check',
+] as const;
+
+/**
+ * Each goal with its verdict, from the checks made: the p99s (read at the offered rate, open loop,
+ * only when the mesh kept up with it), zero errors to the caller, nothing lost or doubled, and the
+ * other checks. A goal whose checks were not made in this run is not listed.
+ */
+export function goalVerdicts(report: ChaosReport, keptUp: boolean): ChaosReport['goals'] {
+  const goals: ChaosReport['goals'] = [];
+  const made = (names: readonly string[]) => report.checks.filter((c) => names.includes(c.name));
+  const { p99OutsideFaults: outside, p99DuringFaults: during } = report.clients;
+  const rate = report.pacing ? `, ${report.pacing.achieved} of ${report.pacing.offered} requests/s answered${keptUp ? '' : ' (did not keep up)'}` : ', closed loop';
+  if (made([CHAOS_CHECKS.latency]).length) {
+    goals.push({ goal: CLUSTER_GOALS[0], met: keptUp && outside < 100, detail: `${outside} ms${rate}` });
+    goals.push({ goal: CLUSTER_GOALS[1], met: keptUp && during < 1000, detail: `${during} ms${rate}` });
+  }
+  for (const c of made([CHAOS_CHECKS.noErrors])) goals.push({ goal: CLUSTER_GOALS[2], met: c.ok, detail: c.detail });
+  const lost = made(NOTHING_LOST);
+  if (lost.length) {
+    const failed = lost.filter((c) => !c.ok);
+    goals.push({ goal: CLUSTER_GOALS[3], met: failed.length === 0, detail: failed.length ? `failed: ${failed.map((c) => c.name).join('; ')}` : `${lost.length} checks: ${lost.map((c) => c.name).join('; ')}` });
+  }
+  const others = report.checks.filter((c) => !NOTHING_LOST.includes(c.name) && c.name !== CHAOS_CHECKS.noErrors && c.name !== CHAOS_CHECKS.latency);
+  if (others.length) {
+    const failed = others.filter((c) => !c.ok);
+    goals.push({ goal: CLUSTER_GOALS[4], met: failed.length === 0, detail: failed.length ? `failed: ${failed.map((c) => c.name).join('; ')}` : others.map((c) => c.name).join('; ') });
+  }
+  return goals;
+}
 
 /** What clients saw (cluster runs print and check it). */
 export interface ClientView {
@@ -138,6 +251,10 @@ export interface ChaosReport {
   clients: ClientView;
   /** Open loop: the offered rate, and the rate requests were answered at (from the first one's scheduled time to the last answer). */
   pacing?: { offered: number; achieved: number; maxSendLagMs: number };
+  /** The capacity measured before the run (ChaosOptions.capacity), whose share was offered. */
+  capacity?: CapacityReport;
+  /** The issue's goals, each with its verdict (also printed last). */
+  goals: { goal: string; met: boolean; detail: string }[];
 }
 
 const PG = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -148,15 +265,12 @@ const LEAD_EVENTS = PUBLIC_EVENT_TYPES.filter((t) => t.startsWith('lead.'));
 const SEARCH_WORDS = ['software', 'fintech', 'healthcare', 'cto', 'founder', 'security'];
 /** The spec's rate limit, which the gateways run with when RATE_LIMIT_PER_MINUTE is not set. */
 const DEFAULT_RATE_LIMIT = 120;
-/**
- * The cluster run's offered load (requests/s), open loop: the rate at which every goal held on the
- * reference two-core machine, where the whole shape (fifteen processes, three nats-servers, two
- * PostgreSQL clusters) and the clients share the two cores, so the latency it reads is the mesh's
- * at a load it carries, not the queue of a busy machine. `--rate` offers more.
- */
-export const CLUSTER_CHAOS_RATE = 20;
 /** Answers may fall this far short of the offered rate (the schedule's rounding, the last answers' time) before the run counts as not keeping up. */
 const RATE_TOLERANCE = 0.02;
+/** The capacity phase's clients are numbered from here (their leads' names apart from the run's clients'). */
+const CAPACITY_CLIENT = 10_000;
+/** How long the run waits after the capacity phase for the mesh to send what it queued (emails, webhook deliveries). */
+const CAPACITY_SETTLE_MS = 30_000;
 /**
  * Open loop: the clients the rate is spread over (CHAOS_WORKERS), the most requests in flight at
  * once: each sends every few seconds, so a request held by a fault (an attempt's deadline, the
@@ -545,12 +659,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const failover = { ms: 0 };
   let shape: Shape | undefined;
   const report: ChaosReport = {
-    kills: [], requests: 0, retriedRequests: 0, statuses: {}, phases: [], checks: [],
+    kills: [], requests: 0, retriedRequests: 0, statuses: {}, phases: [], checks: [], goals: [],
     clients: { caller: { calls: 0, errors: 0, unanswered: 0, duringFailover: 0 }, attempts: { made: 0, failed: 0 }, p99DuringFaults: 0, p99OutsideFaults: 0 },
   };
   try {
     shape = options.cluster ? await clusterShape(dir, prefix, settings, logDir, failover) : await singleShape(dir, prefix, settings, logDir);
     const { env, gateways } = shape;
+    if (options.cluster) say(`goals (issue 35), decided at the end: ${CLUSTER_GOALS.join('; ')}`);
     say(options.cluster
       ? `cluster up: two processes of every service, two gateways behind nginx (as the prod Ingress), three clustered nats-servers, PostgreSQL primary + standby (in ${dirname(pgDir(dir))}; CHAOS_PG_DIR to move them); HTTPS receiver, SMTP sink, demo mail sandbox`
       : 'mesh up: six services, one nats-server (generated permissions), HTTPS receiver, SMTP sink, demo mail sandbox');
@@ -588,6 +703,35 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await admin('sequence:launch', '--sequence', sequence);
     const entities = ((await call('GET', '/search?lens=leads')).body?.data ?? []).map((hit: { entity_id: string }) => hit.entity_id) as string[];
     const standbyXactsBefore = await shape.standbySearchXacts?.read().catch(() => undefined);
+    const query = async <R>(service: ServiceName, sql: string, params: unknown[] = []): Promise<R[]> => {
+      const url = new URL(shape!.databaseServer);
+      url.pathname = `/${prefix}${service}`;
+      const db = new Client({ connectionString: url.toString() });
+      await db.connect();
+      try {
+        return (await db.query(sql, params)).rows as R[];
+      } finally {
+        await db.end();
+      }
+    };
+    // the lead.* events of the run's workspace in crm's outbox, and how many of them the endpoint has not received
+    const delivered = new Set<string>();
+    const leadEvents = async (): Promise<{ outbox: number; missing: number }> => {
+      for (const r of receiver.received) {
+        try {
+          delivered.add(JSON.parse(r.rawBody).id);
+        } catch {
+          // not an event
+        }
+      }
+      const outbox = await query<{ id: string }>('crm', `SELECT id FROM outbox WHERE type LIKE 'lead.%' AND envelope->>'workspace_id' = $1`, [workspace.id]);
+      return { outbox: outbox.length, missing: outbox.filter((e) => !delivered.has(e.id)).length };
+    };
+    // emails made but not yet handed to the SMTP sink, and enrollments whose email is due but not yet made
+    const queuedEmails = async (): Promise<number> =>
+      (await query<{ n: number }>('sequences', `SELECT count(*)::int AS n FROM email_messages WHERE status = 'queued'`).catch(() => [{ n: 0 }]))[0].n;
+    const dueEnrollments = async (): Promise<number> =>
+      (await query<{ n: number }>('sequences', `SELECT count(*)::int AS n FROM enrollments WHERE status = 'active' AND next_send_at <= now()`).catch(() => [{ n: 0 }]))[0].n;
 
     // --- traffic: every request ends in a 2xx or a 4xx; a 5xx, no answer or a 409 "still in progress" is retried (with the same key)
     const outcomes = new Map<string, Outcome>();
@@ -606,7 +750,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // open loop: the requests that overlapped the database failover (also in during), printed apart
     const duringFailover: number[] = [];
     const duringOtherFaults: number[] = [];
-    const paced = (options.rate ?? 0) > 0;
     const outside: number[] = [];
     // open loop: the requests due in the warm-up (options.warmUpMs), printed apart
     const warmUp: number[] = [];
@@ -626,6 +769,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const searchAfterFailover = { answered: 0, failed: 0 };
     let failedOver = false;
     let requestIds = 0;
+    // what attempt() counts into: the run's figures, or the capacity phase's own while it runs (its latencies in `latencies`)
+    let tally: { statuses: Record<string, number>; caller: ClientView['caller']; attempts: ClientView['attempts']; latencies?: number[] } = { statuses: report.statuses, caller: report.clients.caller, attempts: report.clients.attempts };
     const traceStart = performance.now();
     if (traceFile) trace.push(JSON.stringify({ startedAt: Date.now() }));
     /**
@@ -651,26 +796,30 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         const res = await call(method, path, body, idempotencyKey);
         const ms = performance.now() - sent;
         const quiet = !faulted && !faultInProgress;
-        for (const status of res.attempts) report.statuses[status] = (report.statuses[status] ?? 0) + 1;
+        for (const status of res.attempts) tally.statuses[status] = (tally.statuses[status] ?? 0) + 1;
         current.statuses.push(...res.attempts);
-        report.clients.attempts.made += res.attempts.length;
-        report.clients.attempts.failed += res.failed;
+        tally.attempts.made += res.attempts.length;
+        tally.attempts.failed += res.failed;
         outcome.failedAttempts += res.failed;
         if (failingOver || inFailover) failoverFailures += res.failed;
-        if (res.status !== 0 && quiet && res.upstreamMs !== undefined) outsideUpstream.push(res.upstreamMs);
-        if (res.status !== 0 && scheduled === undefined) (quiet ? outside : during).push(ms);
-        if (res.status !== 0 && quiet && scheduled === undefined) outsideOf(label, ms);
-        report.clients.caller.calls++;
+        if (tally.latencies) {
+          if (res.status !== 0) tally.latencies.push(ms);
+        } else {
+          if (res.status !== 0 && quiet && res.upstreamMs !== undefined) outsideUpstream.push(res.upstreamMs);
+          if (res.status !== 0 && scheduled === undefined) (quiet ? outside : during).push(ms);
+          if (res.status !== 0 && quiet && scheduled === undefined) outsideOf(label, ms);
+        }
+        tally.caller.calls++;
         if (res.inProgressAt !== undefined) inProgressSince ??= res.inProgressAt;
         if (label === 'search' && failedOver && !failingOver) searchAfterFailover[res.status === 200 ? 'answered' : 'failed']++;
         if (res.status === 0 || res.status >= 500 || isInProgressConflict(res.status, res.body)) {
-          const { caller } = report.clients;
+          const { caller } = tally;
           if (res.status === 0) caller.unanswered++;
           else caller.errors++;
           if (failingOver || inFailover) caller.duringFailover++;
           // each one named with the fault it happened in, so a failed check says where to look
           if (caller.errors + caller.unanswered <= 30) {
-            const message = typeof res.body === 'object' ? res.body?.error?.message ?? '' : String(res.body ?? '').slice(0, 80);
+            const message = typeof res.body === 'object' ? res.body?.error?.message ?? '' : String(res.body ?? '').replace(/\s+/g, ' ').slice(0, 80);
             say(`  ${res.status || 'no answer'} to ${method} ${path} after ${res.attempts.length} attempts (${res.attempts.join(',')}; ${currentFault}): ${message}`);
           }
           outcome.callerErrors++;
@@ -739,6 +888,75 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const worker = async (w: number) => {
       for (let n = 0; !stopped; n++) await request(w, n);
     };
+    /**
+     * The capacity phase: the run's mix (request()) sent by clients back to back, CAPACITY_CLIENT
+     * onwards (leads of their own names), in steps of `stepMs` at `clients`, twice as many, and so
+     * on, until a doubling answers less than SATURATED_GAIN more or `maxClients` is reached; its
+     * calls are counted apart (tally). Then it waits for the mesh to send what the phase queued
+     * (emails, webhook deliveries), so the run's first phase does not carry the phase's backlog.
+     * Everything it stored is in the checks.
+     */
+    const measureCapacity = async (c: CapacityOptions): Promise<CapacityReport> => {
+      const own = { statuses: {} as Record<string, number>, caller: { calls: 0, errors: 0, unanswered: 0, duringFailover: 0 }, attempts: { made: 0, failed: 0 } };
+      const steps: CapacityStep[] = [];
+      const latencies: number[][] = [];
+      let answered = 0;
+      let ending = false;
+      const clients: Promise<void>[] = [];
+      const client = async (w: number) => {
+        for (let n = 0; !ending; n++) {
+          await request(CAPACITY_CLIENT + w, n);
+          answered++;
+        }
+      };
+      currentFault = 'in the capacity phase';
+      say(`capacity: the run's mix, clients back to back, ${c.clients} then doubled every ${(c.stepMs / 1000).toFixed(1)} s until a doubling answers less than ${SATURATED_GAIN * 100} % more (at most ${c.maxClients}); the run then offers ${c.share * 100} % of the best step's rate, open loop`);
+      for (let target = c.clients; ; target *= 2) {
+        const stepLatencies: number[] = [];
+        latencies.push(stepLatencies);
+        tally = { ...own, latencies: stepLatencies };
+        while (clients.length < target) clients.push(client(clients.length));
+        const from = answered;
+        const started = performance.now();
+        await pause(c.stepMs);
+        const seconds = (performance.now() - started) / 1000;
+        const step = { clients: target, answered: answered - from, seconds: Math.round(seconds * 10) / 10, rate: Math.round(((answered - from) / seconds) * 10) / 10 };
+        steps.push(step);
+        say(`capacity: ${step.clients} clients back to back answered ${step.answered} requests in ${step.seconds.toFixed(1)} s: ${step.rate} requests/s, p50 ${Math.round(stepLatencies.length ? percentile(stepLatencies, 50) : 0)} ms, p99 ${p99(stepLatencies)} ms`);
+        if (capacityOf(steps, c).done) break;
+      }
+      ending = true;
+      await Promise.all(clients);
+      tally = { statuses: report.statuses, caller: report.clients.caller, attempts: report.clients.attempts };
+      const { best, saturated, offered } = capacityOf(steps, c);
+      const last = steps[steps.length - 1];
+      const bestLatencies = latencies[steps.indexOf(best)];
+      const settleStarted = performance.now();
+      const backlog = async () => (await queuedEmails()) + (await dueEnrollments()) + (await leadEvents()).missing;
+      await waitFor('what the capacity phase queued sent', async () => (await backlog()) === 0, CAPACITY_SETTLE_MS, 250).catch(() => undefined);
+      const capacity: CapacityReport = {
+        steps,
+        rate: best.rate,
+        saturated,
+        share: c.share,
+        offered,
+        requests: report.requests,
+        caller: own.caller,
+        attempts: own.attempts,
+        statuses: own.statuses,
+        p50: Math.round(bestLatencies.length ? percentile(bestLatencies, 50) : 0),
+        p99: p99(bestLatencies),
+        settleMs: Math.round(performance.now() - settleStarted),
+      };
+      // the run's figures are its own traffic's
+      report.requests = 0;
+      report.retriedRequests = 0;
+      mark = { requests: 0, retried: 0, at: performance.now() };
+      currentFault = 'before the first fault';
+      say(`capacity: ${capacity.rate} requests/s (${best.clients} clients${saturated ? `; ${last.clients} answered ${last.rate}/s, less than ${SATURATED_GAIN * 100} % more: saturated` : `; not saturated at ${last.clients} clients, so at least that`}), p50 ${capacity.p50} ms, p99 ${capacity.p99} ms at that step (closed loop: the queue); ${capacity.requests} requests in the phase, ${own.caller.errors} ended in an error to the caller and ${own.caller.unanswered} unanswered (a saturating load: printed, not checked; what they stored is checked); ${capacity.settleMs >= CAPACITY_SETTLE_MS ? `the mesh had not sent all the phase queued after ${CAPACITY_SETTLE_MS / 1000} s (the run began anyway)` : `the mesh sent what the phase queued in ${(capacity.settleMs / 1000).toFixed(1)} s`}`);
+      say(`offered: ${capacity.offered} requests/s open loop, ${capacity.share * 100} % of the capacity measured`);
+      return capacity;
+    };
     const pacing = { answered: 0, lastAnswer: 0, maxSendLagMs: 0, stoppedAt: 0 };
     /**
      * Open loop as wrk2 runs it: request i is due at i / rate seconds after the start whatever
@@ -762,10 +980,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         pacing.lastAnswer = performance.now();
       }
     };
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+    // --- the capacity phase (options.capacity, no rate given): the rate the run offers is a share of it
+    let rate = options.rate ?? 0;
+    if (options.capacity && rate <= 0) {
+      report.capacity = await measureCapacity(options.capacity);
+      rate = report.capacity.offered;
+    }
+    const paced = rate > 0;
+
     const trafficStarted = performance.now();
     warmUpUntil = trafficStarted + (options.warmUpMs ?? 0);
-    const workers = Array.from({ length: options.workers }, (_, w) => (paced ? pacedClient(w, options.rate!, trafficStarted) : worker(w)));
-    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const workers = Array.from({ length: options.workers }, (_, w) => (paced ? pacedClient(w, rate, trafficStarted) : worker(w)));
 
     // --- the faults, one at a time, with traffic before each and after the last
     for (const fault of shape.faults.filter((f) => options.faults?.(f.name) ?? true)) {
@@ -816,7 +1043,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (options.cluster) report.clients.failover = { ms: failover.ms, failedAttempts: failoverFailures };
     let keptUp = true;
     if (paced) {
-      const offered = options.rate!;
+      const offered = rate;
       const seconds = (pacing.lastAnswer - trafficStarted) / 1000;
       const achieved = seconds > 0 ? pacing.answered / seconds : 0;
       report.pacing = { offered, achieved: Math.round(achieved * 10) / 10, maxSendLagMs: Math.round(pacing.maxSendLagMs) };
@@ -831,17 +1058,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (report.clients.failover && report.kills.some((k) => k.startsWith('database failover'))) say(`database failover: ${report.clients.failover.ms} ms, ${report.clients.failover.failedAttempts} attempts failed meanwhile (the client retried each; errors that still reached a caller are counted above)`);
 
     // --- what must hold
-    const query = async <R>(service: ServiceName, sql: string, params: unknown[] = []): Promise<R[]> => {
-      const url = new URL(shape!.databaseServer);
-      url.pathname = `/${prefix}${service}`;
-      const db = new Client({ connectionString: url.toString() });
-      await db.connect();
-      try {
-        return (await db.query(sql, params)).rows as R[];
-      } finally {
-        await db.end();
-      }
-    };
     const checked = (name: string) => options.checks?.(name) ?? true;
     const check = (name: string, ok: boolean, detail: string) => {
       if (!checked(name)) {
@@ -863,20 +1079,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const [{ n: leadRows }] = await query<{ n: number }>('crm', `SELECT count(*)::int AS n FROM leads WHERE workspace_id = $1 AND email LIKE '%@rcpt.chaos'`, [workspace.id]);
     check(CHAOS_CHECKS.oneLead, duplicates.length === 0 && leadRows === createdKeys, `${createdKeys} creates answered, ${leadRows} leads stored, ${duplicates.length} emails stored twice`);
 
-    const delivered = new Set<string>();
-    const outbox = await query<{ id: string }>('crm', `SELECT id FROM outbox WHERE type LIKE 'lead.%' AND envelope->>'workspace_id' = $1`, [workspace.id]);
-    const missing = () => {
-      for (const r of receiver.received) {
-        try {
-          delivered.add(JSON.parse(r.rawBody).id);
-        } catch {
-          // not an event
-        }
-      }
-      return outbox.filter((e) => !delivered.has(e.id));
-    };
-    await waitFor('every lead event delivered', async () => missing().length === 0, 90_000, 500).catch(() => undefined);
-    check(CHAOS_CHECKS.events, missing().length === 0, `${outbox.length} lead.* events in crm's outbox, ${outbox.length - missing().length} delivered to the endpoint (${receiver.received.length} deliveries)`);
+    let events = await leadEvents();
+    await waitFor('every lead event delivered', async () => (events = await leadEvents()).missing === 0, 90_000, 500).catch(() => undefined);
+    check(CHAOS_CHECKS.events, events.missing === 0, `${events.outbox} lead.* events in crm's outbox, ${events.outbox - events.missing} delivered to the endpoint (${receiver.received.length} deliveries)`);
 
     const ledgers = await query<{ workspace_id: string; balance: number; ledger: number }>(
       'billing',
@@ -885,10 +1090,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const off = ledgers.filter((l) => l.balance !== l.ledger);
     check(CHAOS_CHECKS.ledgers, off.length === 0, `${ledgers.length} accounts, ${off.length} off${off.length ? `: ${JSON.stringify(off)}` : ''}`);
 
-    await waitFor('emails settled', async () => {
-      const [{ n }] = await query<{ n: number }>('sequences', `SELECT count(*)::int AS n FROM email_messages WHERE status = 'queued'`).catch(() => [{ n: 0 }]);
-      return n === 0;
-    }, 30_000, 500).catch(() => undefined);
+    await waitFor('emails settled', async () => (await queuedEmails()) === 0, 30_000, 500).catch(() => undefined);
     const byRecipient = new Map<string, Set<string>>();
     for (const mail of sink.mails) byRecipient.set(mail.to, (byRecipient.get(mail.to) ?? new Set()).add(mail.messageId));
     const twoEmails = [...byRecipient.values()].filter((ids) => ids.size > 1).length;
@@ -969,6 +1171,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           `a key of its own at the default limit (RateLimit-Limit ${[...limits].join('/')}): ${admitted} of ${statuses.length} requests over both gateways admitted, the next on gateway-1 ${over[0].status}, on gateway-2 ${over[1].status}${inWindow ? '' : ' (the window ended meanwhile: not conclusive)'}`);
       }
     }
+    report.goals = goalVerdicts(report, keptUp);
+    const load = report.capacity
+      ? `open loop at ${report.capacity.offered} requests/s, ${report.capacity.share * 100} % of the ${report.capacity.rate} requests/s measured`
+      : report.pacing ? `open loop at ${report.pacing.offered} requests/s (given; capacity not measured)` : `closed loop, ${options.workers} clients`;
+    say(`goals (issue 35), ${load}:`);
+    for (const goal of report.goals) say(`  ${goal.met ? 'MET    ' : 'NOT MET'} ${goal.goal}: ${goal.detail}`);
+    say(`verdict: ${report.goals.every((g) => g.met) ? 'PASS' : 'FAIL'}`);
     return report;
 
   } finally {
@@ -1003,23 +1212,37 @@ if (require.main === module) {
   const say = (line: string) => process.stdout.write(`[chaos] ${line}\n`);
   const cluster = process.argv.includes('--cluster');
   // --rate <requests/s> (or --rate=<n>, or CHAOS_RATE): open loop at that total rate; --rate 0 or
-  // --closed-loop: clients back to back. Default: the cluster run open loop at CLUSTER_CHAOS_RATE,
-  // the single-process run closed loop.
+  // --closed-loop: clients back to back. Default: the cluster run measures its capacity first and
+  // offers half of it open loop (DEFAULT_CAPACITY), the single-process run closed loop.
   const given = option('--rate', 'CHAOS_RATE');
-  const rate = process.argv.includes('--closed-loop') ? 0 : given !== undefined && given !== '' ? Number(given) : cluster ? CLUSTER_CHAOS_RATE : 0;
-  if (!Number.isFinite(rate) || rate < 0) {
+  const rate = process.argv.includes('--closed-loop') ? 0 : given !== undefined && given !== '' ? Number(given) : undefined;
+  if (rate !== undefined && (!Number.isFinite(rate) || rate < 0)) {
     say(`--rate (CHAOS_RATE) must be a number of requests per second, 0 for closed loop: got ${given}`);
     process.exit(2);
   }
+  const capacity: CapacityOptions | undefined = cluster && rate === undefined ? {
+    ...DEFAULT_CAPACITY,
+    clients: Number(process.env.CHAOS_CAPACITY_CLIENTS || DEFAULT_CAPACITY.clients),
+    maxClients: Number(process.env.CHAOS_CAPACITY_MAX_CLIENTS || DEFAULT_CAPACITY.maxClients),
+    stepMs: Number(process.env.CHAOS_CAPACITY_STEP_MS || DEFAULT_CAPACITY.stepMs),
+  } : undefined;
   // open loop: clients enough that one held by a slow answer rarely holds back the next request due
-  const workers = Number(process.env.CHAOS_WORKERS || (rate > 0 ? PACED_CLIENTS : cluster ? 8 : 6));
-  say(rate > 0 ? `open loop: ${rate} requests/s in all over ${workers} clients, latency from each request's scheduled time` : `closed loop: ${workers} clients back to back`);
+  const open = (rate ?? 0) > 0 || capacity !== undefined;
+  const workers = Number(process.env.CHAOS_WORKERS || (open ? PACED_CLIENTS : cluster ? 8 : 6));
+  say(capacity ? `open loop at ${capacity.share * 100} % of the capacity measured first, over ${workers} clients, latency from each request's scheduled time`
+    : open ? `open loop: ${rate} requests/s in all over ${workers} clients, latency from each request's scheduled time (capacity not measured: --rate given)`
+    : `closed loop: ${workers} clients back to back`);
+  // CHAOS_REPORT=<file>: the run's report (ChaosReport) as JSON
+  const reportFile = process.env.CHAOS_REPORT;
   // --faults <regex> (or CHAOS_FAULTS): only the faults whose name matches, e.g. `--faults failover`
   const pattern = option('--faults', 'CHAOS_FAULTS');
   const only = pattern ? new RegExp(pattern, 'i') : undefined;
   if (only) say(`faults: only those matching /${pattern}/i (a partial run: its checks still run, over less)`);
-  runChaos({ phaseMs: Number(process.env.CHAOS_PHASE_MS || 8000), warmUpMs: Number(process.env.CHAOS_WARMUP_MS ?? 3000), workers, rate, say, cluster, faults: only ? (name) => only.test(name) : undefined }).then(
-    (report) => process.exit(report.checks.every((c) => c.ok) ? 0 : 1),
+  runChaos({ phaseMs: Number(process.env.CHAOS_PHASE_MS || 8000), warmUpMs: Number(process.env.CHAOS_WARMUP_MS ?? 3000), workers, rate, capacity, say, cluster, faults: only ? (name) => only.test(name) : undefined }).then(
+    (report) => {
+      if (reportFile) writeFileSync(reportFile, `${JSON.stringify(report, null, 2)}\n`);
+      process.exit(report.checks.every((c) => c.ok) ? 0 : 1);
+    },
     (err: Error) => {
       say(`failed: ${err.stack ?? err.message}`);
       process.exit(1);
