@@ -89,9 +89,19 @@ async function onServiceDatabase<T>(service: string, options: MigrateOptions, ve
   return whenReachable(() => verb(databaseUrlFor(name, env), migrations), env, options);
 }
 
-/** `run`: the names of the migrations applied, oldest first. */
+/**
+ * `run`: the names of the migrations applied, oldest first. search's are followed by its ranking
+ * indexes as SEARCH_INDEX says (applyIndexLayout: `rum` needs the rum extension on the server,
+ * `bands`, the default, does not), each change named after the migrations.
+ */
 export function migrateService(service: string, options: MigrateOptions = {}): Promise<string[]> {
-  return onServiceDatabase(service, options, runMigrations);
+  const env = options.env ?? process.env;
+  return onServiceDatabase(service, options, async (databaseUrl, migrations) => {
+    const applied = await runMigrations(databaseUrl, migrations);
+    if (service !== 'search') return applied;
+    const layout = require('../apps/search/src/migrations/index-layout') as typeof import('../apps/search/src/migrations/index-layout');
+    return [...applied, ...(await layout.applyIndexLayout(databaseUrl, layout.searchIndexOf(env.SEARCH_INDEX)))];
+  });
 }
 
 /** `show`: every migration of the service and whether it is applied. */

@@ -115,6 +115,30 @@ describe('tools/migrate (the one-shot migration entry of the compose steps and J
     }
   });
 
+  it("search: SEARCH_INDEX chooses the ranking indexes after the migrations (rum: a RUM index per lens, the bands dropped; bands again: the other way), rows kept, replicas at once doing it once", async () => {
+    const url = databaseUrlFor('search', env);
+    const ranking = async () => (await query<{ name: string; am: string }>(url,
+      `SELECT c.relname AS name, a.amname AS am FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+        WHERE i.indrelid = 'entities_rank'::regclass AND c.relname <> 'entities_rank_pkey' ORDER BY 1`)).map((r) => `${r.name} ${r.am}`);
+    const bands = ['leads', 'investors', 'researchers', 'grants'].flatMap((lens) => Array.from({ length: 12 }, (_, i) => `entities_terms_${lens}_b${i} gin`)).sort();
+    const rum = ['entities_rum_grants rum', 'entities_rum_investors rum', 'entities_rum_leads rum', 'entities_rum_researchers rum'];
+    try {
+      expect(await migrateService('search', { env })).toEqual(SERVICE_MIGRATIONS.search.map((m) => m.name));
+      expect(await ranking()).toEqual(bands);
+      await query(url, `INSERT INTO entities (id, ext_key, lens, name, rank_score, search_text, terms) VALUES ('ent_1', 'k:1', 'leads', 'A', 7, 'fintech', to_tsvector('simple', 'fintech'))`);
+      const runs = await Promise.all([1, 2, 3].map(() => migrateService('search', { env: { ...env, SEARCH_INDEX: 'rum' } })));
+      expect(runs.flat().sort()).toEqual([...rum.map((r) => `created ${r.split(' ')[0]}`), ...bands.map((b) => `dropped ${b.split(' ')[0]}`)].sort());
+      expect(await ranking()).toEqual(rum);
+      expect(await query(url, `SELECT id FROM entities_rank WHERE lens = 'leads' AND terms @@ 'fintech'::tsquery ORDER BY rank_score <=| 2147483647`)).toEqual([{ id: 'ent_1' }]);
+      expect(await migrateService('search', { env: { ...env, SEARCH_INDEX: 'rum' } })).toEqual([]);
+      expect((await migrateService('search', { env: { ...env, SEARCH_INDEX: 'bands' } })).length).toBe(bands.length + rum.length);
+      expect(await ranking()).toEqual(bands);
+      await expect(migrateService('search', { env: { ...env, SEARCH_INDEX: 'elastic' } })).rejects.toThrow(/SEARCH_INDEX must be bands or rum, got "elastic"/);
+    } finally {
+      await dropDatabase(url);
+    }
+  }, 120_000);
+
   it('gives up on an unreachable server once the wait is over', async () => {
     const unreachable = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/postgres' };
     let sleeps = 0;

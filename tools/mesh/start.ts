@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { Client } from 'pg';
 import { ServiceName } from '@app/contracts';
 import {
   ConfigError, DEFAULT_HTTP_PORTS, describeNatsProblem, describePostgresProblem, ensureNatsIdentities, eventsStreamSettings, LOCAL_NATS_IDENTITY_DIR,
@@ -44,11 +45,31 @@ async function ensurePostgres(): Promise<void> {
       problem = await probePostgres(url);
     } while (problem?.kind === 'no-answer' && Date.now() < deadline);
   }
-  if (!problem) return;
+  if (!problem) return ensureRum(url);
   const install = problem.kind === 'no-answer'
     ? '. Start it, set DATABASE_URL, or install PostgreSQL 15 (Debian/Ubuntu: apt-get install postgresql)'
     : '';
   throw new Error(`${describePostgresProblem(problem, url, 'DATABASE_URL')}${install}`);
+}
+
+/**
+ * SEARCH_INDEX=rum: search's ranking indexes are RUM indexes, which need PostgreSQL's rum extension
+ * on the server (docs/decisions.md); said before any service starts, with what to install. The
+ * default layout (bands) needs nothing beyond PostgreSQL.
+ */
+async function ensureRum(url: string): Promise<void> {
+  if (process.env.SEARCH_INDEX !== 'rum') return;
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'rum'`);
+    if (rowCount === 0) {
+      throw new Error(`SEARCH_INDEX=rum needs PostgreSQL's rum extension, which the server at ${withoutCredentials(url)} does not have: ` +
+        'install it (Debian/Ubuntu: apt-get install postgresql-15-rum, for the server\'s major version) or unset SEARCH_INDEX');
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 /**

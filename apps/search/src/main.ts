@@ -1,9 +1,15 @@
 import { loadServiceConfig, runMain, startService } from '@app/platform';
+import { runMigrations } from '@app/platform/migrations';
+import { applyIndexLayout } from './migrations/index-layout';
 import { MIGRATIONS } from './migrations';
 import { loadSearchConfig } from './search.config';
 import { SearchModule } from './search.module';
 
-runMain(() => {
+runMain(async () => {
   const config = loadServiceConfig('search');
-  return startService({ config, module: SearchModule.register(config, loadSearchConfig()), migrations: MIGRATIONS, microservice: true });
+  const search = loadSearchConfig();
+  // the migrations, then the ranking indexes of SEARCH_INDEX (as `npm run migrate -- search` does)
+  await runMigrations(config.databaseUrl, MIGRATIONS);
+  await applyIndexLayout(config.databaseUrl, search.index);
+  return startService({ config, module: SearchModule.register(config, search), migrations: MIGRATIONS, microservice: true });
 });

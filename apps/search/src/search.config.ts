@@ -1,4 +1,5 @@
 import { envInt, optionalDatabaseUrl } from '@app/platform';
+import { IndexLayout, searchIndexOf } from './migrations/index-layout';
 import { loadVerifierConfig, VerifierConfig } from './reveals/email-verifier';
 
 /** The search service's own settings (docs/configuration.md), read once at start-up. */
@@ -31,6 +32,12 @@ export interface SearchConfig {
    * everything else stay on the primary. Unset: everything reads the primary.
    */
   readDatabaseUrl: string | undefined;
+  /**
+   * Where a query finds its ranked ids (SEARCH_INDEX): `bands`, the GIN indexes per lens and rank
+   * band in PostgreSQL (the default), or `rum`, a RUM index per lens with the rank attached, which
+   * hands matches on in rank order (IndexLayout; docs/decisions.md).
+   */
+  index: IndexLayout;
 }
 
 export const SEARCH_CONFIG = Symbol('SEARCH_CONFIG');
@@ -47,5 +54,7 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv = process.env): SearchCo
     refundRetryMs: envInt(env, 'SEARCH_REFUND_RETRY_MS', 5000, 10, 86_400_000),
     verifier,
     readDatabaseUrl: optionalDatabaseUrl(env, 'SEARCH_READ_DATABASE_URL'),
+    index: searchIndexOf(env.SEARCH_INDEX),
   };
 }
+

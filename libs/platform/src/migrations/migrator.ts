@@ -9,7 +9,7 @@ import { MigrationClass, MIGRATIONS_TABLE, serviceDataSourceOptions } from '../d
  * TypeORM takes no lock of its own: replicas starting together and the Kubernetes migration Job
  * would otherwise race.
  */
-const MIGRATION_LOCK = 72_201_447;
+export const MIGRATION_LOCK = 72_201_447;
 
 /** The migrator before TypeORM recorded applied ids here; those databases are adopted, not migrated again. */
 const LEGACY_TABLE = 'schema_migrations';
