@@ -66,7 +66,10 @@ export interface DrillReport {
 export interface PreparedSource {
   archiveDir: string;
   baseBackupDir: string;
+  /** The point to restore to, as asked: one of `points`. */
   target: DrillEvidence['target'];
+  /** The restore point by its name, and the time it was made. */
+  points: { name: DrillEvidence['target']; time: DrillEvidence['target'] };
   atPoint: DatabaseState;
   sourceAfter: DatabaseState;
   sizes: { billing_db_bytes: number; search_db_bytes: number };
@@ -96,7 +99,7 @@ export async function prepareSource(dir: string, size: WorkloadSize, target: 'na
     for (const service of Object.values(SERVICES)) await migrateService(service, { env: { DATABASE_URL: pair.rwUrl } });
     const writer = await DrillWriter.open(urls);
     let atPoint: DatabaseState;
-    let point: DrillEvidence['target'];
+    let points: PreparedSource['points'];
     let baseBackupDir: string;
     try {
       say('writing before the base backup');
@@ -107,7 +110,7 @@ export async function prepareSource(dir: string, size: WorkloadSize, target: 'na
       atPoint = await readState(urls);
       const name = `drill-${Date.now()}`;
       const [made] = await sql<{ lsn: string; time: string }>(pair.rwUrl, `SELECT pg_create_restore_point($1)::text AS lsn, to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') || '+00' AS time`, [name]);
-      point = target === 'name' ? { kind: 'name', name } : { kind: 'time', time: made.time };
+      points = { name: { kind: 'name', name }, time: { kind: 'time', time: made.time } };
       say(`restore point ${name} at ${made.lsn}; writing after it`);
       await writer.write('after-point', size);
     } finally {
@@ -121,7 +124,7 @@ export async function prepareSource(dir: string, size: WorkloadSize, target: 'na
       `SELECT pg_database_size($1) AS billing_db_bytes, pg_database_size($2) AS search_db_bytes`,
       [new URL(urls.billing).pathname.slice(1), new URL(urls.search).pathname.slice(1)]);
     return {
-      archiveDir: pair.archiveDir, baseBackupDir, target: point, atPoint, sourceAfter,
+      archiveDir: pair.archiveDir, baseBackupDir, target: points[target], points, atPoint, sourceAfter,
       sizes: { billing_db_bytes: Number(sizes.billing_db_bytes), search_db_bytes: Number(sizes.search_db_bytes) },
     };
   } finally {
@@ -202,8 +205,8 @@ export interface RestoreOutcome {
 }
 
 /**
- * Restores `source` on a fresh server in `dataDir` to `restoreTo` (its point, or the end of the
- * archive) and checks what the server holds against the state at the point.
+ * Restores `source` on a fresh server in `dataDir` to `restoreTo` (one of its points, or the end
+ * of the archive) and checks what the server holds against the state at the point.
  */
 export async function restoreAndCheck(source: PreparedSource, dataDir: string, restoreTo: DrillEvidence['target'] | 'end'): Promise<RestoreOutcome> {
   const restored = await restore(source, dataDir, restoreTo);
@@ -213,7 +216,8 @@ export async function restoreAndCheck(source: PreparedSource, dataDir: string, r
   } finally {
     restored.stop();
   }
-  const checks = checkRestore({ atPoint: source.atPoint, sourceAfter: source.sourceAfter, restored: state, restoredLog: restored.log, target: source.target });
+  const target = restoreTo === 'end' ? source.target : restoreTo;
+  const checks = checkRestore({ atPoint: source.atPoint, sourceAfter: source.sourceAfter, restored: state, restoredLog: restored.log, target });
   return { timing: restored.timing, segmentsRestored: restored.segmentsRestored, checks };
 }
 
