@@ -46,6 +46,7 @@ async function main(): Promise<void> {
   for (const url of cluster.gatewayUrls) say(`  gateway     ${url}`);
   for (const node of cluster.nats) say(`  NATS        ${node.id} nats://127.0.0.1:${node.port} (routes ${node.clusterPort})`);
   say(`  PostgreSQL  rw ${cluster.pg.rwUrl}, ro ${cluster.pg.roUrl} (primary ${cluster.pg.primary.port}, standby ${cluster.pg.standby?.port}; databases ${cluster.options.dbPrefix}<service>)`);
+  say(`  backups     WAL archived into ${cluster.pg.archiveDir}, a base backup taken at start in ${join(cluster.pg.dir, 'backups')} (docs/runbooks.md, "Restore")`);
   say(`  search reads ${cluster.searchReadUrl} (SEARCH_READ_DATABASE_URL: pages on the standby, on the primary when it does not answer)`);
   for (const app of cluster.apps) say(`  ${app.id.padEnd(12)}http://127.0.0.1:${app.port}/health/ready  NATS ${app.natsUrl.split(',')[0]} first`);
   say('create a workspace and a key: npm run -s admin -- workspace:create --name Acme, then key:create --workspace <ws_id> --mode test');
