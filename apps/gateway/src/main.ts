@@ -10,6 +10,7 @@ import { routableUrl } from './http/routable-url';
 import { GATEWAY_MIGRATIONS } from './migrations';
 import { installRouteRecorder } from './openapi/route-recorder';
 import { EventStreams } from './webhooks/event-streams';
+import { GATEWAY_WARM_UP } from './warm-up';
 
 runMain(() => {
   const config = loadGatewayConfig();
@@ -32,6 +33,7 @@ runMain(() => {
     module: GatewayModule.register(config),
     migrations: GATEWAY_MIGRATIONS,
     bodyParser: false,
+    warmUp: GATEWAY_WARM_UP,
     adapter,
     configure: (app) => {
       installRouteRecorder(app.getHttpAdapter().getInstance(), config.routeLog);

@@ -4,6 +4,7 @@ import { applyIndexLayout } from './migrations/index-layout';
 import { MIGRATIONS } from './migrations';
 import { loadSearchConfig } from './search.config';
 import { SearchModule } from './search.module';
+import { SEARCH_WARM_UP } from './warm-up';
 
 runMain(async () => {
   const config = loadServiceConfig('search');
@@ -11,5 +12,5 @@ runMain(async () => {
   // the migrations, then the ranking indexes of SEARCH_INDEX (as `npm run migrate -- search` does)
   await runMigrations(config.databaseUrl, MIGRATIONS);
   await applyIndexLayout(config.databaseUrl, search.index);
-  return startService({ config, module: SearchModule.register(config, search), migrations: MIGRATIONS, microservice: true });
+  return startService({ config, module: SearchModule.register(config, search), migrations: MIGRATIONS, microservice: true, warmUp: SEARCH_WARM_UP });
 });

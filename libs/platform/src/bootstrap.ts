@@ -15,6 +15,7 @@ import { DatabaseWatch } from './database-watch';
 import { natsConnectOptions } from './nats-auth';
 import { NatsRpcServer } from './nats-rpc.server';
 import { PG_POOL } from './tokens';
+import { warmUp, WarmUpCall, WarmUpState } from './warm-up';
 
 export interface ServiceBootOptions {
   config: ServiceConfig;
@@ -27,11 +28,15 @@ export interface ServiceBootOptions {
   bodyParser?: boolean;
   configure?: (app: NestFastifyApplication) => void | Promise<void>;
   adapter?: FastifyAdapter;
+  /** One request of each kind the service serves, asked of its own handlers before it joins its queue groups (warm-up.ts). */
+  warmUp?: WarmUpCall[];
 }
 
 /**
  * Starts a service: migrates its database, serves HTTP (health, metrics; the API on the
- * gateway) and subscribes to its NATS subjects in a queue group named after the service. While
+ * gateway), warms its paths (its pool's connections, one request of each kind it serves: warm-up.ts,
+ * within WARM_UP_DEADLINE_MS), then subscribes to its NATS subjects in a queue group named after
+ * the service and answers ready; so the first requests after a restart pay no cold start. While
  * its database does not answer, the service stays out of its queue groups (DatabaseWatch), so
  * requests go to the replicas that can serve them. SIGTERM drains it (see stopGracefully).
  */
@@ -48,12 +53,15 @@ export async function startService(options: ServiceBootOptions): Promise<INestAp
   );
   let server: NatsRpcServer | undefined;
   if (options.microservice !== false) {
-    server = new NatsRpcServer({ connection: natsConnectOptions(config.nats, `${config.service}-rpc`), queue: config.service });
+    server = new NatsRpcServer({ connection: natsConnectOptions(config.nats, `${config.service}-rpc`), queue: config.service, joinLater: true });
     app.connectMicroservice<MicroserviceOptions>({ strategy: server }, { inheritAppConfig: true });
   }
   await options.configure?.(app);
   await app.startAllMicroservices();
   await app.listen(config.httpPort, config.httpHost);
+  await warmUp({ app, server, pool: app.get<Pool>(PG_POOL), calls: options.warmUp ?? [], deadlineMs: config.warmUpDeadlineMs, log });
+  await server?.join();
+  app.get(WarmUpState).end();
   let watch: DatabaseWatch | undefined;
   if (server) {
     const rpc = server;

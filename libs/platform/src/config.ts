@@ -23,6 +23,8 @@ export interface ServiceConfig {
   dbProbeIntervalMs: number;
   /** How long a stopping process waits for the requests it holds before it closes anyway. */
   shutdownGraceMs: number;
+  /** The most a (re)started process spends warming its paths before it joins its queue groups (warm-up.ts); 0: no warm-up. */
+  warmUpDeadlineMs: number;
   /** Tries and waits of the service's durable event consumers. */
   eventRetry: EventRetrySettings;
   pool: PoolSettings;
@@ -200,6 +202,12 @@ export function natsUrl(env: NodeJS.ProcessEnv = process.env): string {
  */
 export const DEFAULT_RPC_ATTEMPT_TIMEOUT_MS = 1000;
 
+/**
+ * WARM_UP_DEADLINE_MS: a process's warm-up takes a few hundred milliseconds when its database
+ * answers; one that does not answer promptly is not kept out of its queue groups longer than this.
+ */
+export const DEFAULT_WARM_UP_DEADLINE_MS = 3000;
+
 /** Read once at start-up; a bad value stops the process with a clear message. */
 export function loadServiceConfig(service: ServiceName, env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const portVar = service === 'gateway' ? 'PORT' : `${service.toUpperCase()}_HTTP_PORT`;
@@ -216,6 +224,7 @@ export function loadServiceConfig(service: ServiceName, env: NodeJS.ProcessEnv =
     logLevel: env.LOG_LEVEL || 'info',
     dbProbeIntervalMs: envInt(env, 'DB_PROBE_INTERVAL_MS', 1000, 100, 60_000),
     shutdownGraceMs: envInt(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
+    warmUpDeadlineMs: envInt(env, 'WARM_UP_DEADLINE_MS', DEFAULT_WARM_UP_DEADLINE_MS, 0, 60_000),
     eventRetry: eventRetrySettings(env),
     pool: poolSettings(env),
   };

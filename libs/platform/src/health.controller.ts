@@ -4,8 +4,9 @@ import { NatsConnection } from '@nats-io/transport-node';
 import { Pool } from 'pg';
 import { withDeadline } from './database-watch';
 import { NATS_CONNECTION, PG_POOL } from './tokens';
+import { WarmUpState } from './warm-up';
 
-/** Liveness: the process answers. Readiness: its database and NATS answer too. */
+/** Liveness: the process answers. Readiness: it has warmed up (warm-up.ts), and its database and NATS answer. */
 @Controller('health')
 export class HealthController {
   constructor(
@@ -13,6 +14,7 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    private readonly warmUp: WarmUpState,
   ) {}
 
   @Get('live')
@@ -24,7 +26,12 @@ export class HealthController {
   @Get('ready')
   @HealthCheck()
   ready() {
-    return this.health.check([() => this.database(), () => this.nats()]);
+    return this.health.check([() => this.warmedUp(), () => this.database(), () => this.nats()]);
+  }
+
+  private warmedUp() {
+    const check = this.indicators.check('warm_up');
+    return this.warmUp.done ? check.up() : check.down({ message: 'warming up: not yet in its queue groups' });
   }
 
   private async database() {

@@ -39,6 +39,8 @@ export * from './dead-events.controller';
 export * from './data-source';
 export * from './migrations';
 export * from './unit-of-work';
+export * from './warm-up';
+export { inWarmUp, WarmUpRollback } from './warm-up-scope';
 export * from './idempotent-create';
 export * from './claim-owner';
 export * from './webhook-signature';

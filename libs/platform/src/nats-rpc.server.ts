@@ -4,11 +4,14 @@ import { isObservable, Observable } from 'rxjs';
 import { retryPolicyOf, RpcRequest } from '@app/contracts';
 import { connectMesh } from './nats';
 import { PublishBatch } from './publish-batch';
-import { counter } from './metrics';
+import { counter, gauge } from './metrics';
 import { RAW_JSON_HEADER, RAW_JSON_MARK, RPC_DEADLINE_HEADER } from './reply-mux';
 import { observeRpc, outcomeOf, RpcObservation } from './rpc-observer';
 
 const RAW_JSON_PREFIX = String.fromCharCode(RAW_JSON_MARK);
+
+const joins = counter('rpc_queue_group_joins_total', 'Times this process joined its queue groups (at start-up after its warm-up; again after its database came back)', []);
+const firstJoinedAt = gauge('rpc_queue_groups_first_joined_timestamp_seconds', 'When this process first joined its queue groups (Unix time): after its warm-up', []);
 
 const expired = counter('rpc_expired_total', 'NATS reads dropped unhandled: they reached the handler after their requester stopped waiting (Rpc-Deadline)', ['subject']);
 
@@ -20,6 +23,11 @@ export interface NatsRpcServerOptions {
   connection: ConnectionOptions;
   /** The queue group of every handler whose @MessagePattern extras name none (the service's name). */
   queue?: string;
+  /**
+   * `listen` connects without subscribing: the process joins its queue groups when it calls
+   * `join` (startService does once the process has warmed up: warm-up.ts). Default: at `listen`.
+   */
+  joinLater?: boolean;
 }
 
 /** Nest's request packet on the wire (ClientNats and askService send it). */
@@ -51,16 +59,20 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
   private inFlight = 0;
   private onIdle?: () => void;
   private draining = false;
+  private joinedOnce = false;
 
   constructor(private readonly options: NatsRpcServerOptions) {
     super();
   }
 
-  /** Connects, subscribes to every handled subject and reports started once nats-server has the subscriptions (a flush answers after them). */
+  /**
+   * Connects, subscribes to every handled subject (not with `joinLater`) and reports started once
+   * nats-server has the subscriptions (a flush answers after them).
+   */
   async listen(callback: (err?: unknown) => void): Promise<void> {
     try {
       this.connection = await connectMesh(this.options.connection);
-      this.subscribe(this.connection);
+      if (!this.options.joinLater) this.subscribe(this.connection);
       await this.connection.flush();
     } catch (err) {
       return callback(err);
@@ -128,6 +140,9 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
   }
 
   private subscribe(nc: NatsConnection): void {
+    if (!this.joinedOnce) firstJoinedAt.set(Date.now() / 1000);
+    this.joinedOnce = true;
+    joins.inc();
     for (const [subject, handler] of this.getHandlers()) {
       const queue = (handler.extras?.queue as string | undefined) ?? this.options.queue;
       this.subscriptions.push(

@@ -26,6 +26,7 @@ import { OutboxRepository } from './outbox.repository';
 import { shutdownTracing } from './tracing';
 import { DEAD_LETTERS, NATS_CONNECTION, PG_POOL, SERVICE_CONFIG } from './tokens';
 import { UnitOfWork } from './unit-of-work';
+import { WarmUpState } from './warm-up';
 
 export interface PlatformOptions {
   /** Run the outbox relay in this process (default true). */
@@ -68,6 +69,8 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
       },
       // the one way a service asks for a transaction (unit-of-work.ts)
       { provide: UnitOfWork, inject: [DataSource], useFactory: (dataSource: DataSource) => new UnitOfWork(dataSource) },
+      // whether the start-up warm-up has ended (startService ends it; readiness reads it)
+      WarmUpState,
       { provide: NATS_CONNECTION, useFactory: () => connectNats(config.nats, config.service) },
       { provide: OutboxRepository, inject: [PG_POOL], useFactory: (pool: Pool) => new OutboxRepository(pool) },
       {
@@ -97,7 +100,7 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
         ...(consumes ? [deadEventsControllerFor(config.service)] : []),
       ],
       providers,
-      exports: [PG_POOL, UnitOfWork, NATS_CONNECTION, SERVICE_CONFIG, DEAD_LETTERS],
+      exports: [PG_POOL, UnitOfWork, NATS_CONNECTION, SERVICE_CONFIG, DEAD_LETTERS, WarmUpState],
     };
   }
 

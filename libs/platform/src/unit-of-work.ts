@@ -1,6 +1,7 @@
 import { PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { eventsCommitted, RECORDED_EVENTS } from './events';
+import { inWarmUp, rolledBackForWarmUp } from './warm-up-scope';
 
 /**
  * One transaction, as the repositories taking part in it see it: `query` and `client` are the
@@ -28,7 +29,8 @@ export interface UnitOfWorkOptions {
  * pool (TypeORM's DataSource, the pool every repository reads on), begins, hands `work` the Tx,
  * commits when it resolves and rolls back when it throws. Services hold a UnitOfWork and their
  * repositories, never a pool; the statements stay in the repositories. A transaction costs
- * exactly BEGIN and COMMIT around its statements (no savepoint, no extra round trip).
+ * exactly BEGIN and COMMIT around its statements (no savepoint, no extra round trip). In a
+ * start-up warm-up request it rolls back instead of committing (warm-up.ts).
  */
 export class UnitOfWork {
   constructor(private readonly dataSource: DataSource) {}
@@ -43,6 +45,11 @@ export class UnitOfWork {
       // recordEvent marks the Tx when it records an event: the relays of this process are woken once it is committed
       const tx: Tx & { [RECORDED_EVENTS]: boolean } = { query: client.query.bind(client) as PoolClient['query'], client, manager: runner.manager, [RECORDED_EVENTS]: false };
       const result = await work(tx);
+      // a start-up warm-up request (warm-up.ts) runs every statement of the work and keeps none
+      if (inWarmUp()) {
+        await runner.rollbackTransaction();
+        throw rolledBackForWarmUp();
+      }
       await runner.commitTransaction();
       if (tx[RECORDED_EVENTS]) eventsCommitted();
       return result;
