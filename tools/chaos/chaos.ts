@@ -9,6 +9,7 @@ import { loadSequencesConfig } from '../../apps/sequences/src/sequences.config';
 import { randomToken } from '@app/platform';
 import { cpuSeconds as cpuOf, percentile } from '../bench/bench-mesh';
 import { MeshCluster } from '../mesh/cluster-shape';
+import { writesAccepted } from '../mesh/pg-pair';
 import { ApiConnectionError, isInProgressConflict, LeadIntelClient } from '../../packages/client/src';
 import { UPSTREAM_TIME_HEADER } from '../mesh/ingress';
 import { startDemoSandbox } from '../mesh/demo-sandbox';
@@ -52,9 +53,11 @@ export interface ChaosOptions {
   /** Traffic before each kill, and after the last one. */
   phaseMs: number;
   /**
-   * Open loop: the requests due in the first milliseconds of traffic are the mesh's first of each
-   * kind (cold code paths, connections being opened): their latencies are printed apart, not in
-   * the p99s; their answers count in every other check. 0: none.
+   * Open loop: the requests due in the first milliseconds of traffic are the fresh mesh's first of
+   * each kind (cold code paths, connections being opened): their latencies are printed apart, not
+   * in the p99s; their answers count in every other check. 0: none. Only the fresh mesh's first
+   * seconds: a process a fault restarts warms its paths before it joins its queue groups
+   * (libs/platform warm-up.ts), so every request after a kill counts in the p99s.
    */
   warmUpMs?: number;
   /**
@@ -82,7 +85,8 @@ export interface ChaosOptions {
    * gateways (the traffic spread over both), three clustered nats-servers, a PostgreSQL primary
    * with a streaming standby. Its faults: each process SIGKILLed and restarted in turn, the node
    * that leads the EVENTS stream SIGKILLed and restarted, a rolling restart (SIGTERM, one process
-   * at a time) of everything, then a database failover. `npm run chaos -- --cluster`.
+   * at a time) of everything, then the database's primary stopped, which the pair's watcher sees
+   * and fails over as CloudNativePG does (tools/mesh/pg-pair.ts). `npm run chaos -- --cluster`.
    */
   cluster?: boolean;
   /** The faults to run, by name (default: every fault of the shape); `npm test`'s cluster variant runs one. */
@@ -230,8 +234,13 @@ export interface ClientView {
    */
   p99GatewayOutsideFaults?: number;
   chaosLoopDelayP99?: number;
-  /** During the database failover: attempts that failed (the client retried them), and how long the failover took (ms). */
-  failover?: { ms: number; failedAttempts: number };
+  /**
+   * During the database failover: attempts that failed (the client retried them), and from the
+   * primary's stop (ms): until the pair's watcher counted it lost (its probes failed in a row), until
+   * the standby was promoted, until the database behind `rw` accepted a write (`ms`), and until the
+   * first keyed POST /leads sent through the API after the stop was answered 201.
+   */
+  failover?: { ms: number; failedAttempts: number; detectedMs?: number; promotedMs?: number; apiWriteMs?: number };
 }
 
 export interface ChaosCheck {
@@ -296,6 +305,15 @@ interface Fault {
   run: () => Promise<void>;
   /** The database fails over: attempts that fail meanwhile are also reported on their own (ClientView.failover). */
   failover?: boolean;
+}
+
+/** The database failover's times (ms from the primary's stop, `stoppedAt` epoch ms), as ClientView.failover reports them. */
+interface FailoverTimes {
+  ms: number;
+  stoppedAt?: number;
+  detectedMs?: number;
+  promotedMs?: number;
+  apiWriteMs?: number;
 }
 
 /** The mesh a run drives: one process of each service, or the cluster shape. */
@@ -449,7 +467,7 @@ async function singleShape(dir: string, prefix: string, settings: NodeJS.Process
 }
 
 /** The cluster shape and its faults (ChaosOptions.cluster). */
-async function clusterShape(dir: string, prefix: string, settings: NodeJS.ProcessEnv, logDir: string | undefined, failover: { ms: number }): Promise<Shape> {
+async function clusterShape(dir: string, prefix: string, settings: NodeJS.ProcessEnv, logDir: string | undefined, failover: FailoverTimes): Promise<Shape> {
   removeAbandonedPgDirs();
   const cluster = await MeshCluster.start({
     dir: join(dir, 'cluster'),
@@ -505,11 +523,22 @@ async function clusterShape(dir: string, prefix: string, settings: NodeJS.Proces
     },
   };
   faults.push({
-    name: 'database failover (standby promoted, old primary stopped)',
+    name: 'database failover (the primary stopped; the watcher promotes the standby)',
     failover: true,
     run: async () => {
       standbySearchXacts.atFailover = await standbySearchXacts.read().catch(() => undefined);
-      failover.ms = await cluster.pg.failover();
+      const watch = cluster.pg.failoverWatch;
+      if (!watch) throw new Error('the PostgreSQL pair has no failover watcher');
+      const promoted = watch.failedOver();
+      // the fault is the primary's loss and nothing else: the watcher must see it (CloudNativePG's probes) and fail over
+      await cluster.pg.stopPrimary();
+      failover.stoppedAt = Date.now();
+      const { probeIntervalMs, probeTimeoutMs, failureThreshold, failoverDelayMs } = watch.settings;
+      const writable = await writesAccepted(cluster.pg.rwUrl, (failureThreshold + 1) * (probeIntervalMs + probeTimeoutMs) + failoverDelayMs + 60_000);
+      const watched = await promoted;
+      failover.ms = writable - failover.stoppedAt;
+      failover.detectedMs = watched.detectedAt - failover.stoppedAt;
+      failover.promotedMs = watched.promotedAt - failover.stoppedAt;
     },
   });
   // clients reach the gateways through nginx configured as the prod Ingress, as they do in production
@@ -525,6 +554,24 @@ async function clusterShape(dir: string, prefix: string, settings: NodeJS.Proces
 export function retryPause(n: number, random: () => number = Math.random): number {
   const ceiling = Math.min(2000, 200 * 2 ** Math.max(0, n - 1));
   return ceiling / 2 + random() * (ceiling / 2);
+}
+
+/**
+ * Kill to writes accepted, through the API: once the failover's fault has stopped the primary
+ * (`failover.stoppedAt`), a keyed POST /leads every 200 ms, unretried, until one is answered 201;
+ * resolves with the ms from the stop to that answer. Its leads are of the `failover.chaos` domain,
+ * not counted with the traffic's.
+ */
+async function firstApiWriteAfterStop(api: string, apiKey: string, failover: FailoverTimes): Promise<number> {
+  while (failover.stoppedAt === undefined) await new Promise((r) => setTimeout(r, 20));
+  const stoppedAt = failover.stoppedAt;
+  for (let n = 0; ; n++) {
+    const idem = randomToken(16);
+    const res = await direct(api, 'POST', '/leads', apiKey, { full_name: `Failover ${n}`, email: `failover-${idem.toLowerCase()}@failover.chaos` }, idem).catch(() => undefined);
+    if (res?.status === 201) return Date.now() - stoppedAt;
+    if (Date.now() - stoppedAt > 600_000) throw new Error('no write answered 201 through the API within 600 s of the primary\'s stop');
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** CPU seconds a process has used since it started (bench-mesh's reading of /proc); 0 when it is gone. */
@@ -656,7 +703,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const traceFile = process.env.CHAOS_TRACE;
   const trace: string[] = [];
   const settings = chaosSettings(cert, sandbox?.env);
-  const failover = { ms: 0 };
+  const failover: FailoverTimes = { ms: 0 };
   let shape: Shape | undefined;
   const report: ChaosReport = {
     kills: [], requests: 0, retriedRequests: 0, statuses: {}, phases: [], checks: [], goals: [],
@@ -1004,7 +1051,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       inFailover = fault.failover === true;
       faultEpoch++;
       if (fault.failover) failoverEpoch = faultEpoch;
+      const apiWrite = fault.failover ? firstApiWriteAfterStop(gateways[0], key, failover) : undefined;
       await fault.run();
+      if (apiWrite) failover.apiWriteMs = await apiWrite;
       faultInProgress = false;
       inFailover = false;
       faultEpoch++;
@@ -1040,7 +1089,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       say(`outside faults, p99 by request: ${[...outsideByKind].map(([kind, values]) => `${kind} ${p99(values)} ms (${values.length})`).join(', ')}`);
       if (shape.cluster) say(`CPU seconds of the processes alive at the end (since each started): ${cpuByProcess(shape.cluster)}`);
     }
-    if (options.cluster) report.clients.failover = { ms: failover.ms, failedAttempts: failoverFailures };
+    if (options.cluster) report.clients.failover = { ms: failover.ms, failedAttempts: failoverFailures, detectedMs: failover.detectedMs, promotedMs: failover.promotedMs, apiWriteMs: failover.apiWriteMs };
     let keptUp = true;
     if (paced) {
       const offered = rate;
@@ -1055,7 +1104,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     const { caller, attempts } = report.clients;
     say(`the client's callers saw: ${caller.calls} calls (${attempts.made} attempts, ${attempts.failed} of them failed and retried by the client), ${caller.errors} ended in an error, ${caller.unanswered} unanswered (${caller.duringFailover} of these during the database failover); p99 ${report.clients.p99DuringFaults} ms during faults, ${report.clients.p99OutsideFaults} ms outside`);
-    if (report.clients.failover && report.kills.some((k) => k.startsWith('database failover'))) say(`database failover: ${report.clients.failover.ms} ms, ${report.clients.failover.failedAttempts} attempts failed meanwhile (the client retried each; errors that still reached a caller are counted above)`);
+    if (report.clients.failover && report.kills.some((k) => k.startsWith('database failover'))) {
+      const f = report.clients.failover;
+      const watch = shape.cluster?.pg.failoverWatch?.settings;
+      say(`database failover: from the primary's stop, writes accepted after ${f.ms} ms (the watcher counted it lost after ${f.detectedMs} ms, ${watch ? `${watch.failureThreshold} probes failed in a row, one every ${watch.probeIntervalMs} ms` : 'its probes'}, and promoted the standby after ${f.promotedMs} ms); the first keyed POST /leads sent through the API after the stop answered 201 after ${f.apiWriteMs} ms; ${f.failedAttempts} attempts failed meanwhile (the client retried each; errors that still reached a caller are counted above)`);
+    }
 
     // --- what must hold
     const checked = (name: string) => options.checks?.(name) ?? true;

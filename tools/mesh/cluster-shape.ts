@@ -6,7 +6,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { ServiceName } from '@app/contracts';
 import { DEFAULT_HTTP_PORTS, ensureNatsIdentities, eventsStreamSettings, NatsIdentityFiles, natsServers } from '@app/platform';
 import { GatewayProxy } from './ingress';
-import { PgPair } from './pg-pair';
+import { failoverWatchSettings, FailoverWatchSettings, PgPair } from './pg-pair';
 import {
   APPS, freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers, waitFor,
 } from './processes';
@@ -51,6 +51,11 @@ export interface ClusterOptions {
    * run that measures the mesh rather than the machine's disk may put them on tmpfs (`/dev/shm/…`).
    */
   pgDir?: string;
+  /**
+   * The watcher that fails the pair over when its primary stops answering (PgPair.watch), as
+   * CloudNativePG does; default: CloudNativePG's settings, or the PG_PAIR_* variables.
+   */
+  failoverWatch?: FailoverWatchSettings;
   say?: (line: string) => void;
 }
 
@@ -80,7 +85,7 @@ export class MeshCluster {
   proxy?: GatewayProxy;
 
   private constructor(
-    readonly options: Required<Omit<ClusterOptions, 'output' | 'say' | 'identityDir' | 'pgDir'>> & Pick<ClusterOptions, 'output' | 'say' | 'pgDir'>,
+    readonly options: Required<Omit<ClusterOptions, 'output' | 'say' | 'identityDir' | 'pgDir' | 'failoverWatch'>> & Pick<ClusterOptions, 'output' | 'say' | 'pgDir' | 'failoverWatch'>,
     readonly identities: NatsIdentityFiles,
     readonly nats: NatsNode[],
     readonly pg: PgPair,
@@ -99,7 +104,9 @@ export class MeshCluster {
     const pg = await PgPair.start(opts.pgDir ?? join(opts.dir, 'postgres'), {
       primary: await port(5441), standby: await port(5442), rw: await port(5443), ro: await port(5444),
     });
-    say(`PostgreSQL: primary on ${pg.primary.port}, synchronous streaming standby on ${pg.standby?.port}; rw ${pg.rwUrl}, ro ${pg.roUrl}`);
+    const watch = pg.watch(opts.failoverWatch ?? failoverWatchSettings(), (failover) =>
+      say(`PostgreSQL: the primary stopped answering (${failover.failedProbes} probes failed in a row); the standby promoted, rw and ro follow it`));
+    say(`PostgreSQL: primary on ${pg.primary.port}, synchronous streaming standby on ${pg.standby?.port}; rw ${pg.rwUrl}, ro ${pg.roUrl}; failover when the primary fails ${watch.settings.failureThreshold} probes in a row, one every ${watch.settings.probeIntervalMs} ms (timeout ${watch.settings.probeTimeoutMs} ms)`);
 
     const nats: NatsNode[] = [];
     for (let i = 1; i <= CLUSTER_SHAPE.natsNodes; i++) {

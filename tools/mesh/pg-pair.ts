@@ -10,9 +10,12 @@ import { TcpProxy } from './tcp-proxy';
  * it with `pg_basebackup -R` (synchronous: a commit the primary acknowledged is on the standby
  * too, so a failover loses no acknowledged write), each its own cluster in a directory of ours,
  * and in front of them the two endpoints CloudNativePG gives a cluster: `rw`, which always leads
- * to the primary, and `ro`, which leads to the standby while there is one. A failover (`failover`)
- * does what the operator does: the old primary is stopped, the standby promoted, and `rw`
- * follows it, cutting the connections it held to the old one. Continuous backup as CloudNativePG's
+ * to the primary, and `ro`, which leads to the standby while there is one. A failover does what
+ * the operator does: the old primary is stopped, the standby promoted, and `rw` follows it,
+ * cutting the connections it held to the old one. Either at once (`failover`, a switchover asked
+ * by hand) or, as CloudNativePG fails over, when a watcher that probes the primary sees it stop
+ * answering (`watch`, FailoverWatch): the cluster run's pair is watched, and its fault only stops
+ * the primary. Continuous backup as CloudNativePG's
  * barman-cloud plugin keeps it: the primary archives every WAL segment (`archive`, under `dir`) and a
  * base backup is taken at start (`backups`), so the run's databases can be restored to any point
  * in time since (npm run restore-drill restores from them).
@@ -24,6 +27,7 @@ export class PgPair {
   private standbyDir: string | undefined;
   private primaryPort: number;
   private standbyPort: number | undefined;
+  private watcher?: FailoverWatch;
 
   private constructor(
     private readonly bin: string,
@@ -149,9 +153,41 @@ export class PgPair {
    */
   async failover(): Promise<number> {
     const started = Date.now();
+    await this.stopPrimary();
+    await this.promoteStandby();
+    return Date.now() - started;
+  }
+
+  /** The primary stopped as a crash stops it (`-m immediate`), and nothing else: a watcher, or `failover`, promotes the standby. */
+  async stopPrimary(): Promise<void> {
+    if (existsSync(join(this.primaryDir, 'postmaster.pid'))) await pgCtlAsync(this.bin, this.primaryDir, 'stop', ['-m', 'immediate']);
+  }
+
+  /** The watcher started by `watch`, if any. */
+  get failoverWatch(): FailoverWatch | undefined {
+    return this.watcher;
+  }
+
+  /**
+   * Starts watching the primary as CloudNativePG does (FailoverWatch): once it has not answered
+   * `failureThreshold` probes in a row, the standby is promoted. Once only: after a failover
+   * there is no standby left to promote.
+   */
+  watch(settings: FailoverWatchSettings = failoverWatchSettings(), onFailover?: (failover: WatchedFailover) => void): FailoverWatch {
+    this.watcher?.stop();
+    this.watcher = new FailoverWatch(this, settings, onFailover);
+    this.watcher.start();
+    return this.watcher;
+  }
+
+  /**
+   * The standby promoted and the endpoints repointed (the primary fenced first: stopped if it
+   * still runs, so two primaries never take writes).
+   */
+  async promoteStandby(): Promise<void> {
     if (!this.standbyDir || !this.standbyPort) throw new Error('no standby to promote');
     // not blocking this process meanwhile: a load balancer or clients running in it go on
-    await pgCtlAsync(this.bin, this.primaryDir, 'stop', ['-m', 'immediate']);
+    await this.stopPrimary();
     await pgCtlAsync(this.bin, this.standbyDir, 'promote');
     const port = this.standbyPort;
     await waitFor('the promoted standby writable', async () => (await sql(port, 'SELECT pg_is_in_recovery() AS r'))[0]?.r === false, 30_000, 100);
@@ -161,7 +197,6 @@ export class PgPair {
     this.standbyPort = undefined;
     this.rwProxy.follow(port);
     this.roProxy.follow(port);
-    return Date.now() - started;
   }
 
   /**
@@ -177,12 +212,170 @@ export class PgPair {
   }
 
   async stop(): Promise<void> {
+    this.watcher?.stop();
     await this.rwProxy.close();
     await this.roProxy.close();
     // both clusters, whichever is primary now (a stopped one has no postmaster.pid)
     for (const dir of [join(this.dir, 'primary'), join(this.dir, 'standby')]) {
       if (existsSync(join(dir, 'postmaster.pid'))) pgCtl(this.bin, dir, 'stop', ['-m', 'immediate']);
     }
+  }
+}
+
+/**
+ * How the pair's watcher decides the primary is lost: CloudNativePG's defaults. Its readiness
+ * probe runs every 10 s with a 5 s timeout and fails the instance after 3 failures in a row
+ * (https://cloudnative-pg.io/documentation/current/instance_manager/, "Readiness Probe": failureThreshold 3, periodSeconds 10,
+ * timeoutSeconds 5), and the operator fails over once the primary has been failing for
+ * `.spec.failoverDelay`, 0 s by default (https://cloudnative-pg.io/documentation/current/failover/). So a primary that stops answering
+ * is replaced 20-30 s later. The settings: docs/configuration.md.
+ */
+export interface FailoverWatchSettings {
+  /** PG_PAIR_PROBE_INTERVAL_MS (10000): between two probes of the primary. */
+  probeIntervalMs: number;
+  /** PG_PAIR_PROBE_TIMEOUT_MS (5000): a probe not answered by then has failed. */
+  probeTimeoutMs: number;
+  /** PG_PAIR_FAILURE_THRESHOLD (3): failed probes in a row after which the primary is lost. */
+  failureThreshold: number;
+  /** PG_PAIR_FAILOVER_DELAY_MS (0): from then until the standby is promoted. */
+  failoverDelayMs: number;
+}
+
+export const CNPG_FAILOVER_DEFAULTS: FailoverWatchSettings = { probeIntervalMs: 10_000, probeTimeoutMs: 5000, failureThreshold: 3, failoverDelayMs: 0 };
+
+/** The watcher's settings from the environment (PG_PAIR_*), CloudNativePG's defaults where unset. */
+export function failoverWatchSettings(env: NodeJS.ProcessEnv = process.env): FailoverWatchSettings {
+  const int = (name: string, fallback: number, min: number, max: number) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}: got ${raw}`);
+    return value;
+  };
+  return {
+    probeIntervalMs: int('PG_PAIR_PROBE_INTERVAL_MS', CNPG_FAILOVER_DEFAULTS.probeIntervalMs, 100, 600_000),
+    probeTimeoutMs: int('PG_PAIR_PROBE_TIMEOUT_MS', CNPG_FAILOVER_DEFAULTS.probeTimeoutMs, 100, 600_000),
+    failureThreshold: int('PG_PAIR_FAILURE_THRESHOLD', CNPG_FAILOVER_DEFAULTS.failureThreshold, 1, 100),
+    failoverDelayMs: int('PG_PAIR_FAILOVER_DELAY_MS', CNPG_FAILOVER_DEFAULTS.failoverDelayMs, 0, 600_000),
+  };
+}
+
+/** A failover the watcher made: when the primary was last seen answering, when it counted as lost, when the standby was promoted (epoch ms). */
+export interface WatchedFailover {
+  lastAnsweredAt: number;
+  firstFailedAt: number;
+  detectedAt: number;
+  promotedAt: number;
+  failedProbes: number;
+}
+
+/**
+ * The pair's watcher, as CloudNativePG's instance manager and operator work: the primary is
+ * probed every interval (a connection and `SELECT 1`, as the readiness probe's pg_isready asks
+ * whether it accepts connections), each probe failing when not answered within its timeout; after
+ * `failureThreshold` failures in a row (and `failoverDelayMs`), the standby is promoted and the
+ * endpoints follow it. Nothing else tells it the primary is gone.
+ */
+export class FailoverWatch {
+  private timer?: NodeJS.Timeout;
+  private failures = 0;
+  private firstFailedAt = 0;
+  private lastAnsweredAt = Date.now();
+  private stopped = false;
+  private done?: WatchedFailover;
+  private failed?: Error;
+  private readonly waiters: { resolve: (failover: WatchedFailover) => void; reject: (err: Error) => void }[] = [];
+
+  constructor(
+    private readonly pair: PgPair,
+    readonly settings: FailoverWatchSettings,
+    private readonly onFailover?: (failover: WatchedFailover) => void,
+  ) {}
+
+  start(): void {
+    this.schedule();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  /** Resolves with the failover this watcher makes (at once if it has made it); rejects when its promotion failed. */
+  failedOver(): Promise<WatchedFailover> {
+    if (this.done) return Promise.resolve(this.done);
+    if (this.failed) return Promise.reject(this.failed);
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.probe().catch((err: Error) => {
+        this.stopped = true;
+        this.failed = err;
+        for (const waiter of this.waiters.splice(0)) waiter.reject(err);
+      });
+    }, this.settings.probeIntervalMs);
+    this.timer.unref();
+  }
+
+  private async probe(): Promise<void> {
+    const answered = await probePrimary(this.pair.primary.port, this.settings.probeTimeoutMs);
+    if (this.stopped) return;
+    if (answered) {
+      this.failures = 0;
+      this.lastAnsweredAt = Date.now();
+      return this.schedule();
+    }
+    if (this.failures++ === 0) this.firstFailedAt = Date.now();
+    if (this.failures < this.settings.failureThreshold) return this.schedule();
+    const detectedAt = Date.now();
+    if (this.settings.failoverDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.settings.failoverDelayMs));
+    if (this.stopped) return;
+    await this.pair.promoteStandby();
+    this.stopped = true;
+    this.done = { lastAnsweredAt: this.lastAnsweredAt, firstFailedAt: this.firstFailedAt, detectedAt, promotedAt: Date.now(), failedProbes: this.failures };
+    this.onFailover?.(this.done);
+    for (const waiter of this.waiters.splice(0)) waiter.resolve(this.done);
+  }
+}
+
+/**
+ * Resolves when the server behind `url` accepts a write (`txid_current()` assigns a transaction id,
+ * which a server in recovery refuses; nothing is stored), trying every `everyMs` until `timeoutMs`;
+ * with the time (epoch ms) it first did.
+ */
+export async function writesAccepted(url: string, timeoutMs: number, everyMs = 100): Promise<number> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000, query_timeout: 1000 });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.query('SELECT txid_current()');
+      return Date.now();
+    } catch (err) {
+      if (Date.now() > until) throw new Error(`no write accepted at ${new URL(url).host} within ${timeoutMs} ms: ${(err as Error).message}`);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** Whether the server on `port` accepts a connection and answers `SELECT 1` within `timeoutMs`. */
+async function probePrimary(port: number, timeoutMs: number): Promise<boolean> {
+  const client = new Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 
