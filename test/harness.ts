@@ -1,7 +1,7 @@
 import { ChildProcess, execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConnectionOptions, NatsConnection, nkeyAuthenticator, nkeys } from '@nats-io/transport-node';
 import { Client } from 'pg';
@@ -28,6 +28,12 @@ function settingMs(name: string, fallback: number): number {
   return value;
 }
 
+function settingCount(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a whole number above 0, not ${process.env[name]}`);
+  return value;
+}
+
 /**
  * The harness's readiness and timing bounds (docs/testing.md, "Harness settings"): a spec waits
  * on these, not on constants of its own, and a slow machine raises them by environment.
@@ -43,7 +49,42 @@ export const HARNESS = {
   operatorTimeoutMs: settingMs('TEST_OPERATOR_TIMEOUT_MS', 10_000),
   /** The deadline of `mesh.rpc`. */
   rpcTimeoutMs: settingMs('TEST_RPC_TIMEOUT_MS', 5000),
+  /**
+   * How many apps of a mesh start at once (TEST_START_CONCURRENCY, default: the machine's cores).
+   * An app's start is mostly CPU (module loading, Nest's start); more at once than the cores only
+   * makes each take longer, and on a busy machine pushes the last ones past the readiness wait.
+   */
+  startConcurrency: settingCount('TEST_START_CONCURRENCY', availableParallelism()),
+  /**
+   * The longest a mesh of `apps` apps can take to start, or fail to, by the bounds above: the
+   * nats-server's 10 s, 50 s for the bus and the databases, and a readiness wait for each round of
+   * apps started at once. A `beforeAll` that starts a mesh of more than two apps gives itself this
+   * (jest's 60 s would end it while the harness still waits, leaving the start running unowned).
+   */
+  startTimeoutMs(apps: number): number {
+    return 60_000 + Math.ceil(apps / this.startConcurrency) * this.readyTimeoutMs;
+  },
 };
+
+/**
+ * The settings of the mesh of all six services that files share (`TestMesh.sharedAll`): the
+ * union of what those files need, none of which changes what another of them asserts (docs/testing.md,
+ * "Shared meshes").
+ */
+/** The bound of a `beforeAll` that asks for `TestMesh.sharedAll()` (it may be the file that starts it). */
+export const SHARED_ALL_START_MS = HARNESS.startTimeoutMs(SERVICE_NAMES.length);
+
+export const SHARED_ALL_SETTINGS: Readonly<Record<string, string>> = Object.freeze({
+  // every key look-up reaches the database: a member's role changed there is the gateway's at once (idempotency)
+  KEY_CACHE_TTL_MS: '0',
+  // GET /events/stream polls the stored events this often (packages-install's lim listen)
+  EVENTS_STREAM_POLL_MS: '200',
+  // webhook endpoints on loopback, and a sealing key of the test's own (openapi-responses)
+  WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
+  WEBHOOK_SECRET_KEY: 'a'.repeat(64),
+  // the agency plan's monthly credits, which credits:renew grants (credits)
+  BILLING_PLAN_CREDITS: 'agency=100',
+});
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -199,6 +240,14 @@ export class TestMesh {
     return mesh;
   }
 
+  /**
+   * The shared mesh of all six services with SHARED_ALL_SETTINGS: for the files whose tests are
+   * isolated by their workspaces and need more than gateway and crm, or a setting of that set.
+   */
+  static sharedAll(): Promise<TestMesh> {
+    return TestMesh.shared([...SERVICE_NAMES], { ...SHARED_ALL_SETTINGS });
+  }
+
   /** A mesh another file started, as this file drives it. */
   private static adopt(kept: PooledMesh, pool: MeshPool): TestMesh {
     const data = JSON.parse(kept.data) as SharedMeshData;
@@ -275,7 +324,7 @@ export class TestMesh {
     try {
       // as every mesh starts: the operator provisions the stream before any service, which may not
       if (options.provisionBus !== false) await mesh.provisionBus();
-      await Promise.all(apps.map((name) => mesh.startApp(name)));
+      await mesh.startApps(apps);
     } catch (err) {
       await mesh.close();
       throw err;
@@ -295,6 +344,20 @@ export class TestMesh {
     const url = new URL(PG_SERVER_URL);
     url.pathname = `/${this.dbPrefix}${service}`;
     return url.toString();
+  }
+
+  /** Starts these apps, HARNESS.startConcurrency at a time. */
+  private async startApps(apps: ServiceName[]): Promise<void> {
+    const queue = [...apps];
+    const failures: unknown[] = [];
+    const lane = async () => {
+      // a lane stops taking apps once one failed; the others finish what they started
+      for (let name = queue.shift(); name && failures.length === 0; name = queue.shift()) {
+        await this.startApp(name).catch((err) => failures.push(err));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(HARNESS.startConcurrency, queue.length) }, lane));
+    if (failures.length) throw failures[0];
   }
 
   async startApp(name: ServiceName, port?: number): Promise<RunningApp> {

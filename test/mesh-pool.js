@@ -20,14 +20,15 @@ const STATE = Symbol.for('lead-intelligence.test-mesh-pool');
 
 function state() {
   if (!process[STATE]) {
-    process[STATE] = { meshes: new Map(), hooked: false };
+    process[STATE] = { meshes: new Map(), replaced: [], hooked: false };
   }
   const pool = process[STATE];
   if (!pool.hooked) {
     pool.hooked = true;
     const killAll = () => {
-      for (const entry of pool.meshes.values()) kill(entry);
+      for (const entry of [...pool.meshes.values(), ...pool.replaced]) kill(entry);
       pool.meshes.clear();
+      pool.replaced = [];
     };
     process.once('exit', killAll);
     // jest ends a worker that does not exit at once with SIGTERM, which skips 'exit'
@@ -53,10 +54,15 @@ function idleLimit() {
 }
 
 module.exports = {
-  /** The idle mesh kept under `key`, now in use by the caller until it releases it; undefined if none. */
+  /**
+   * The mesh kept under `key`, now in use by the caller until it releases it; undefined if none.
+   * A process runs one file at a time, so a mesh still marked in use when a file asks was left by
+   * a file that ended without handing it back (its beforeAll failed after the mesh started): it
+   * is free, and the caller checks it as any other (TestMesh.shared).
+   */
   take(key) {
     const entry = state().meshes.get(key);
-    if (!entry || entry.busy) return undefined;
+    if (!entry) return undefined;
     entry.busy = true;
     return entry;
   },
@@ -66,6 +72,10 @@ module.exports = {
     // a worker exits when its files are done, not when its meshes do: 'exit' then stops them
     for (const child of children) child.unref();
     const entry = { key, data, children, dirs, busy: true, usedAt: Date.now() };
+    // one kept under this key already (a start a file gave up on, finished later): never orphaned,
+    // its processes are stopped with the rest when this process ends
+    const before = state().meshes.get(key);
+    if (before) state().replaced.push(before);
     state().meshes.set(key, entry);
     return entry;
   },
@@ -98,9 +108,10 @@ module.exports = {
 
   /** Every mesh, forgotten here: the caller stops them (globalTeardown, in the process that ran the files). */
   drain() {
-    const meshes = state().meshes;
-    const all = [...meshes.values()];
-    meshes.clear();
+    const pool = state();
+    const all = [...pool.meshes.values(), ...pool.replaced];
+    pool.meshes.clear();
+    pool.replaced = [];
     return all;
   },
 };

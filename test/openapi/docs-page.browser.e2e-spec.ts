@@ -18,7 +18,7 @@ describe('the API reference page in a browser', () => {
   const violations: string[] = [];
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway']);
+    mesh = await TestMesh.shared(['gateway', 'crm']);
     doc = await (await fetch(`${mesh.baseUrl}/openapi.json`)).json();
     const binary = await resolveChromium();
     browser = await chromium.launch({ executablePath: binary.executablePath, args: CHROMIUM_ARGS }).catch((err: Error) => {

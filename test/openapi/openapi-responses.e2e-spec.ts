@@ -1,7 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { SUBJECTS } from '@app/contracts';
-import { TestMesh } from '../harness';
+import { SHARED_ALL_START_MS, TestMesh } from '../harness';
 import { waitFor } from '../../tools/mesh/processes';
 
 /**
@@ -16,14 +16,10 @@ describe('OpenAPI response schemas against the services', () => {
   addFormats(ajv);
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway'], {
-      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
-      WEBHOOK_SECRET_KEY: 'a'.repeat(64),
-    });
-    // one after the other: five services migrating at once can outlast the harness's start-up wait on a busy machine
-    for (const name of ['billing', 'search', 'sequences', 'webhooks'] as const) await mesh.startApp(name);
+    // WEBHOOK_ALLOWED_HOSTS and WEBHOOK_SECRET_KEY of SHARED_ALL_SETTINGS
+    mesh = await TestMesh.sharedAll();
     doc = await (await fetch(`${mesh.baseUrl}/openapi.json`)).json();
-  }, 180_000);
+  }, SHARED_ALL_START_MS);
   afterAll(() => mesh?.close());
 
   async function check(method: string, template: string, res: { status: number; body: unknown }): Promise<void> {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, ROOT, waitFor } from '../../tools/mesh/processes';
 import { packPackages, stagePackages } from '../../tools/packages/stage';
-import { TestMesh } from '../harness';
+import { SHARED_ALL_START_MS, TestMesh } from '../harness';
 import { Running, startExampleReceiver } from '../support/running';
 
 /**
@@ -28,9 +28,9 @@ describe('the client and the cli packages, installed from their tarballs', () =>
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'lim-install-'));
     tarballs = packPackages(stagePackages(join(work, 'stage')), join(work, 'tarballs'));
-    mesh = await TestMesh.start(['gateway'], { EVENTS_STREAM_POLL_MS: '200' });
-    for (const name of ['crm', 'webhooks'] as const) await mesh.startApp(name);
-  }, 180_000);
+    // EVENTS_STREAM_POLL_MS=200 in SHARED_ALL_SETTINGS: lim listen reads GET /events/stream
+    mesh = await TestMesh.sharedAll();
+  }, SHARED_ALL_START_MS + 60_000); // and the packing
   afterAll(async () => {
     await Promise.all(started.map((p) => p.stop()));
     await mesh?.close();

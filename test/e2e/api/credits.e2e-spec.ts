@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { SUBJECTS } from '@app/contracts';
 import { CONSUME_PRIOR_SQL } from '../../../apps/billing/src/credits/ledger.repository';
-import { TestMesh } from '../../harness';
+import { SHARED_ALL_START_MS, TestMesh } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';
 import { expectApiError } from '../../support/gateway-assertions';
 
@@ -9,8 +9,9 @@ describe('credits', () => {
   let mesh: TestMesh;
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'billing'], { BILLING_PLAN_CREDITS: 'agency=100' });
-  });
+    // BILLING_PLAN_CREDITS=agency=100 in SHARED_ALL_SETTINGS
+    mesh = await TestMesh.sharedAll();
+  }, SHARED_ALL_START_MS);
   afterAll(() => mesh?.close());
 
   async function account(plan: number, pack: number) {

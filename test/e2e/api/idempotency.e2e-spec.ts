@@ -1,5 +1,5 @@
 import { randomToken } from '@app/platform';
-import { ApiResponse, TestMesh } from '../../harness';
+import { ApiResponse, SHARED_ALL_START_MS, TestMesh } from '../../harness';
 import { findInDatabases, plainFormsOfSecret } from '../../support/database-scan';
 import { expectApiError, expectRequestId, listLeads } from '../../support/gateway-assertions';
 
@@ -20,15 +20,16 @@ describe('gateway idempotency (e2e)', () => {
   let racerKeys: string[];
 
   beforeAll(async () => {
-    // every key look-up reaches the database: a member's role changed there is the gateway's at once
-    mesh = await TestMesh.start(['gateway', 'crm', 'webhooks'], { KEY_CACHE_TTL_MS: '0' });
+    // every key look-up reaches the database (KEY_CACHE_TTL_MS=0 in SHARED_ALL_SETTINGS): a
+    // member's role changed there is the gateway's at once
+    mesh = await TestMesh.sharedAll();
     [a, b] = await Promise.all([mesh.workspace(), mesh.workspace()]);
     const extra = await Promise.all(
       Array.from({ length: 4 }, () => mesh.admin('key:create', '--workspace', a.workspace.id, '--mode', 'live')),
     );
     [aSecondKey, ...racerKeys] = extra.map((created) => created.key);
     aTestKey = (await mesh.admin('key:create', '--workspace', a.workspace.id, '--mode', 'test')).key;
-  });
+  }, SHARED_ALL_START_MS);
   afterAll(() => mesh?.close());
 
   const newKey = () => `idem-${randomToken(16)}`;

@@ -7,7 +7,7 @@ import { PermissionViolationError } from '@nats-io/transport-node';
 import { workspaceEventsSubject } from '@app/contracts';
 import { connectMesh } from '@app/platform';
 import { freePort, ROOT, waitFor } from '../../../tools/mesh/processes';
-import { TestMesh } from '../../harness';
+import { SHARED_ALL_START_MS, TestMesh } from '../../harness';
 import { Running, startExampleReceiver } from '../../support/running';
 
 type Workspace = Awaited<ReturnType<TestMesh['workspace']>>;
@@ -28,11 +28,10 @@ describe('admin listen: the workspace\'s events forwarded to a local receiver', 
   const started: Running[] = [];
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway']);
-    for (const name of ['crm', 'webhooks'] as const) await mesh.startApp(name);
+    mesh = await TestMesh.sharedAll();
     [ws, other] = await Promise.all([mesh.workspace(), mesh.workspace()]);
     testKey = (await mesh.admin('key:create', '--workspace', ws.workspace.id, '--mode', 'test')).key;
-  }, 120_000);
+  }, SHARED_ALL_START_MS);
   afterAll(async () => {
     await Promise.all(started.map((p) => p.stop()));
     await mesh?.close();
