@@ -44,7 +44,14 @@ async function catalog(url: string): Promise<Record<string, string[]>> {
     extensions: `SELECT extname AS d FROM pg_extension`,
   };
   const result: Record<string, string[]> = {};
-  for (const [part, sql] of Object.entries(sets)) result[part] = (await query<{ d: string }>(url, sql)).map((r) => r.d).sort();
+  // one connection for the eight reads: the round trip takes it 2k+1 times per service of k migrations
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const [part, sql] of Object.entries(sets)) result[part] = (await client.query<{ d: string }>(sql)).rows.map((r) => r.d).sort();
+  } finally {
+    await client.end();
+  }
   return result;
 }
 
