@@ -21,7 +21,9 @@ describe('the chaos run\'s capacity phase', () => {
 
   it('stops at the most clients allowed, unsaturated (the capacity is at least that)', () => {
     const steps = [step(8, 10), step(16, 20), step(32, 40), step(64, 80)];
-    expect(capacityOf(steps, DEFAULT_CAPACITY)).toEqual({ best: step(64, 80), saturated: false, offered: 40, done: true });
+    expect(capacityOf(steps, DEFAULT_CAPACITY).done).toBe(false);
+    expect(capacityOf([...steps, step(128, 160)], DEFAULT_CAPACITY)).toEqual({ best: step(128, 160), saturated: false, offered: 80, done: true });
+    expect(capacityOf(steps, { ...DEFAULT_CAPACITY, maxClients: 64 })).toEqual({ best: step(64, 80), saturated: false, offered: 40, done: true });
   });
 
   it('offers at least one request a second', () => {

@@ -113,17 +113,22 @@ export interface CapacityOptions {
 }
 
 /** The cluster run's capacity phase when nothing is set (CHAOS_CAPACITY_CLIENTS, CHAOS_CAPACITY_MAX_CLIENTS, CHAOS_CAPACITY_STEP_MS). */
-export const DEFAULT_CAPACITY: CapacityOptions = { clients: 8, maxClients: 64, stepMs: 4000, share: 0.5 };
+export const DEFAULT_CAPACITY: CapacityOptions = { clients: 8, maxClients: 128, stepMs: 4000, share: 0.5 };
 
 /** A doubling of the clients that answers less than this much more is saturation. */
 const SATURATED_GAIN = 0.1;
 
-/** One step of the capacity phase: clients back to back, requests answered (a 2xx or 4xx after the client's retries) in its seconds, and their rate. */
+/**
+ * One step of the capacity phase: clients back to back, requests answered (a 2xx or 4xx after the
+ * client's retries) in its seconds, their rate, and the latencies of those answered in it (ms).
+ */
 export interface CapacityStep {
   clients: number;
   answered: number;
   seconds: number;
   rate: number;
+  p50?: number;
+  p99?: number;
 }
 
 /**
@@ -946,7 +951,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const measureCapacity = async (c: CapacityOptions): Promise<CapacityReport> => {
       const own = { statuses: {} as Record<string, number>, caller: { calls: 0, errors: 0, unanswered: 0, duringFailover: 0 }, attempts: { made: 0, failed: 0 } };
       const steps: CapacityStep[] = [];
-      const latencies: number[][] = [];
       let answered = 0;
       let ending = false;
       const clients: Promise<void>[] = [];
@@ -960,16 +964,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       say(`capacity: the run's mix, clients back to back, ${c.clients} then doubled every ${(c.stepMs / 1000).toFixed(1)} s until a doubling answers less than ${SATURATED_GAIN * 100} % more (at most ${c.maxClients}); the run then offers ${c.share * 100} % of the best step's rate, open loop`);
       for (let target = c.clients; ; target *= 2) {
         const stepLatencies: number[] = [];
-        latencies.push(stepLatencies);
         tally = { ...own, latencies: stepLatencies };
         while (clients.length < target) clients.push(client(clients.length));
         const from = answered;
         const started = performance.now();
         await pause(c.stepMs);
         const seconds = (performance.now() - started) / 1000;
-        const step = { clients: target, answered: answered - from, seconds: Math.round(seconds * 10) / 10, rate: Math.round(((answered - from) / seconds) * 10) / 10 };
+        const step = {
+          clients: target, answered: answered - from, seconds: Math.round(seconds * 10) / 10, rate: Math.round(((answered - from) / seconds) * 10) / 10,
+          p50: Math.round(stepLatencies.length ? percentile(stepLatencies, 50) : 0), p99: p99(stepLatencies),
+        };
         steps.push(step);
-        say(`capacity: ${step.clients} clients back to back answered ${step.answered} requests in ${step.seconds.toFixed(1)} s: ${step.rate} requests/s, p50 ${Math.round(stepLatencies.length ? percentile(stepLatencies, 50) : 0)} ms, p99 ${p99(stepLatencies)} ms`);
+        say(`capacity: ${step.clients} clients back to back answered ${step.answered} requests in ${step.seconds.toFixed(1)} s: ${step.rate} requests/s, p50 ${step.p50} ms, p99 ${step.p99} ms`);
         if (capacityOf(steps, c).done) break;
       }
       ending = true;
@@ -977,7 +983,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       tally = { statuses: report.statuses, caller: report.clients.caller, attempts: report.clients.attempts };
       const { best, saturated, offered } = capacityOf(steps, c);
       const last = steps[steps.length - 1];
-      const bestLatencies = latencies[steps.indexOf(best)];
       const settleStarted = performance.now();
       const backlog = async () => (await queuedEmails()) + (await dueEnrollments()) + (await leadEvents()).missing;
       await waitFor('what the capacity phase queued sent', async () => (await backlog()) === 0, CAPACITY_SETTLE_MS, 250).catch(() => undefined);
@@ -991,8 +996,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         caller: own.caller,
         attempts: own.attempts,
         statuses: own.statuses,
-        p50: Math.round(bestLatencies.length ? percentile(bestLatencies, 50) : 0),
-        p99: p99(bestLatencies),
+        p50: best.p50 ?? 0,
+        p99: best.p99 ?? 0,
         settleMs: Math.round(performance.now() - settleStarted),
       };
       // the run's figures are its own traffic's
