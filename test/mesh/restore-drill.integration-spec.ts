@@ -55,6 +55,11 @@ describe('restore drill: a point-in-time restore of billing and search', () => {
     expect(outcome.checks).toEqual(ALL_HOLD);
   }, 180_000);
 
+  it('a target the archive never reaches fails the restore at once, with the server\'s word for it', async () => {
+    await expect(restoreAndCheck(source, join(dir, 'to-nowhere'), { kind: 'name', name: 'no-such-point' }))
+      .rejects.toThrow(/stopped during recovery[\s\S]*recovery ended before configured recovery target was reached/);
+  }, 180_000);
+
   it('restored to the end of the archive instead, the checks of the point fail, the invariants still hold', async () => {
     const outcome = await restoreAndCheck(source, join(dir, 'to-end'), 'end');
     const failed = outcome.checks.filter((c) => !c.ok).map((c) => c.name);

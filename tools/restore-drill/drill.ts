@@ -140,6 +140,9 @@ export function recoverySettings(archiveDir: string, target: DrillEvidence['targ
   return [...settings, "recovery_target_action = 'promote'"];
 }
 
+/** How long a restore may replay before the drill gives up on it. */
+const RESTORE_TIMEOUT_MS = 30 * 60_000;
+
 export interface Restored {
   url: string;
   dataDir: string;
@@ -177,15 +180,20 @@ export async function restore(source: Pick<PreparedSource, 'archiveDir' | 'baseB
   ].join('\n'));
   writeFileSync(join(dataDir, 'recovery.signal'), '');
   ownedByPostgres(join(dataDir, 'recovery.signal'));
+  const stop = () => pgCtl(bin, dataDir, 'stop', ['-m', 'fast']);
   pgCtl(bin, dataDir, 'start');
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  await waitFor('the restored server promoted', async () => {
-    try {
-      return (await sql<{ r: boolean }>(url, 'SELECT pg_is_in_recovery() AS r'))[0]?.r === false;
-    } catch {
-      return false;
+  const logTail = () => readFileSync(join(dataDir, 'server.log'), 'utf8').split('\n').slice(-20).join('\n');
+  // until promoted; a server that stops meanwhile (a target the archive does not reach) fails at once
+  for (const deadline = Date.now() + RESTORE_TIMEOUT_MS; ; await new Promise((r) => setTimeout(r, 50))) {
+    if (!existsSync(join(dataDir, 'postmaster.pid'))) throw new Error(`the restored server stopped during recovery; its log:\n${logTail()}`);
+    const inRecovery = await sql<{ r: boolean }>(url, 'SELECT pg_is_in_recovery() AS r').then((rows) => rows[0]?.r, () => true);
+    if (!inRecovery) break;
+    if (Date.now() > deadline) {
+      stop();
+      throw new Error(`the restored server not promoted within ${RESTORE_TIMEOUT_MS} ms; its log:\n${logTail()}`);
     }
-  }, 30 * 60_000, 50);
+  }
   const promoted = Date.now();
   const log = readFileSync(join(dataDir, 'server.log'), 'utf8');
   return {
@@ -194,7 +202,7 @@ export async function restore(source: Pick<PreparedSource, 'archiveDir' | 'baseB
     timing: { unpack_ms: unpacked - started, recovery_ms: promoted - unpacked, total_ms: promoted - started },
     log,
     segmentsRestored: (log.match(/restored log file "[0-9A-F]{24}" from archive/g) ?? []).length,
-    stop: () => pgCtl(bin, dataDir, 'stop', ['-m', 'fast']),
+    stop,
   };
 }
 
