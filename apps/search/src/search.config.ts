@@ -27,6 +27,13 @@ export interface SearchConfig {
   refundRetryMs: number;
   verifier: VerifierConfig;
   /**
+   * Credit leases of search pages (docs/decisions.md, "Credit leases"): a lease is charged against
+   * for at most SEARCH_LEASE_TTL_MS, returned after SEARCH_LEASE_IDLE_MS without a page, holds at
+   * most SEARCH_LEASE_MAX credits; every SEARCH_LEASE_SWEEP_MS each replica closes and settles
+   * what is due, its own leases and any other replica's.
+   */
+  lease: { ttlMs: number; idleMs: number; max: number; sweepMs: number };
+  /**
    * Search's database on a streaming replica (SEARCH_READ_DATABASE_URL), read-only: search pages
    * are read there (a page may be milliseconds behind the primary); reveals, credits, ingest and
    * everything else stay on the primary. Unset: everything reads the primary.
@@ -53,6 +60,12 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv = process.env): SearchCo
     revealClaimAbandonedMs: envInt(env, 'REVEAL_CLAIM_ABANDONED_MS', 3 * peerTimeoutMs + verifier.totalMs + 5000, 1000, 86_400_000),
     refundRetryMs: envInt(env, 'SEARCH_REFUND_RETRY_MS', 5000, 10, 86_400_000),
     verifier,
+    lease: {
+      ttlMs: envInt(env, 'SEARCH_LEASE_TTL_MS', 60_000, 100, 86_400_000),
+      idleMs: envInt(env, 'SEARCH_LEASE_IDLE_MS', 5000, 10, 86_400_000),
+      max: envInt(env, 'SEARCH_LEASE_MAX', 500, 1, 100_000),
+      sweepMs: envInt(env, 'SEARCH_LEASE_SWEEP_MS', 1000, 10, 600_000),
+    },
     readDatabaseUrl: optionalDatabaseUrl(env, 'SEARCH_READ_DATABASE_URL'),
     index: searchIndexOf(env.SEARCH_INDEX),
   };

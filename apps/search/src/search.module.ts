@@ -3,6 +3,9 @@ import { NatsConnection } from '@nats-io/transport-node';
 import { NATS_CONNECTION, PlatformModule, ServiceClient, ServiceConfig } from '@app/platform';
 import { CreditsService } from './credits/credits.service';
 import { PendingRefundsRepository } from './credits/pending-refunds.repository';
+import { LeasesController } from './credits/leases.controller';
+import { LeasesRepository } from './credits/leases.repository';
+import { LeasesService } from './credits/leases.service';
 import { EntitiesRepository } from './entities/entities.repository';
 import { IngestController } from './ingest/ingest.controller';
 import { IngestService } from './ingest/ingest.service';
@@ -25,14 +28,14 @@ export class SearchModule {
     return {
       module: SearchModule,
       imports: [PlatformModule.forService(config)],
-      controllers: [SearchController, RevealsController, OrganizationsController, IngestController],
+      controllers: [SearchController, RevealsController, OrganizationsController, IngestController, LeasesController],
       providers: [
         { provide: SEARCH_CONFIG, useValue: search },
         EntitiesRepository,
         // search asks billing and crm within its own deadline (SEARCH_PEER_TIMEOUT_MS), not RPC_TIMEOUT_MS
         { provide: ServiceClient, inject: [NATS_CONNECTION], useFactory: (nc: NatsConnection) => new ServiceClient(nc, { rpcTimeoutMs: search.peerTimeoutMs, rpcAttemptTimeoutMs: config.rpcAttemptTimeoutMs }) },
         SearchService, ProfilesRepository, SearchReads,
-        CreditsService, PendingRefundsRepository,
+        CreditsService, PendingRefundsRepository, LeasesService, LeasesRepository,
         RevealsService, RevealsRepository,
         // this process as the owner of its reveal claims: a session of its own holds its liveness lock
         { provide: RevealOwner, useFactory: () => new RevealOwner(config.databaseUrl, REVEAL_CLAIM_OWNERS) },

@@ -29,7 +29,8 @@ describe('search', () => {
   const search = (key: string, qs: string) => mesh.request('GET', `/search?${qs}`, { key });
 
   beforeAll(async () => {
-    mesh = await TestMesh.start(['gateway', 'billing', 'search'], { SEARCH_REFUND_RETRY_MS: '500' });
+    // leases stay open while pages come (returned by GET /credits here), so that the saga below finds one
+    mesh = await TestMesh.start(['gateway', 'billing', 'search'], { SEARCH_REFUND_RETRY_MS: '500', SEARCH_LEASE_IDLE_MS: '60000', SEARCH_LEASE_SWEEP_MS: '200' });
     const seeded = await mesh.admin('search:seed', '--count', '4000');
     expect(seeded).toMatchObject({ inserted: 4000, total: 4000 });
     const a = await account(1000);
@@ -325,17 +326,35 @@ describe('search', () => {
     expect(third.body.data).toEqual(first.body.data);
   });
 
-  it('saga: with billing stopped no page is returned and no credit is taken', async () => {
-    const before = Number((await mesh.query('billing', 'SELECT count(*) AS n FROM ledger_entries WHERE workspace_id = $1', [live.ws]))[0].n);
+  it('saga: with billing stopped a workspace holding a lease is still served from it; one without gets no page and no credit is taken', async () => {
+    // the live workspace's leases returned (GET /credits settles them), then pages until it holds one with room
+    await total(live.key);
+    const room = async () => Number((await mesh.query('search', `SELECT coalesce(sum(size - used), 0) AS n FROM credit_leases WHERE workspace_id = $1 AND state = 'open'`, [live.ws]))[0].n);
+    for (let i = 0; i < 5 && (await room()) === 0; i++) expect((await search(live.key, 'lens=leads')).status).toBe(200);
+    expect(await room()).toBeGreaterThan(0);
+    const other = await account(10);
+    const before = Number((await mesh.query('billing', 'SELECT count(*) AS n FROM ledger_entries WHERE workspace_id = $1', [other.ws]))[0].n);
     await mesh.stopApp('billing');
-    const res = await search(live.key, 'lens=leads');
+    // a served page does not wait on billing
+    const served = await search(live.key, 'lens=leads');
+    expect(served.status).toBe(200);
+    expect(served.body.credits_charged).toBe(1);
+    // without a lease, billing must be asked for one: no answer, no page, nothing charged; each lease
+    // asked for (the gateway asks search again after an internal_error) is recorded, to be closed at
+    // billing when it is back (its answer may have been lost)
+    const res = await search(other.key, 'lens=leads');
     expect(res.status).toBe(500);
     expect(res.body.data).toBeUndefined();
-    expect(await mesh.query('search', 'SELECT ref FROM pending_refunds')).toHaveLength(1);
+    const asked = await mesh.query('search', `SELECT id FROM credit_leases WHERE workspace_id = $1 AND state <> 'settled'`, [other.ws]);
+    expect(asked.length).toBeGreaterThanOrEqual(1);
+    const ids = asked.map((a) => a.id);
     await mesh.startApp('billing');
-    await waitFor('queued refund retried', async () => (await mesh.query('search', 'SELECT ref FROM pending_refunds')).length === 0, 15_000);
-    const after = await mesh.query('billing', `SELECT type FROM ledger_entries WHERE workspace_id = $1 ORDER BY id`, [live.ws]);
+    await waitFor('the leases asked for settled', async () => (await mesh.query('search', `SELECT 1 FROM credit_leases WHERE id = ANY($1) AND state = 'settled'`, [ids])).length === ids.length, 30_000);
+    expect(await mesh.query('billing', 'SELECT state, amount FROM credit_leases WHERE id = ANY($1)', [ids])).toEqual(ids.map(() => ({ state: 'settled', amount: 0 })));
+    const after = await mesh.query('billing', `SELECT type FROM ledger_entries WHERE workspace_id = $1 ORDER BY id`, [other.ws]);
     expect(after).toHaveLength(before);
-    expect((await search(live.key, 'lens=leads')).status).toBe(200);
+    expect((await search(other.key, 'lens=leads')).status).toBe(200);
+    // and the page served while billing was away is in the ledger once its lease is settled
+    expect((await mesh.request('GET', '/credits', { key: live.key })).body.ledger.map((e: any) => e.ref)).toContain(`search:${served.headers.get('request-id')}`);
   });
 });

@@ -12,6 +12,7 @@ import { EntitiesGenerationRow1764000011000 } from './1764000011000-entities-gen
 import { RevealsIdempotencyKey1764000012000 } from './1764000012000-reveals-idempotency-key';
 import { EntitiesRank1764000013000 } from './1764000013000-entities-rank';
 import { RevealsOwner1764000014000 } from './1764000014000-reveals-owner';
+import { CreditLeases1764000016000 } from './1764000016000-credit-leases';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -38,4 +39,5 @@ export const MIGRATIONS = [
   RevealsIdempotencyKey1764000012000,
   EntitiesRank1764000013000,
   RevealsOwner1764000014000,
+  CreditLeases1764000016000,
 ];

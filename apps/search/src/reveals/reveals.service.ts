@@ -4,6 +4,7 @@ import {
 } from '@app/contracts';
 import { activeDeadline, DomainError, newId, NoAnswer, recordEvent, rootLogger, runPeriodically, ServiceClient, UnitOfWork } from '@app/platform';
 import { CreditsService } from '../credits/credits.service';
+import { LeasesService } from '../credits/leases.service';
 import { EntitiesRepository, EntityRow } from '../entities/entities.repository';
 import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { candidateAddresses, EmailVerifier, Verification } from './email-verifier';
@@ -55,6 +56,7 @@ export class RevealsService implements OnApplicationBootstrap, OnApplicationShut
     @Inject(SEARCH_CONFIG) private readonly config: SearchConfig,
     private readonly uow: UnitOfWork,
     private readonly owner: RevealOwner,
+    private readonly leases: LeasesService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -162,9 +164,24 @@ export class RevealsService implements OnApplicationBootstrap, OnApplicationShut
     return record && record.id !== entity.id ? [...companyFactsOf(record), ...own] : own;
   }
 
-  private async run(ctx: RequestContext, entity: EntityRow, id: string): Promise<RevealOutcome> {
+  /**
+   * The reveal's credit. Billing refusing it while search pages hold some of the workspace's
+   * credits in a lease: the leases are returned (settled) and the credit asked again, so a
+   * reveal is not refused credits a lease holds unused.
+   */
+  private async consume(ctx: RequestContext, id: string): Promise<void> {
     try {
       await this.billing.consume(ctx, id, 'reveal');
+    } catch (err) {
+      if (!(err instanceof DomainError && err.code === 'insufficient_credits') || !(await this.leases.holdsLease(ctx.workspace_id))) throw err;
+      await this.leases.settleWorkspace(ctx);
+      await this.billing.consume(ctx, id, 'reveal');
+    }
+  }
+
+  private async run(ctx: RequestContext, entity: EntityRow, id: string): Promise<RevealOutcome> {
+    try {
+      await this.consume(ctx, id);
     } catch (err) {
       await this.release(ctx, id);
       throw err;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Lens, OpportunityProfile, RequestContext, SEARCH_PER_PAGE, SearchHit, SearchRequest, SearchResults } from '@app/contracts';
 import { DomainError } from '@app/platform';
-import { CreditsService } from '../credits/credits.service';
+import { LeasesService } from '../credits/leases.service';
 import { Condition, EntitiesRepository, EntityRow } from '../entities/entities.repository';
 import { anyFacet, facet, maskEmail, maskPhone } from '../entities/entity';
 import { ProfilesRepository } from './profiles.repository';
@@ -72,16 +72,16 @@ export function renderHit(row: EntityRow, profile: OpportunityProfile | undefine
 }
 
 /**
- * The search-page saga: a live page is paid (billing consume, ref = request id) before the hits
- * are returned; a page that cannot be produced after the consume is refunded. Billing not
- * answering means no result (500), and a consume whose answer was lost is refunded by ref.
+ * The search-page saga: a live page is paid (1 credit charged against the workspace's credit
+ * lease in search's own database, ref = request id) before the hits are returned; a page that
+ * cannot be produced after the charge is refunded. Billing is asked only for a new lease.
  */
 @Injectable()
 export class SearchService {
   constructor(
     private readonly entities: EntitiesRepository,
     private readonly profiles: ProfilesRepository,
-    private readonly credits: CreditsService,
+    private readonly leases: LeasesService,
   ) {}
 
   async setProfile(ctx: RequestContext, profile: OpportunityProfile): Promise<OpportunityProfile> {
@@ -113,11 +113,11 @@ export class SearchService {
     if (!charge && page !== 1) throw DomainError.invalid('page', 'Test keys can read page 1 only');
     const ref = `search:${ctx.request_id}`;
     const { conditions, params } = conditionsFor(request.lens, request.filters);
-    // the page is read while billing takes the credit (a read changes nothing); it is returned
-    // only once the credit is taken, and refunded when the read failed
+    // the page is read while its credit is charged (a read changes nothing); it is returned only
+    // once the charge is committed, and refunded when the read failed
     const read = this.entities.search(ctx.workspace_id, request.lens, request.q ?? '', conditions, params, (page - 1) * SEARCH_PER_PAGE, SEARCH_PER_PAGE + 1);
-    read.catch(() => undefined); // awaited below; not an unhandled rejection while the consume runs
-    if (charge) await this.credits.consume(ctx, ref);
+    read.catch(() => undefined); // awaited below; not an unhandled rejection while the charge runs
+    if (charge) await this.leases.charge(ctx, ref);
     try {
       const { rows, profile } = await read;
       return {
@@ -132,7 +132,7 @@ export class SearchService {
         data: rows.slice(0, SEARCH_PER_PAGE).map((row) => renderHit(row, profile)),
       };
     } catch (err) {
-      if (charge) await this.credits.refund(ctx, ref, 'search_failed');
+      if (charge) await this.leases.refund(ctx, ref, 'search_failed');
       throw err;
     }
   }
