@@ -1,0 +1,138 @@
+import { IndexDoc, IndexQuery, MERGE_FACTOR, MemoryIndex, mergeSegments, SegmentBuilder } from './memory-index';
+
+/** A deterministic generator (mulberry32). */
+function random(seed: number): () => number {
+  let t = seed >>> 0;
+  return () => {
+    t = (t + 0x6d2b79f5) >>> 0;
+    let r = Math.imul(t ^ (t >>> 15), 1 | t);
+    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
+    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'eps', 'zeta', 'eta', 'theta'];
+const LENSES = ['leads', 'investors'];
+
+function makeDoc(r: () => number, id: string): IndexDoc {
+  const terms = new Set<string>();
+  for (const w of WORDS) if (r() < 0.3) terms.add(w);
+  terms.add(`F:stage:${['seed', 'series_a', 'growth'][Math.floor(r() * 3)]}`);
+  if (r() < 0.5) terms.add(`F:stage:${['seed', 'series_a', 'growth'][Math.floor(r() * 3)]}`);
+  return {
+    id, lens: LENSES[Math.floor(r() * 2)],
+    // a narrow range of ranks: many ties, broken by id
+    rank: Math.floor(r() * 40) - 5,
+    numMin: r() < 0.2 ? null : Math.floor(r() * 100), numMax: r() < 0.2 ? null : Math.floor(r() * 100),
+    terms: [...terms],
+  };
+}
+
+/** The expected ids: every live document matched and sorted here. */
+function brute(docs: Map<string, IndexDoc>, q: IndexQuery, limit: number): string[] {
+  const num = (d: IndexDoc, c: IndexQuery['numeric'][number]) => {
+    const v = c.column === 'num_min' ? d.numMin : d.numMax;
+    if (v === null) return false;
+    return c.op === '>=' ? v >= c.value : c.op === '<=' ? v <= c.value : v < c.value;
+  };
+  return [...docs.values()]
+    .filter((d) => !q.none && d.lens === q.lens && q.all.every((t) => d.terms.includes(t)) && q.anyOf.every((g) => g.some((t) => d.terms.includes(t))) && q.numeric.every((c) => num(d, c)))
+    .sort((a, b) => b.rank - a.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, limit)
+    .map((d) => d.id);
+}
+
+function queries(r: () => number): IndexQuery[] {
+  const out: IndexQuery[] = [];
+  for (let i = 0; i < 30; i++) {
+    const all = WORDS.filter(() => r() < 0.25);
+    const anyOf = r() < 0.5 ? [['F:stage:seed', 'F:stage:growth'].filter(() => r() < 0.8)] : [];
+    const numeric: IndexQuery['numeric'][number][] = [];
+    if (r() < 0.3) numeric.push({ column: 'num_max', op: '>=', value: 50 });
+    if (r() < 0.2) numeric.push({ column: 'num_min', op: '<', value: 30 });
+    if (r() < 0.1) numeric.push({ column: 'num_min', op: '<=', value: 10 });
+    out.push({ lens: LENSES[i % 2], all, anyOf: anyOf.filter((g) => g.length > 0), numeric });
+  }
+  out.push({ lens: 'leads', all: ['nosuchword'], anyOf: [], numeric: [] });
+  out.push({ lens: 'leads', all: [], anyOf: [['F:stage:none']], numeric: [] });
+  out.push({ lens: 'grants', all: [], anyOf: [], numeric: [] });
+  out.push({ lens: 'leads', all: [], anyOf: [], numeric: [], none: true });
+  return out;
+}
+
+describe('MemoryIndex', () => {
+  it('a segment answers every query in (rank DESC, id) order: conjunction of words, one of a facet group, numeric conditions, ties by id', () => {
+    const r = random(1);
+    const docs = new Map<string, IndexDoc>();
+    const builder = new SegmentBuilder();
+    // ids in an order unrelated to rank, some non-ASCII-free but unordered
+    for (let i = 0; i < 3000; i++) {
+      const doc = makeDoc(r, `ent_${(i * 7919) % 3001}`);
+      docs.set(doc.id, doc);
+      builder.add(doc);
+    }
+    const index = new MemoryIndex([builder.build()]);
+    expect(index.size).toBe(3000);
+    for (const q of queries(r)) {
+      for (const limit of [1, 26, 1001]) expect({ q, ids: index.search(q, limit) }).toEqual({ q, ids: brute(docs, q, limit) });
+    }
+  });
+
+  it('an update (same id, new rank and terms) replaces the old version, a delete removes it, in any segment, before and after merges', () => {
+    const r = random(2);
+    const docs = new Map<string, IndexDoc>();
+    const index = new MemoryIndex();
+    let next = 0;
+    // batches of new documents and of updates of older ones, enough for merges of two tiers
+    for (let batch = 0; batch < MERGE_FACTOR * 3 + 3; batch++) {
+      const writes: IndexDoc[] = [];
+      for (let i = 0; i < 300; i++) {
+        const known = [...docs.keys()];
+        const id = known.length > 0 && r() < 0.3 ? known[Math.floor(r() * known.length)] : `ent_${String(next++).padStart(6, '0')}`;
+        writes.push(makeDoc(r, id));
+      }
+      const deleted = [...docs.keys()].filter(() => r() < 0.01);
+      index.apply(writes, deleted);
+      for (const doc of writes) docs.set(doc.id, doc);
+      for (const id of deleted) docs.delete(id);
+      expect(index.size).toBe(docs.size);
+      for (const q of queries(r).slice(0, 6)) expect({ batch, q, ids: index.search(q, 1001) }).toEqual({ batch, q, ids: brute(docs, q, 1001) });
+    }
+    expect(index.segmentCount).toBeLessThan(MERGE_FACTOR * 2);
+    index.optimize();
+    expect(index.segmentCount).toBe(1);
+    for (const q of queries(r)) expect({ q, ids: index.search(q, 1001) }).toEqual({ q, ids: brute(docs, q, 1001) });
+  });
+
+  it('a merge interleaves segments by rank and leaves deleted documents out', () => {
+    const a = new SegmentBuilder();
+    const b = new SegmentBuilder();
+    const doc = (id: string, rank: number, terms: string[]): IndexDoc => ({ id, lens: 'leads', rank, numMin: null, numMax: null, terms });
+    a.add(doc('ent_b', 10, ['x']));
+    a.add(doc('ent_d', 5, ['x', 'y']));
+    b.add(doc('ent_a', 10, ['x']));
+    b.add(doc('ent_c', 7, ['y']));
+    b.add(doc('ent_e', 1, ['x']));
+    const sa = a.build();
+    const sb = b.build();
+    sb.delete(sb.find('ent_c'));
+    const merged = mergeSegments([sa, sb]);
+    expect(merged.size).toBe(4);
+    expect([0, 1, 2, 3].map((d) => merged.id(d))).toEqual(['ent_a', 'ent_b', 'ent_d', 'ent_e']);
+    expect([...merged.list('x')!]).toEqual([0, 1, 2, 3]);
+    expect([...merged.list('y')!]).toEqual([2]);
+    expect(merged.find('ent_c')).toBe(-1);
+    const index = new MemoryIndex([merged]);
+    expect(index.search({ lens: 'leads', all: ['x'], anyOf: [], numeric: [] }, 2)).toEqual(['ent_a', 'ent_b']);
+  });
+
+  it('a long posting list is walked from its start only as far as the page needs (galloping over the other lists)', () => {
+    const builder = new SegmentBuilder();
+    for (let i = 0; i < 200_000; i++) {
+      builder.add({ id: `ent_${String(i).padStart(7, '0')}`, lens: 'leads', rank: 1_000_000 - i, numMin: null, numMax: null, terms: i % 1000 === 0 ? ['common', 'rare'] : ['common'] });
+    }
+    const index = new MemoryIndex([builder.build()]);
+    expect(index.search({ lens: 'leads', all: ['common', 'rare'], anyOf: [], numeric: [] }, 3)).toEqual(['ent_0000000', 'ent_0001000', 'ent_0002000']);
+    expect(index.search({ lens: 'leads', all: ['common'], anyOf: [], numeric: [] }, 2)).toEqual(['ent_0000000', 'ent_0000001']);
+  });
+});
