@@ -140,7 +140,7 @@ describe('tools/migrate (the one-shot migration entry of the compose steps and J
       expect(await migrateService('search', { env: { ...env, SEARCH_INDEX: 'rum' } })).toEqual([]);
       expect((await migrateService('search', { env: { ...env, SEARCH_INDEX: 'bands' } })).length).toBe(bands.length + rum.length);
       expect(await ranking()).toEqual(bands);
-      await expect(migrateService('search', { env: { ...env, SEARCH_INDEX: 'elastic' } })).rejects.toThrow(/SEARCH_INDEX must be bands or rum, got "elastic"/);
+      await expect(migrateService('search', { env: { ...env, SEARCH_INDEX: 'elastic' } })).rejects.toThrow(/SEARCH_INDEX must be bands, rum or memory, got "elastic"/);
     } finally {
       await dropDatabase(url);
     }

@@ -41,10 +41,14 @@ export interface SearchConfig {
   readDatabaseUrl: string | undefined;
   /**
    * Where a query finds its ranked ids (SEARCH_INDEX): `bands`, the GIN indexes per lens and rank
-   * band in PostgreSQL (the default), or `rum`, a RUM index per lens with the rank attached, which
-   * hands matches on in rank order (IndexLayout; docs/decisions.md).
+   * band in PostgreSQL (the default), `rum`, a RUM index per lens with the rank attached, which
+   * hands matches on in rank order (IndexLayout; docs/decisions.md), or `memory`, an inverted index
+   * each search process builds from PostgreSQL at start-up and keeps current (MemorySearchIndex;
+   * PostgreSQL keeps the bands' layout).
    */
   index: IndexLayout;
+  /** With SEARCH_INDEX=memory: how often a process looks for batches other processes wrote (SEARCH_INDEX_POLL_MS). */
+  indexPollMs: number;
 }
 
 export const SEARCH_CONFIG = Symbol('SEARCH_CONFIG');
@@ -68,6 +72,7 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv = process.env): SearchCo
     },
     readDatabaseUrl: optionalDatabaseUrl(env, 'SEARCH_READ_DATABASE_URL'),
     index: searchIndexOf(env.SEARCH_INDEX),
+    indexPollMs: envInt(env, 'SEARCH_INDEX_POLL_MS', 1000, 10, 3_600_000),
   };
 }
 

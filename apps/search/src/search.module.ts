@@ -7,6 +7,7 @@ import { LeasesController } from './credits/leases.controller';
 import { LeasesRepository } from './credits/leases.repository';
 import { LeasesService } from './credits/leases.service';
 import { EntitiesRepository } from './entities/entities.repository';
+import { MemorySearchIndex } from './entities/memory-search-index';
 import { IngestController } from './ingest/ingest.controller';
 import { IngestService } from './ingest/ingest.service';
 import { OrganizationsController } from './organizations/organizations.controller';
@@ -31,7 +32,7 @@ export class SearchModule {
       controllers: [SearchController, RevealsController, OrganizationsController, IngestController, LeasesController],
       providers: [
         { provide: SEARCH_CONFIG, useValue: search },
-        EntitiesRepository,
+        EntitiesRepository, MemorySearchIndex,
         // search asks billing and crm within its own deadline (SEARCH_PEER_TIMEOUT_MS), not RPC_TIMEOUT_MS
         { provide: ServiceClient, inject: [NATS_CONNECTION], useFactory: (nc: NatsConnection) => new ServiceClient(nc, { rpcTimeoutMs: search.peerTimeoutMs, rpcAttemptTimeoutMs: config.rpcAttemptTimeoutMs }) },
         SearchService, ProfilesRepository, SearchReads,

@@ -9,6 +9,7 @@ import { SearchReads } from '../search/search-reads.store';
 import { EntityInput, facetTerms, RANK_BANDS, rankBandSql, searchTextOf } from './entity';
 import { Gate } from './gate';
 import { IndexLayout } from '../migrations/index-layout';
+import { MemorySearchIndex } from './memory-search-index';
 
 export interface EntityRow {
   id: string;
@@ -42,7 +43,19 @@ export interface Page {
  */
 export interface Condition {
   sql: (next: () => string, terms: string) => string;
+  /** The same condition for the in-memory index (SEARCH_INDEX=memory): see ConditionMatch. */
+  match: ConditionMatch;
 }
+
+/**
+ * A condition as the in-memory index asks it: a document has one of the facets (`F:` || facet in
+ * `terms`), every word of a text (as plainto_tsquery('simple') makes them), or a numeric column
+ * compared with a value (NULL never matches).
+ */
+export type ConditionMatch =
+  | { facets: string[] }
+  | { words: string }
+  | { column: 'num_min' | 'num_max'; op: '>=' | '<=' | '<'; value: number };
 
 /** Ids a query can page through: 40 pages of 25, and one more to tell `has_more`. */
 const RANKED_MAX = SEARCH_MAX_PAGE * SEARCH_PER_PAGE + 1;
@@ -197,7 +210,12 @@ export class EntitiesRepository {
   /** The first-time rankings running in PostgreSQL at once (SEARCH_RANK_CONCURRENCY). */
   private readonly rankings: Gate;
 
-  constructor(@Inject(PG_POOL) private readonly pool: Pool, @Inject(SEARCH_CONFIG) config: SearchConfig, private readonly reads: SearchReads) {
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(SEARCH_CONFIG) config: SearchConfig,
+    private readonly reads: SearchReads,
+    private readonly memory: MemorySearchIndex,
+  ) {
     this.rankedCacheEntries = config.rankedCacheEntries;
     this.layout = config.index;
     this.rankings = new Gate(config.rankConcurrency);
@@ -230,14 +248,22 @@ export class EntitiesRepository {
       await client.query(`BEGIN; SET LOCAL client_min_messages = warning;${durability} ${LOAD_TABLE_SQL}`);
       await copyIn(client, `COPY entities_load (${LOAD_COLUMN_NAMES}) FROM STDIN`, text);
       ({ rows: counted } = await client.query<{ inserted: string; total: string }>(UPSERT_FROM_LOAD_SQL));
-      // the index's size (migration 0010) and generation (0011) move in the batch's transaction, sent with its COMMIT
-      await client.query(`UPDATE entities_count SET n = n + ${Number(counted[0].inserted)}, generation = generation + 1; COMMIT`);
+      // the index's size (migration 0010) and generation (0011) move in the batch's transaction, sent with its COMMIT;
+      // the batch's ext_keys are logged under that generation (migration 1764000017000) for the in-memory
+      // indexes of search processes (SEARCH_INDEX=memory) to read what changed, and entries older than an
+      // hour go (looked at every 64th batch)
+      await client.query(`WITH g AS (UPDATE entities_count SET n = n + ${Number(counted[0].inserted)}, generation = generation + 1 RETURNING generation),
+          logged AS (INSERT INTO entities_changes (generation, ext_keys) SELECT g.generation, ARRAY(SELECT ext_key FROM entities_load) FROM g RETURNING generation)
+        DELETE FROM entities_changes c USING logged WHERE logged.generation % 64 = 0 AND c.created_at < now() - interval '1 hour'; COMMIT`);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release(err as Error);
       throw err;
     }
     client.release();
+    // this process's index has the batch before the batch is answered (other processes read it
+    // within SEARCH_INDEX_POLL_MS, or at their next page read, which finds the generation moved)
+    if (this.memory.enabled) await this.memory.catchUp();
     const inserted = Number(counted[0].inserted);
     return { inserted, updated: Number(counted[0].total) - inserted };
   }
@@ -280,6 +306,7 @@ export class EntitiesRepository {
    * Pages are read where SearchReads says: a streaming replica when SEARCH_READ_DATABASE_URL is set.
    */
   async search(workspaceId: string, lens: Lens, q: string, conditions: Condition[], params: unknown[], offset: number, limit: number): Promise<Page> {
+    if (this.memory.enabled) return this.searchMemory(workspaceId, lens, q, conditions, offset, limit);
     const { filter, values } = this.whereOf(q, conditions, params);
     const key = JSON.stringify([lens, filter, values]);
     const need = Math.min(offset + limit, RANKED_MAX);
@@ -293,6 +320,25 @@ export class EntitiesRepository {
     }
     const fresh = await this.rank(key, lens, filter, values, need);
     return this.pageOf(workspaceId, fresh.ids.slice(offset, offset + limit));
+  }
+
+  /**
+   * A page from the in-memory index (SEARCH_INDEX=memory): the first offset + limit ids of the
+   * query in rank order (at most RANKED_MAX), then the page's rows by primary key in one statement,
+   * which reads the generation too. A page whose generation is newer than the index's (a batch
+   * another process wrote, not polled yet) brings the index up to it and is asked again, so a
+   * page reflects every batch committed before it was read, as the ranked ids do (search above).
+   */
+  private async searchMemory(workspaceId: string, lens: Lens, q: string, conditions: Condition[], offset: number, limit: number): Promise<Page> {
+    const query = await this.memory.queryOf(lens, q, conditions);
+    const need = Math.min(offset + limit, RANKED_MAX);
+    for (let attempt = 0; ; attempt++) {
+      const { generation, ids } = this.memory.top(query, need);
+      const page = await this.pageOf(workspaceId, ids.slice(offset, offset + limit));
+      // a page read on a streaming replica behind the index's source is served as read
+      if (BigInt(page.generation) <= generation || attempt === 2) return page;
+      await this.memory.catchUp(BigInt(page.generation));
+    }
   }
 
   private readonly ranked = new Map<string, RankedIds>();

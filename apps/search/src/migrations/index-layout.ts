@@ -10,13 +10,17 @@ import { BANDS, bandPredicate, LENSES } from './1764000009000-entities-terms-ban
  * `rum`, one RUM index per lens over `terms` with `rank_score` attached, which hands a query's
  * matches on in rank order (PostgreSQL's `rum` extension, Debian's postgresql-15-rum).
  */
-export type IndexLayout = 'bands' | 'rum';
+export type IndexLayout = 'bands' | 'rum' | 'memory';
 
-/** SEARCH_INDEX: `bands` (also when unset) or `rum`. */
+/**
+ * SEARCH_INDEX: `bands` (also when unset), `rum`, or `memory` (an inverted index in each search
+ * process, MemorySearchIndex; PostgreSQL keeps the bands' layout, so that a switch back is a restart).
+ */
 export function searchIndexOf(raw: string | undefined): IndexLayout {
   if (raw === undefined || raw === '' || raw === 'bands') return 'bands';
   if (raw === 'rum') return 'rum';
-  throw new ConfigError(`SEARCH_INDEX must be bands or rum, got "${raw}"`);
+  if (raw === 'memory') return 'memory';
+  throw new ConfigError(`SEARCH_INDEX must be bands, rum or memory, got "${raw}"`);
 }
 
 /** The RUM index of a lens (SEARCH_INDEX=rum). */

@@ -13,6 +13,7 @@ import { RevealsIdempotencyKey1764000012000 } from './1764000012000-reveals-idem
 import { EntitiesRank1764000013000 } from './1764000013000-entities-rank';
 import { RevealsOwner1764000014000 } from './1764000014000-reveals-owner';
 import { CreditLeases1764000016000 } from './1764000016000-credit-leases';
+import { EntitiesChanges1764000017000 } from './1764000017000-entities-changes';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -40,4 +41,5 @@ export const MIGRATIONS = [
   EntitiesRank1764000013000,
   RevealsOwner1764000014000,
   CreditLeases1764000016000,
+  EntitiesChanges1764000017000,
 ];

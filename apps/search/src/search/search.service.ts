@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Lens, OpportunityProfile, RequestContext, SEARCH_PER_PAGE, SearchHit, SearchRequest, SearchResults } from '@app/contracts';
 import { DomainError } from '@app/platform';
 import { LeasesService } from '../credits/leases.service';
-import { Condition, EntitiesRepository, EntityRow } from '../entities/entities.repository';
+import { Condition, ConditionMatch, EntitiesRepository, EntityRow } from '../entities/entities.repository';
 import { anyFacet, facet, maskEmail, maskPhone } from '../entities/entity';
 import { ProfilesRepository } from './profiles.repository';
 
@@ -12,23 +12,25 @@ const FACET_KEYS = new Set(['industry', 'country', 'size', 'stage', 'sector', 't
 export function conditionsFor(lens: Lens, filters: Record<string, string[]>): { conditions: Condition[]; params: unknown[] } {
   const conditions: Condition[] = [];
   const params: unknown[] = [];
-  const add = (value: unknown, sql: (p: string, terms: string) => string) => {
+  const add = (value: unknown, match: ConditionMatch, sql: (p: string, terms: string) => string) => {
     params.push(value);
-    conditions.push({ sql: (next, terms) => sql(next(), terms) });
+    conditions.push({ sql: (next, terms) => sql(next(), terms), match });
   };
   for (const [key, values] of Object.entries(filters ?? {})) {
     if (!Array.isArray(values) || values.length === 0) continue;
     // facets and words are matched in `terms` (one GIN index, migration 0004): values of one key are OR
-    if (FACET_KEYS.has(key)) add(anyFacet(values.map((v) => facet(key, v))), (p, terms) => `${terms} @@ ${p}::tsquery`);
-    else if (key === 'title') add(values.join(' '), (p, terms) => `${terms} @@ plainto_tsquery('simple', ${p})`);
-    else if (key === 'check_min') add(Math.max(...values.map(Number)), (p) => `e.num_max >= ${p}::bigint`);
-    else if (key === 'check_max') add(Math.min(...values.map(Number)), (p) => `e.num_min <= ${p}::bigint`);
-    else if (key === 'min_works') add(Math.max(...values.map(Number)), (p) => `e.num_min >= ${p}::bigint`);
-    else if (key === 'recency') add(new Date().getUTCFullYear() - Math.min(...values.map(Number)), (p) => `e.num_max >= ${p}::bigint`);
-    else if (key === 'deadline_before') {
-      const day = Math.min(...values.map((v) => Math.floor(Date.parse(`${v}T00:00:00Z`) / 86_400_000)));
-      add(day, (p) => `e.num_max < ${p}::bigint`);
-    }
+    if (FACET_KEYS.has(key)) {
+      const facets = values.map((v) => facet(key, v));
+      add(anyFacet(facets), { facets }, (p, terms) => `${terms} @@ ${p}::tsquery`);
+    } else if (key === 'title') add(values.join(' '), { words: values.join(' ') }, (p, terms) => `${terms} @@ plainto_tsquery('simple', ${p})`);
+    else if (key === 'check_min') numeric(Math.max(...values.map(Number)), 'num_max', '>=');
+    else if (key === 'check_max') numeric(Math.min(...values.map(Number)), 'num_min', '<=');
+    else if (key === 'min_works') numeric(Math.max(...values.map(Number)), 'num_min', '>=');
+    else if (key === 'recency') numeric(new Date().getUTCFullYear() - Math.min(...values.map(Number)), 'num_max', '>=');
+    else if (key === 'deadline_before') numeric(Math.min(...values.map((v) => Math.floor(Date.parse(`${v}T00:00:00Z`) / 86_400_000))), 'num_max', '<');
+  }
+  function numeric(value: number, column: 'num_min' | 'num_max', op: '>=' | '<=' | '<') {
+    add(value, { column, op, value }, (p) => `e.${column} ${op} ${p}::bigint`);
   }
   void lens;
   return { conditions, params };

@@ -1,0 +1,254 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Pool, PoolClient } from 'pg';
+import { PG_POOL, runPeriodically } from '@app/platform';
+import { SEARCH_CONFIG, SearchConfig } from '../search.config';
+import { SearchReads } from '../search/search-reads.store';
+import type { ConditionMatch } from './entities.repository';
+import { IndexDoc, IndexQuery, MemoryIndex, SegmentBuilder } from './memory-index';
+
+/** Rows of a build read per FETCH. */
+const BUILD_FETCH = 20_000;
+/** Texts whose lexemes PostgreSQL gave, kept per process (most recently used last). */
+const LEXEME_CACHE = 4096;
+/** A text of ASCII letters and digits in words of at most 100 characters: its lexemes are its words in lower case. */
+const PLAIN_WORDS = /^[A-Za-z0-9]{1,100}( +[A-Za-z0-9]{1,100})*$/;
+
+/**
+ * The lexemes of a tsvector's text output (`'a' 'b''c' 'd\\e'`, with `:positions` after a lexeme
+ * where it has any): quotes doubled and backslashes escaped inside each.
+ */
+export function parseTsvector(text: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (text.charCodeAt(i) !== 39) {
+      i++;
+      continue;
+    }
+    i++;
+    let lexeme = '';
+    let from = i;
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (Number.isNaN(c)) throw new Error(`unterminated lexeme in a tsvector: ${text.slice(0, 200)}`);
+      if (c === 39) {
+        lexeme += text.slice(from, i);
+        if (text.charCodeAt(i + 1) === 39) {
+          lexeme += "'";
+          i += 2;
+          from = i;
+          continue;
+        }
+        i++;
+        break;
+      }
+      if (c === 92) {
+        lexeme += text.slice(from, i) + text[i + 1];
+        i += 2;
+        from = i;
+        continue;
+      }
+      i++;
+    }
+    out.push(lexeme);
+    while (i < text.length && text.charCodeAt(i) !== 32) i++; // positions, if any
+  }
+  return out;
+}
+
+/** The columns of a document as the index reads them (of entities_rank, or entities: both have them). */
+const DOC_COLUMNS = 'id, lens, rank_score, num_min::float8 AS num_min, num_max::float8 AS num_max, terms::text AS terms';
+type DocRow = [string, string, number, number | null, number | null, string];
+const docOf = (row: DocRow): IndexDoc => ({ id: row[0], lens: row[1], rank: row[2], numMin: row[3], numMax: row[4], terms: parseTsvector(row[5]) });
+
+/**
+ * Builds an index of every entity from one snapshot: the generation and a scan of entities_rank
+ * (the narrow copy of what a ranking reads, migration 1764000013000) through a cursor, BUILD_FETCH
+ * rows at a time. The documents are numbered in (rank_score DESC, id) order by the builder, so
+ * PostgreSQL reads the table in its own order and sorts nothing.
+ */
+export async function buildIndex(client: PoolClient): Promise<MemoryIndex> {
+  await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  try {
+    const { rows } = await client.query<{ generation: string }>('SELECT generation::text AS generation FROM entities_count');
+    await client.query(`DECLARE entities_scan NO SCROLL CURSOR FOR SELECT ${DOC_COLUMNS} FROM entities_rank`);
+    const builder = new SegmentBuilder();
+    for (;;) {
+      const batch = await client.query<DocRow>({ text: `FETCH ${BUILD_FETCH} FROM entities_scan`, rowMode: 'array' });
+      for (const row of batch.rows) builder.add(docOf(row));
+      if (batch.rows.length < BUILD_FETCH) break;
+    }
+    await client.query('COMMIT');
+    return new MemoryIndex([builder.build()], BigInt(rows[0].generation));
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * The in-memory index of this search process (SEARCH_INDEX=memory; docs/decisions.md, "Search in
+ * memory"). PostgreSQL stays the source of truth: the index is built from it at start-up (the
+ * process is not ready, nor in its NATS queue group, before: Nest awaits onModuleInit), and kept
+ * at the index generation by reading what the batches since wrote (entities_changes): after a
+ * batch this process wrote, when a page read finds a newer generation, and every
+ * SEARCH_INDEX_POLL_MS for batches other processes wrote.
+ */
+@Injectable()
+export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('MemorySearchIndex');
+  private index = new MemoryIndex();
+  private catchingUp?: Promise<void>;
+  private stopPolling?: () => void;
+  private readonly lexemeCache = new Map<string, string[]>();
+  readonly enabled: boolean;
+
+  constructor(@Inject(PG_POOL) private readonly pool: Pool, @Inject(SEARCH_CONFIG) private readonly config: SearchConfig, private readonly reads: SearchReads) {
+    this.enabled = config.index === 'memory';
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (!this.enabled) return;
+    await this.rebuild();
+    this.stopPolling = runPeriodically(() => this.catchUp(), this.config.indexPollMs);
+  }
+
+  onApplicationShutdown(): void {
+    this.stopPolling?.();
+  }
+
+  /** The generation the index reflects. */
+  get generation(): bigint {
+    return this.index.generation;
+  }
+
+  /** Builds the index again from the table, and logs what it took. */
+  private async rebuild(): Promise<void> {
+    const started = process.hrtime.bigint();
+    const cpu = process.cpuUsage();
+    this.index = await this.reads.run((client) => buildIndex(client));
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const used = process.cpuUsage(cpu);
+    const memory = process.memoryUsage();
+    this.logger.log(`index built: ${this.index.size} entities at generation ${this.index.generation} in ${(ms / 1000).toFixed(1)} s `
+      + `(cpu ${((used.user + used.system) / 1e6).toFixed(1)} s), typed arrays ${(this.index.bytes / 1048576).toFixed(0)} MB, `
+      + `rss ${(memory.rss / 1048576).toFixed(0)} MB, heap ${(memory.heapUsed / 1048576).toFixed(0)} MB, external ${(memory.external / 1048576).toFixed(0)} MB`);
+  }
+
+  /**
+   * Brings the index to the newest generation (at least `target` when given, as far as the
+   * database it reads has it), once at a time: callers that come while one runs wait for it and
+   * run one more if it did not reach their target.
+   */
+  async catchUp(target?: bigint): Promise<void> {
+    for (;;) {
+      if (target !== undefined && this.index.generation >= target) return;
+      const running = this.catchingUp;
+      if (!running) break;
+      await running.catch(() => undefined);
+      if (target === undefined) return;
+    }
+    this.catchingUp = this.readChanges().finally(() => { this.catchingUp = undefined; });
+    return this.catchingUp;
+  }
+
+  /**
+   * Reads, in one snapshot, the generation and every entity the batches after the index's wrote,
+   * and applies them. A generation missing from the log (pruned, the process was behind for
+   * longer than it keeps) means a rebuild.
+   */
+  private async readChanges(): Promise<void> {
+    const from = this.index.generation;
+    const read = await this.reads.run(async (client) => {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      try {
+        const { rows: [head] } = await client.query<{ generation: string; batches: number }>(
+          `SELECT c.generation::text AS generation, (SELECT count(*)::int FROM entities_changes l WHERE l.generation > $1 AND l.generation <= c.generation) AS batches
+             FROM entities_count c`, [String(from)]);
+        const to = BigInt(head.generation);
+        if (to <= from) {
+          await client.query('COMMIT');
+          return { to, docs: [] as IndexDoc[], complete: true };
+        }
+        if (BigInt(head.batches) !== to - from) {
+          await client.query('COMMIT');
+          return { to, docs: [], complete: false };
+        }
+        // the entities as they are now: a key written by several of these batches is read once
+        const { rows } = await client.query<DocRow>({
+          text: `SELECT ${DOC_COLUMNS} FROM entities WHERE ext_key IN (SELECT unnest(ext_keys) FROM entities_changes WHERE generation > $1 AND generation <= $2)`,
+          values: [String(from), String(to)],
+          rowMode: 'array',
+        });
+        await client.query('COMMIT');
+        return { to, docs: rows.map(docOf), complete: true };
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    });
+    if (!read.complete) {
+      this.logger.warn(`generations ${from + 1n}..${read.to} are not all in entities_changes: building the index again`);
+      await this.rebuild();
+      return;
+    }
+    if (read.to <= this.index.generation) return;
+    this.index.apply(read.docs);
+    this.index.generation = read.to;
+  }
+
+  /**
+   * The query of a lens, a text and the conditions of conditionsFor: words as PostgreSQL's
+   * plainto_tsquery('simple') makes them (lexemes), facets as the terms they are.
+   */
+  async queryOf(lens: string, q: string, conditions: readonly { match: ConditionMatch }[]): Promise<IndexQuery> {
+    const all: string[] = [];
+    const anyOf: string[][] = [];
+    const numeric: IndexQuery['numeric'][number][] = [];
+    let none = false;
+    const words = async (text: string) => {
+      const lexemes = await this.lexemes(text);
+      // a text without a word matches nothing (`terms @@ ''::tsquery` is false)
+      if (lexemes.length === 0) none = true;
+      all.push(...lexemes);
+    };
+    for (const { match } of conditions) {
+      if ('facets' in match) anyOf.push(match.facets.map((f) => `F:${f}`));
+      else if ('words' in match) await words(match.words);
+      else numeric.push(match);
+    }
+    if (q.trim() !== '') await words(q);
+    return { lens, all, anyOf, numeric, none };
+  }
+
+  /**
+   * The lexemes of a text as to_tsvector('simple') and plainto_tsquery('simple') make them: for
+   * ASCII words, the words in lower case; for any other text, PostgreSQL's (kept per text).
+   */
+  async lexemes(text: string): Promise<string[]> {
+    const trimmed = text.trim();
+    if (trimmed === '') return [];
+    if (PLAIN_WORDS.test(trimmed)) return [...new Set(trimmed.toLowerCase().split(/ +/))];
+    const kept = this.lexemeCache.get(text);
+    if (kept) {
+      this.lexemeCache.delete(text);
+      this.lexemeCache.set(text, kept);
+      return kept;
+    }
+    // hand-written: PostgreSQL's text parser, no table
+    const { rows } = await this.pool.query<{ lexemes: string[] }>(`SELECT tsvector_to_array(to_tsvector('simple', $1)) AS lexemes`, [text]);
+    this.lexemeCache.set(text, rows[0].lexemes);
+    while (this.lexemeCache.size > LEXEME_CACHE) this.lexemeCache.delete(this.lexemeCache.keys().next().value as string);
+    return rows[0].lexemes;
+  }
+
+  /** The ids of the first `limit` matches in rank order, and the generation they are of. */
+  top(query: IndexQuery, limit: number): { generation: bigint; ids: string[] } {
+    return { generation: this.index.generation, ids: this.index.search(query, limit) };
+  }
+
+  /** What the index holds (for logs and tests). */
+  stats(): { entities: number; segments: number; generation: bigint; bytes: number } {
+    return { entities: this.index.size, segments: this.index.segmentCount, generation: this.index.generation, bytes: this.index.bytes };
+  }
+}
