@@ -2,6 +2,7 @@ import { runExportsBench } from './exports';
 import { runLeadsBench } from './leads';
 import { runLeadsListBench } from './leads-list';
 import { runSearchBench } from './search';
+import { runSearchIndexBench } from './search-index';
 import { runWebhooksBench } from './webhooks';
 import { runSequencesBench } from './sequences';
 
@@ -11,6 +12,7 @@ const SCENARIOS: Record<string, () => Promise<void>> = {
   'leads-list': runLeadsListBench,
   exports: runExportsBench,
   search: runSearchBench,
+  'search-index': runSearchIndexBench,
   webhooks: runWebhooksBench,
   sequences: runSequencesBench,
 };

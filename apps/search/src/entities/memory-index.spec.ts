@@ -78,7 +78,7 @@ describe('MemoryIndex', () => {
     }
   });
 
-  it('an update (same id, new rank and terms) replaces the old version, a delete removes it, in any segment, before and after merges', () => {
+  it('an update (same id, new rank and terms) replaces the old version, a delete removes it, in any segment, before, during and after merges', async () => {
     const r = random(2);
     const docs = new Map<string, IndexDoc>();
     const index = new MemoryIndex();
@@ -97,10 +97,40 @@ describe('MemoryIndex', () => {
       for (const id of deleted) docs.delete(id);
       expect(index.size).toBe(docs.size);
       for (const q of queries(r).slice(0, 6)) expect({ batch, q, ids: index.search(q, 1001) }).toEqual({ batch, q, ids: brute(docs, q, 1001) });
+      // a merge in the background takes a slice of the process now and then: the next batch and
+      // queries may come while it runs (its sources still answer; what they lose meanwhile, it loses too)
+      if (batch % 3 === 0) await new Promise((resolve) => setImmediate(resolve));
     }
+    await index.idle();
+    for (const q of queries(r)) expect({ q, ids: index.search(q, 1001) }).toEqual({ q, ids: brute(docs, q, 1001) });
     expect(index.segmentCount).toBeLessThan(MERGE_FACTOR * 2);
-    index.optimize();
+    await index.optimize();
     expect(index.segmentCount).toBe(1);
+    for (const q of queries(r)) expect({ q, ids: index.search(q, 1001) }).toEqual({ q, ids: brute(docs, q, 1001) });
+  });
+
+  it('updates and deletes that come while a merge runs are in the merged segment too', async () => {
+    const r = random(3);
+    const docs = new Map<string, IndexDoc>();
+    const index = new MemoryIndex();
+    for (let batch = 0; batch < MERGE_FACTOR; batch++) {
+      const writes = Array.from({ length: 6000 }, (_, i) => makeDoc(r, `ent_${batch}_${String(i).padStart(5, '0')}`));
+      index.apply(writes);
+      for (const doc of writes) docs.set(doc.id, doc);
+    }
+    // the eighth segment filled tier 0: its merge has begun, and yields to the process between slices
+    expect(index.segmentCount).toBe(MERGE_FACTOR);
+    const known = [...docs.keys()];
+    const moved = Array.from({ length: 500 }, () => makeDoc(r, known[Math.floor(r() * known.length)]));
+    const deleted = [...new Set(Array.from({ length: 100 }, () => known[Math.floor(r() * known.length)]))].filter((id) => !moved.some((d) => d.id === id));
+    index.apply(moved, deleted);
+    for (const doc of moved) docs.set(doc.id, doc);
+    for (const id of deleted) docs.delete(id);
+    expect(index.segmentCount).toBe(MERGE_FACTOR + 1);
+    for (const q of queries(r).slice(0, 8)) expect({ q, ids: index.search(q, 1001) }).toEqual({ q, ids: brute(docs, q, 1001) });
+    await index.idle();
+    expect(index.segmentCount).toBe(2);
+    expect(index.size).toBe(docs.size);
     for (const q of queries(r)) expect({ q, ids: index.search(q, 1001) }).toEqual({ q, ids: brute(docs, q, 1001) });
   });
 

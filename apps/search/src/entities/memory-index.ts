@@ -51,7 +51,7 @@ const lensTerm = (lens: string): string => `\u0000lens:${lens}`;
 const DICT_SHARD = 1 << 23;
 /** Segments of one tier merge when there are this many (tier: floor(log_MERGE_FACTOR(size / SMALLEST))). */
 export const MERGE_FACTOR = 8;
-const SMALLEST = 4096;
+const SMALLEST = 1024;
 
 const NO_DOC = 0xffffffff;
 
@@ -401,13 +401,19 @@ export class SegmentBuilder {
   }
 }
 
+/** Work of a merge between two looks at the clock (documents or terms). */
+const MERGE_STEP = 4096;
+
 /**
- * Merges segments into one, leaving out their deleted documents: the documents interleaved by
- * (rank DESC, id) (each segment is in that order already), each posting list the union of the
- * segments' lists renumbered.
+ * Merges segments into one, leaving out their deleted documents (as they were when the merge
+ * began: `deleted` is a copy of each one's map): the documents interleaved by (rank DESC, id)
+ * (each segment is in that order already), each posting list the union of the segments' lists
+ * renumbered. A generator that yields every MERGE_STEP documents or terms, so that a merge can
+ * run between a process's requests (MemoryIndex.merge); its value is the merged segment.
  */
-export function mergeSegments(segments: readonly Segment[]): Segment {
-  const total = segments.reduce((n, s) => n + s.live, 0);
+export function* mergeSteps(segments: readonly Segment[], deleted: readonly Uint8Array[] = segments.map((s) => s.deleted)): Generator<void, Segment> {
+  const live = (k: number) => segments[k].size - deleted[k].reduce((n, x) => n + x, 0);
+  const total = segments.reduce((n, _, k) => n + live(k), 0);
   const renumber = segments.map((s) => new Int32Array(s.size).fill(-1));
   const ids = new Array<string>(total);
   const ranks = new Int32Array(total);
@@ -415,10 +421,11 @@ export function mergeSegments(segments: readonly Segment[]): Segment {
   const numMax = new Float64Array(total);
   const heads = segments.map(() => 0);
   const skip = (k: number) => {
-    while (heads[k] < segments[k].size && segments[k].deleted[heads[k]] === 1) heads[k]++;
+    while (heads[k] < segments[k].size && deleted[k][heads[k]] === 1) heads[k]++;
   };
   segments.forEach((_, k) => skip(k));
   for (let d = 0; d < total; d++) {
+    if (d % MERGE_STEP === MERGE_STEP - 1) yield;
     let best = -1;
     for (let k = 0; k < segments.length; k++) {
       if (heads[k] >= segments[k].size) continue;
@@ -445,13 +452,19 @@ export function mergeSegments(segments: readonly Segment[]): Segment {
   // the union of the lists, term by term (a term of several segments: concatenated, then sorted)
   const dict = new TermDict();
   const parts: Uint32Array[][] = [];
-  segments.forEach((s, k) => {
+  let work = 0;
+  for (let k = 0; k < segments.length; k++) {
     const map = renumber[k];
-    for (const [term, list] of s.lists()) {
-      let live = 0;
-      for (let i = 0; i < list.length; i++) if (map[list[i]] >= 0) live++;
-      if (live === 0) continue;
-      const out = new Uint32Array(live);
+    for (const [term, list] of segments[k].lists()) {
+      work += list.length + 16;
+      if (work >= MERGE_STEP * 8) {
+        work = 0;
+        yield;
+      }
+      let kept = 0;
+      for (let i = 0; i < list.length; i++) if (map[list[i]] >= 0) kept++;
+      if (kept === 0) continue;
+      const out = new Uint32Array(kept);
       let o = 0;
       for (let i = 0; i < list.length; i++) {
         const d = map[list[i]];
@@ -460,7 +473,7 @@ export function mergeSegments(segments: readonly Segment[]): Segment {
       const t = dict.intern(term);
       (parts[t] ??= []).push(out);
     }
-  });
+  }
   const starts = new Uint32Array(dict.size + 1);
   for (let t = 0; t < dict.size; t++) starts[t + 1] = starts[t] + parts[t].reduce((n, p) => n + p.length, 0);
   const postings = new Uint32Array(starts[dict.size]);
@@ -471,19 +484,40 @@ export function mergeSegments(segments: readonly Segment[]): Segment {
       at += p.length;
     }
     if (parts[t].length > 1) postings.subarray(starts[t], starts[t + 1]).sort();
+    work += at - starts[t] + 16;
+    if (work >= MERGE_STEP * 8) {
+      work = 0;
+      yield;
+    }
   }
   return new Segment({ ids, ranks, numMin, numMax, dict, starts, postings });
 }
 
+/** mergeSteps run to its end at once. */
+export function mergeSegments(segments: readonly Segment[]): Segment {
+  const steps = mergeSteps(segments);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** How long a merge works before it lets the process answer what waits (ms). */
+const MERGE_SLICE_MS = 4;
+
 /**
  * The segments of one index and the generation they reflect. Documents are replaced by id:
- * `apply` deletes the versions it replaces wherever they are, adds the new ones as a segment,
- * and merges tiers that are full.
+ * `apply` deletes the versions it replaces wherever they are and adds the new ones as a segment.
+ * A tier (segments of about one size) that holds MERGE_FACTOR segments is merged in the
+ * background, MERGE_SLICE_MS at a time between a process's other work: queries read the old
+ * segments until the merged one takes their place, and a document deleted from them meanwhile
+ * is deleted from it then.
  */
 export class MemoryIndex {
   private segments: Segment[] = [];
   /** The index generation (entities_count.generation) whose writes are all in. */
   generation = 0n;
+  private merging?: { sources: Segment[]; deletedSince: string[]; done: Promise<void> };
 
   constructor(segments: Segment[] = [], generation = 0n) {
     this.segments = segments.filter((s) => s.size > 0);
@@ -506,39 +540,83 @@ export class MemoryIndex {
   apply(docs: readonly IndexDoc[], deleted: readonly string[] = []): void {
     const byId = new Map<string, IndexDoc>();
     for (const doc of docs) byId.set(doc.id, doc);
-    for (const id of [...byId.keys(), ...deleted]) {
-      for (const s of this.segments) {
-        const doc = s.find(id);
-        if (doc >= 0) s.delete(doc);
-      }
-    }
-    if (byId.size > 0) {
-      const builder = new SegmentBuilder();
-      for (const doc of byId.values()) if (!deleted.includes(doc.id)) builder.add(doc);
-      if (builder.size > 0) this.segments.push(builder.build());
-    }
-    this.compact();
+    const gone = new Set(deleted);
+    for (const id of [...byId.keys(), ...gone]) this.remove(id);
+    const builder = new SegmentBuilder();
+    for (const doc of byId.values()) if (!gone.has(doc.id)) builder.add(doc);
+    if (builder.size > 0) this.segments.push(builder.build());
+    this.segments = this.segments.filter((s) => s.live > 0 || this.merging?.sources.includes(s));
+    this.scheduleMerge();
   }
 
-  /** Merges every tier that holds MERGE_FACTOR segments; drops segments with nothing live. */
-  private compact(): void {
-    this.segments = this.segments.filter((s) => s.live > 0);
-    for (;;) {
-      const tiers = new Map<number, Segment[]>();
-      for (const s of this.segments) {
-        const tier = Math.max(0, Math.floor(Math.log(s.live / SMALLEST) / Math.log(MERGE_FACTOR)));
-        tiers.set(tier, [...(tiers.get(tier) ?? []), s]);
-      }
-      const full = [...tiers.values()].find((group) => group.length >= MERGE_FACTOR);
-      if (!full) return;
-      const merged = mergeSegments(full);
-      this.segments = [...this.segments.filter((s) => !full.includes(s)), merged];
+  private remove(id: string): void {
+    for (const s of this.segments) {
+      const doc = s.find(id);
+      if (doc < 0) continue;
+      s.delete(doc);
+      if (this.merging?.sources.includes(s)) this.merging.deletedSince.push(id);
     }
   }
 
-  /** Merges every segment into one (after a bulk load). */
-  optimize(): void {
-    if (this.segments.length > 1) this.segments = [mergeSegments(this.segments)];
+  /** The segments of a full tier, if one is (none while a merge runs). */
+  private fullTier(): Segment[] | undefined {
+    const tiers = new Map<number, Segment[]>();
+    for (const s of this.segments) {
+      const tier = Math.max(0, Math.floor(Math.log(Math.max(1, s.live) / SMALLEST) / Math.log(MERGE_FACTOR)));
+      tiers.set(tier, [...(tiers.get(tier) ?? []), s]);
+    }
+    return [...tiers.values()].find((group) => group.length >= MERGE_FACTOR);
+  }
+
+  private scheduleMerge(): void {
+    if (this.merging) return;
+    const sources = this.fullTier();
+    if (sources) void this.merge(sources);
+  }
+
+  /** Merges `sources` in slices of MERGE_SLICE_MS, then puts the merged segment in their place. */
+  private merge(sources: Segment[]): Promise<void> {
+    const run = async () => {
+      const steps = mergeSteps(sources, sources.map((s) => s.deleted.slice()));
+      let merged: Segment | undefined;
+      while (!merged) {
+        const until = performance.now() + MERGE_SLICE_MS;
+        for (let step = steps.next(); ; step = steps.next()) {
+          if (step.done) {
+            merged = step.value;
+            break;
+          }
+          if (performance.now() >= until) break;
+        }
+        if (!merged) await new Promise((resolve) => setImmediate(resolve));
+      }
+      for (const id of merging.deletedSince) {
+        const doc = merged.find(id);
+        if (doc >= 0) merged.delete(doc);
+      }
+      const at = this.segments.indexOf(sources[0]);
+      this.segments = [...this.segments.slice(0, at), merged, ...this.segments.slice(at).filter((s) => !sources.includes(s))].filter((s) => s.live > 0);
+    };
+    const merging: { sources: Segment[]; deletedSince: string[]; done: Promise<void> } = { sources, deletedSince: [], done: Promise.resolve() };
+    this.merging = merging;
+    // a merge that fails leaves its sources in place: the index stays whole, only less merged
+    merging.done = run().catch(() => undefined).finally(() => {
+      this.merging = undefined;
+      this.scheduleMerge();
+    });
+    return merging.done;
+  }
+
+  /** Resolves when no merge runs or is due (tests, and a bulk load's end). */
+  async idle(): Promise<void> {
+    while (this.merging) await this.merging.done;
+  }
+
+  /** Merges every segment into one, at once (a bulk load's end, tests). */
+  async optimize(): Promise<void> {
+    await this.idle();
+    if (this.segments.length > 1) await this.merge([...this.segments]);
+    await this.idle();
   }
 
   /** The ids of the first `limit` matches of `query` in (rank DESC, id) order. */

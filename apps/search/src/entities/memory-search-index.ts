@@ -127,6 +127,7 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
     const started = process.hrtime.bigint();
     const cpu = process.cpuUsage();
     this.index = await this.reads.run((client) => buildIndex(client));
+    this.state++;
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     const used = process.cpuUsage(cpu);
     const memory = process.memoryUsage();
@@ -195,6 +196,7 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
     if (read.to <= this.index.generation) return;
     this.index.apply(read.docs);
     this.index.generation = read.to;
+    this.state++;
   }
 
   /**
@@ -242,10 +244,31 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
     return rows[0].lexemes;
   }
 
-  /** The ids of the first `limit` matches in rank order, and the generation they are of. */
+  /**
+   * The ids of the first `limit` matches in rank order, and the generation they are of. The ids of
+   * the last SEARCH_RANKED_CACHE queries are kept with the index they were read from (a served
+   * page costs a look-up); a catch-up or a rebuild makes a new index state, which reads again.
+   */
   top(query: IndexQuery, limit: number): { generation: bigint; ids: string[] } {
-    return { generation: this.index.generation, ids: this.index.search(query, limit) };
+    const key = this.config.rankedCacheEntries > 0 ? JSON.stringify(query) : undefined;
+    const kept = key === undefined ? undefined : this.ranked.get(key);
+    if (kept && kept.state === this.state && (kept.ids.length >= limit || kept.complete)) {
+      this.ranked.delete(key as string);
+      this.ranked.set(key as string, kept);
+      return { generation: this.index.generation, ids: kept.ids.slice(0, limit) };
+    }
+    const ids = this.index.search(query, limit);
+    if (key !== undefined) {
+      this.ranked.delete(key);
+      this.ranked.set(key, { state: this.state, ids, complete: ids.length < limit });
+      while (this.ranked.size > this.config.rankedCacheEntries) this.ranked.delete(this.ranked.keys().next().value as string);
+    }
+    return { generation: this.index.generation, ids };
   }
+
+  /** Moves with every change of the index (a catch-up that applied something, a rebuild). */
+  private state = 0;
+  private readonly ranked = new Map<string, { state: number; ids: string[]; complete: boolean }>();
 
   /** What the index holds (for logs and tests). */
   stats(): { entities: number; segments: number; generation: bigint; bytes: number } {
