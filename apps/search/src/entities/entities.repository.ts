@@ -238,6 +238,7 @@ export class EntitiesRepository {
     const text = entitiesCopyText(ordered, newIds(ID_PREFIX.entity, ordered.length));
     const client = await this.pool.connect();
     let counted: { inserted: string; total: string }[];
+    let generation: bigint;
     // A batch that can be made again from nothing (the generated seed: `regenerable`) commits
     // without waiting for its WAL to reach the disk. A crash of PostgreSQL can then lose the last
     // such commits (never part of one: its rows, count and generation go or stay together); the
@@ -252,9 +253,11 @@ export class EntitiesRepository {
       // the batch's ext_keys are logged under that generation (migration 1764000017000) for the in-memory
       // indexes of search processes (SEARCH_INDEX=memory) to read what changed, and entries older than an
       // hour go (looked at every 64th batch)
-      await client.query(`WITH g AS (UPDATE entities_count SET n = n + ${Number(counted[0].inserted)}, generation = generation + 1 RETURNING generation),
-          logged AS (INSERT INTO entities_changes (generation, ext_keys) SELECT g.generation, ARRAY(SELECT ext_key FROM entities_load) FROM g RETURNING generation)
-        DELETE FROM entities_changes c USING logged WHERE logged.generation % 64 = 0 AND c.created_at < now() - interval '1 hour'; COMMIT`);
+      const [stamped] = await client.query(`WITH g AS (UPDATE entities_count SET n = n + ${Number(counted[0].inserted)}, generation = generation + 1 RETURNING generation),
+          logged AS (INSERT INTO entities_changes (generation, ext_keys) SELECT g.generation, ARRAY(SELECT ext_key FROM entities_load) FROM g RETURNING generation),
+          pruned AS (DELETE FROM entities_changes c USING logged WHERE logged.generation % 64 = 0 AND c.created_at < now() - interval '1 hour')
+        SELECT generation::text AS generation FROM logged; COMMIT`) as unknown as { rows: { generation: string }[] }[];
+      generation = BigInt(stamped.rows[0].generation);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release(err as Error);
@@ -263,7 +266,7 @@ export class EntitiesRepository {
     client.release();
     // this process's index has the batch before the batch is answered (other processes read it
     // within SEARCH_INDEX_POLL_MS, or at their next page read, which finds the generation moved)
-    if (this.memory.enabled) await this.memory.catchUp();
+    if (this.memory.enabled) await this.memory.catchUp(generation);
     const inserted = Number(counted[0].inserted);
     return { inserted, updated: Number(counted[0].total) - inserted };
   }
