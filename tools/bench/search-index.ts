@@ -2,7 +2,7 @@ import { loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Pool } from 'pg';
-import { buildIndex, MemorySearchIndex } from '../../apps/search/src/entities/memory-search-index';
+import { buildIndex, MemorySearchIndex } from '../../apps/search/src/entities/memory-search-index.store';
 import { MemoryIndex } from '../../apps/search/src/entities/memory-index';
 import { conditionsFor } from '../../apps/search/src/search/search.service';
 import { SearchConfig } from '../../apps/search/src/search.config';

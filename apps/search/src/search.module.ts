@@ -7,7 +7,7 @@ import { LeasesController } from './credits/leases.controller';
 import { LeasesRepository } from './credits/leases.repository';
 import { LeasesService } from './credits/leases.service';
 import { EntitiesRepository } from './entities/entities.repository';
-import { MemorySearchIndex } from './entities/memory-search-index';
+import { MemorySearchIndex } from './entities/memory-search-index.store';
 import { IngestController } from './ingest/ingest.controller';
 import { IngestService } from './ingest/ingest.service';
 import { OrganizationsController } from './organizations/organizations.controller';

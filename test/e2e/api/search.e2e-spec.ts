@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Pool } from 'pg';
 import { LENSES, SUBJECTS } from '@app/contracts';
 import { EntitiesRepository } from '../../../apps/search/src/entities/entities.repository';
-import { MemorySearchIndex } from '../../../apps/search/src/entities/memory-search-index';
+import { MemorySearchIndex } from '../../../apps/search/src/entities/memory-search-index.store';
 import { SearchConfig } from '../../../apps/search/src/search.config';
 import { SearchReads } from '../../../apps/search/src/search/search-reads.store';
 import { RANK_BANDS, rankBandSql } from '../../../apps/search/src/entities/entity';

@@ -9,7 +9,7 @@ import { SearchReads } from '../search/search-reads.store';
 import { EntityInput, facetTerms, RANK_BANDS, rankBandSql, searchTextOf } from './entity';
 import { Gate } from './gate';
 import { IndexLayout } from '../migrations/index-layout';
-import { MemorySearchIndex } from './memory-search-index';
+import { MemorySearchIndex } from './memory-search-index.store';
 
 export interface EntityRow {
   id: string;

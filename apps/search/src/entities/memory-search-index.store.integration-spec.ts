@@ -6,7 +6,7 @@ import { SearchConfig } from '../search.config';
 import { SearchReads } from '../search/search-reads.store';
 import { conditionsFor } from '../search/search.service';
 import { EntitiesRepository } from './entities.repository';
-import { MemorySearchIndex } from './memory-search-index';
+import { MemorySearchIndex } from './memory-search-index.store';
 import { seedEntity } from './seed';
 
 /**
