@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { Pool } from 'pg';
 import { LENSES, SUBJECTS } from '@app/contracts';
 import { EntitiesRepository } from '../../../apps/search/src/entities/entities.repository';
-import { MemorySearchIndex } from '../../../apps/search/src/entities/memory-search-index.store';
 import { SearchConfig } from '../../../apps/search/src/search.config';
 import { SearchReads } from '../../../apps/search/src/search/search-reads.store';
 import { RANK_BANDS, rankBandSql } from '../../../apps/search/src/entities/entity';
@@ -218,7 +217,7 @@ describe('search', () => {
     try {
       const config = { rankedCacheEntries: 16, rankConcurrency: 2 } as SearchConfig;
       const reads = new SearchReads(pool, config, undefined as never);
-      const repository = new EntitiesRepository(pool, config, reads, new MemorySearchIndex(pool, config, reads));
+      const repository = new EntitiesRepository(pool, config, reads);
       const page = (ws: string, q: string, number: number) => repository.search(ws, 'investors', q, [], [], (number - 1) * 25, 26);
       // the queries are ranked (and kept) first, so that the pages below are reads of their rows only
       const first = await page('ws_batch_a', '', 40);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { EmailStatus, ID_PREFIX, Lens, LENSES, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
@@ -214,7 +214,8 @@ export class EntitiesRepository {
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(SEARCH_CONFIG) config: SearchConfig,
     private readonly reads: SearchReads,
-    private readonly memory: MemorySearchIndex,
+    // absent where a repository is made by hand (tools, tests): the bands or RUM path
+    @Optional() private readonly memory?: MemorySearchIndex,
   ) {
     this.rankedCacheEntries = config.rankedCacheEntries;
     this.layout = config.index;
@@ -266,7 +267,7 @@ export class EntitiesRepository {
     client.release();
     // this process's index has the batch before the batch is answered (other processes read it
     // within SEARCH_INDEX_POLL_MS, or at their next page read, which finds the generation moved)
-    if (this.memory.enabled) await this.memory.catchUp(generation);
+    if (this.memory?.enabled) await this.memory.catchUp(generation);
     const inserted = Number(counted[0].inserted);
     return { inserted, updated: Number(counted[0].total) - inserted };
   }
@@ -309,7 +310,7 @@ export class EntitiesRepository {
    * Pages are read where SearchReads says: a streaming replica when SEARCH_READ_DATABASE_URL is set.
    */
   async search(workspaceId: string, lens: Lens, q: string, conditions: Condition[], params: unknown[], offset: number, limit: number): Promise<Page> {
-    if (this.memory.enabled) return this.searchMemory(workspaceId, lens, q, conditions, offset, limit);
+    if (this.memory?.enabled) return this.searchMemory(this.memory, workspaceId, lens, q, conditions, offset, limit);
     const { filter, values } = this.whereOf(q, conditions, params);
     const key = JSON.stringify([lens, filter, values]);
     const need = Math.min(offset + limit, RANKED_MAX);
@@ -332,15 +333,15 @@ export class EntitiesRepository {
    * another process wrote, not polled yet) brings the index up to it and is asked again, so a
    * page reflects every batch committed before it was read, as the ranked ids do (search above).
    */
-  private async searchMemory(workspaceId: string, lens: Lens, q: string, conditions: Condition[], offset: number, limit: number): Promise<Page> {
-    const query = await this.memory.queryOf(lens, q, conditions);
+  private async searchMemory(memory: MemorySearchIndex, workspaceId: string, lens: Lens, q: string, conditions: Condition[], offset: number, limit: number): Promise<Page> {
+    const query = await memory.queryOf(lens, q, conditions);
     const need = Math.min(offset + limit, RANKED_MAX);
     for (let attempt = 0; ; attempt++) {
-      const { generation, ids } = this.memory.top(query, need);
+      const { generation, ids } = memory.top(query, need);
       const page = await this.pageOf(workspaceId, ids.slice(offset, offset + limit));
       // a page read on a streaming replica behind the index's source is served as read
       if (BigInt(page.generation) <= generation || attempt === 2) return page;
-      await this.memory.catchUp(BigInt(page.generation));
+      await memory.catchUp(BigInt(page.generation));
     }
   }
 
