@@ -145,6 +145,8 @@ export async function run() {
     const lead = await mesh.request('POST', '/leads', { key, body: { full_name: 'Edsger Dijkstra' } });
     expect(lead.status).toBe(201);
     await waitFor('forwarded and verified', async () => receiver.lines.some((l) => l.includes(` lead.created evt_`) && l.endsWith(lead.body.id)), 30_000, 50);
+    // lim prints its line once the receiver's answer is back, which can be read after the receiver's own line
+    await waitFor('lim printed the delivery', async () => listener.lines.length >= 2, 15_000, 50);
     expect(listener.json()[1]).toEqual({ event_id: expect.stringMatching(/^evt_/), type: 'lead.created', livemode: true, status: 200, latency_ms: expect.any(Number) });
     expect(await listener.stop()).toBe(0);
   }, 60_000);
