@@ -310,6 +310,10 @@ export class TestMesh {
       NATS_NKEY_SEED_FILE: join(identityDir, 'operator.nk'),
       ...(tls ? { NATS_TLS_CA_FILE: tls.caFile, NATS_TLS_CERT_FILE: tls.client.cert, NATS_TLS_KEY_FILE: tls.client.key } : {}),
       LOG_LEVEL: process.env.TEST_LOG_LEVEL || 'warn',
+      // an idle mesh (a shared one between its files, a file's own between its tests) hands its
+      // pooled connections back within a second: the meshes of both workers fit in PostgreSQL's
+      // default max_connections (100), which a shared mesh of all six services kept at 30 s did not
+      PG_POOL_IDLE_MS: process.env.TEST_PG_POOL_IDLE_MS || '1000',
       ...extraEnv,
     };
     const mesh = new TestMesh(env, natsPort, dbPrefix);

@@ -99,7 +99,8 @@ export function migrateService(service: string, options: MigrateOptions = {}): P
   return onServiceDatabase(service, options, async (databaseUrl, migrations) => {
     const applied = await runMigrations(databaseUrl, migrations);
     if (service !== 'search') return applied;
-    const layout = require('../apps/search/src/migrations/index-layout') as typeof import('../apps/search/src/migrations/index-layout');
+    // through search's migrations module, as the table above: only search's image carries it (tools/image/deps.ts)
+    const layout = require('../apps/search/src/migrations') as typeof import('../apps/search/src/migrations');
     return [...applied, ...(await layout.applyIndexLayout(databaseUrl, layout.searchIndexOf(env.SEARCH_INDEX)))];
   });
 }

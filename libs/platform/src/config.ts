@@ -76,6 +76,8 @@ export interface PoolSettings {
    * empty: null, the server's own, for a pooler that refuses startup options).
    */
   effectiveIoConcurrency: number | null;
+  /** How long a pooled connection may sit idle before the pool closes it (PG_POOL_IDLE_MS, default 30000). */
+  idleMs?: number;
 }
 
 export function poolSettings(env: NodeJS.ProcessEnv = process.env): PoolSettings {
@@ -84,6 +86,7 @@ export function poolSettings(env: NodeJS.ProcessEnv = process.env): PoolSettings
     max: envInt(env, 'PG_POOL_MAX', 10, 1, 10_000),
     // PostgreSQL accepts 0..1000
     effectiveIoConcurrency: io === '' ? null : envInt(env, 'PG_EFFECTIVE_IO_CONCURRENCY', 64, 0, 1000),
+    idleMs: envInt(env, 'PG_POOL_IDLE_MS', 30_000, 100, 3_600_000),
   };
 }
 

@@ -31,7 +31,7 @@ export function ignorePoolError(): void {}
 export function poolConfig(databaseUrl: string, settings: PoolSettings): PoolConfig {
   const io = settings.effectiveIoConcurrency;
   const options = io === null ? undefined : `-c effective_io_concurrency=${io}`;
-  return { ...pgClientConfig(databaseUrl), max: settings.max, idleTimeoutMillis: 30_000, options, Client: ServiceConnection };
+  return { ...pgClientConfig(databaseUrl), max: settings.max, idleTimeoutMillis: settings.idleMs ?? 30_000, options, Client: ServiceConnection };
 }
 
 /**

@@ -43,3 +43,10 @@ export const MIGRATIONS = [
   CreditLeases1764000016000,
   EntitiesChanges1764000017000,
 ];
+
+/**
+ * The index layout applied after the migrations (SEARCH_INDEX): reached through this module, so
+ * `tools/migrate.js` loads it only when it migrates search, and the other services' images (which
+ * hold migrate.js, not search's code: tools/image/deps.ts) do not carry it.
+ */
+export { applyIndexLayout, searchIndexOf } from './index-layout';
