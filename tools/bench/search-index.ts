@@ -59,7 +59,7 @@ export async function runSearchIndexBench(): Promise<void> {
     // the query inside the index, as a search process runs it (queryOf, then top)
     const config = { index: 'memory' } as SearchConfig;
     const memory = new MemorySearchIndex(pool, config, new SearchReads(pool, config, undefined as never));
-    (memory as unknown as { index: MemoryIndex }).index = index;
+    memory.serve(index);
     const queries = await Promise.all(SECTORS.flatMap((q) => STAGES.flatMap((stage) => TYPES.map(async (type) =>
       memory.queryOf('investors', q, conditionsFor('investors', { stage: [stage], type: [type] }).conditions)))));
     for (const [page, need] of [[1, 26], [40, 1001]] as const) {

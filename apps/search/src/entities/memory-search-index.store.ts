@@ -117,6 +117,14 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
     this.stopPolling?.();
   }
 
+  /**
+   * Serves from `index`, built and timed by the caller (`npm run bench -- search-index` measures
+   * queryOf and top on the index whose build it measured) instead of one this store built.
+   */
+  serve(index: MemoryIndex): void {
+    this.index = index;
+  }
+
   /** The generation the index reflects. */
   get generation(): bigint {
     return this.index.generation;
