@@ -2,11 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { SERVICE_NAMES, ServiceName } from '@app/contracts';
+import { SERVICE_NAMES, SERVICE_UNAVAILABLE_RETRY_AFTER_S, ServiceName } from '@app/contracts';
 import { DEFAULT_HTTP_PORTS, eventRetrySettings, eventsStreamSettings } from '@app/platform/config';
 import { trustProxySetting } from '../../apps/gateway/src/config';
 import { KUBECTL, kustomizationDirs, kustomizationKind, kustomize, loadYaml, Obj } from './render';
 import { unknownFields } from './strict-fields';
+import { detectionOfCluster, failoverWatchSettings, SHIPPED_FAILOVER_DETECTION } from '../../tools/mesh/pg-pair';
+import { DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER_MS } from '../../packages/client/src/retry';
 
 /**
  * Offline CI for k8s/: every kustomization renders with `kubectl kustomize`, every rendered
@@ -483,6 +485,34 @@ describe('k8s/examples/postgres: every database backed up (kubectl kustomize of 
       const commented = readFileSync(join(dir, file), 'utf8').split('\n').filter((line) => /^\s*#\s*(backup|barmanObjectStore|plugins)\s*:/.test(line));
       expect({ file, commented }).toEqual({ file, commented: [] });
     }
+  });
+});
+
+describe('k8s/examples/postgres: failure detection (kubectl kustomize of each example)', () => {
+  const examples = { prod: 'k8s/examples/postgres/per-service', dev: 'k8s/examples/postgres/shared' };
+
+  it.each(Object.entries(examples))("%s (%s): every Cluster detects a lost primary as the shipped file says, and npm run cluster's failover watcher uses the same settings", (_env, dir) => {
+    const clusters = objectsOf(dir).filter((o) => o.kind === 'Cluster' && String(o.apiVersion).startsWith('postgresql.cnpg.io/'));
+    expect(clusters.length).toBeGreaterThan(0);
+    for (const cluster of clusters) {
+      expect({ cluster: cluster.metadata.name, detection: detectionOfCluster(cluster) }).toEqual({ cluster: cluster.metadata.name, detection: SHIPPED_FAILOVER_DETECTION });
+      // written out, not left to the operator's defaults (10 s x 3: 20-30 s without writes)
+      expect(cluster.spec.probes.readiness).toEqual({ periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 3 });
+      expect(cluster.spec.failoverDelay).toBe(0);
+    }
+    expect(failoverWatchSettings({})).toEqual(SHIPPED_FAILOVER_DETECTION);
+  });
+
+  it("packages/client's default retries wait out the shipped detection of a stopped primary and its promotion, against the gateway's 503 Retry-After", () => {
+    const d = SHIPPED_FAILOVER_DETECTION;
+    // a primary that refuses connections: the first failed probe within an interval of the stop, then threshold - 1 more
+    const detectedWithinMs = d.probeIntervalMs * d.failureThreshold + d.failoverDelayMs;
+    // what the client waits at least before its last attempt: every retry waits Retry-After at least
+    const ridesOutMs = DEFAULT_MAX_RETRIES * SERVICE_UNAVAILABLE_RETRY_AFTER_S * 1000;
+    expect(detectedWithinMs).toBe(6000);
+    // a promotion and the services back in their queue groups within as long again as the detection, and margin beyond
+    expect(ridesOutMs).toBeGreaterThanOrEqual(3 * detectedWithinMs);
+    expect(SERVICE_UNAVAILABLE_RETRY_AFTER_S * 1000).toBeLessThanOrEqual(DEFAULT_MAX_RETRY_AFTER_MS);
   });
 });
 

@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { CNPG_FAILOVER_DEFAULTS, failoverWatchSettings, FailoverWatchSettings, PgPair, writesAccepted } from '../../tools/mesh/pg-pair';
+import { CNPG_FAILOVER_DEFAULTS, detectionOfCluster, failoverWatchSettings, FailoverWatchSettings, PgPair, SHIPPED_FAILOVER_DETECTION, writesAccepted } from '../../tools/mesh/pg-pair';
 import { freePort } from '../../tools/mesh/processes';
 
 /**
@@ -33,9 +33,12 @@ describe('the PostgreSQL pair fails over when its watcher sees the primary stop 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("defaults to CloudNativePG's readiness probe and failover delay", () => {
-    expect(failoverWatchSettings({})).toEqual({ probeIntervalMs: 10_000, probeTimeoutMs: 5000, failureThreshold: 3, failoverDelayMs: 0 });
-    expect(CNPG_FAILOVER_DEFAULTS).toEqual(failoverWatchSettings({}));
+  it("defaults to the shipped CloudNativePG examples' readiness probe and failover delay (read from their one file), CloudNativePG's own where the file sets none", () => {
+    expect(failoverWatchSettings({})).toEqual(SHIPPED_FAILOVER_DETECTION);
+    expect(SHIPPED_FAILOVER_DETECTION).toEqual({ probeIntervalMs: 2000, probeTimeoutMs: 2000, failureThreshold: 3, failoverDelayMs: 0 });
+    expect(detectionOfCluster({ spec: {} })).toEqual(CNPG_FAILOVER_DEFAULTS);
+    expect(CNPG_FAILOVER_DEFAULTS).toEqual({ probeIntervalMs: 10_000, probeTimeoutMs: 5000, failureThreshold: 3, failoverDelayMs: 0 });
+    expect(detectionOfCluster({ spec: { failoverDelay: 7, probes: { readiness: { periodSeconds: 4 } } } })).toEqual({ probeIntervalMs: 4000, probeTimeoutMs: 5000, failureThreshold: 3, failoverDelayMs: 7000 });
     expect(failoverWatchSettings({ PG_PAIR_PROBE_INTERVAL_MS: '1000', PG_PAIR_FAILURE_THRESHOLD: '5' })).toMatchObject({ probeIntervalMs: 1000, failureThreshold: 5 });
     expect(() => failoverWatchSettings({ PG_PAIR_FAILURE_THRESHOLD: '0' })).toThrow(/PG_PAIR_FAILURE_THRESHOLD/);
   });

@@ -53,7 +53,7 @@ export interface ClusterOptions {
   pgDir?: string;
   /**
    * The watcher that fails the pair over when its primary stops answering (PgPair.watch), as
-   * CloudNativePG does; default: CloudNativePG's settings, or the PG_PAIR_* variables.
+   * CloudNativePG does; default: the shipped CloudNativePG examples' settings (SHIPPED_FAILOVER_DETECTION), or the PG_PAIR_* variables.
    */
   failoverWatch?: FailoverWatchSettings;
   say?: (line: string) => void;

@@ -2,7 +2,8 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { waitFor } from './processes';
+import { parse as parseYaml } from 'yaml';
+import { ROOT, waitFor } from './processes';
 import { TcpProxy } from './tcp-proxy';
 
 /**
@@ -223,27 +224,56 @@ export class PgPair {
 }
 
 /**
- * How the pair's watcher decides the primary is lost: CloudNativePG's defaults. Its readiness
- * probe runs every 10 s with a 5 s timeout and fails the instance after 3 failures in a row
- * (https://cloudnative-pg.io/documentation/current/instance_manager/, "Readiness Probe": failureThreshold 3, periodSeconds 10,
- * timeoutSeconds 5), and the operator fails over once the primary has been failing for
- * `.spec.failoverDelay`, 0 s by default (https://cloudnative-pg.io/documentation/current/failover/). So a primary that stops answering
- * is replaced 20-30 s later. The settings: docs/configuration.md.
+ * How the pair's watcher decides the primary is lost: as CloudNativePG does with the settings the
+ * project ships. CloudNativePG fails over once the primary's readiness probe has failed
+ * `failureThreshold` times in a row, `periodSeconds` apart, each failing past `timeoutSeconds`,
+ * and `.spec.failoverDelay` has passed (docs/src/failover.md and pkg/specs/pods.go of
+ * cloudnative-pg v1.30.0). The shipped examples set these in one file,
+ * k8s/examples/postgres/failover-detection/failover-detection.yaml, patched into every Cluster;
+ * the watcher's defaults are read from that file (SHIPPED_FAILOVER_DETECTION), so the two cannot
+ * drift (test/deploy/k8s.integration-spec.ts checks every rendered Cluster against them). The
+ * settings: docs/configuration.md.
  */
 export interface FailoverWatchSettings {
-  /** PG_PAIR_PROBE_INTERVAL_MS (10000): between two probes of the primary. */
+  /** PG_PAIR_PROBE_INTERVAL_MS (the readiness probe's periodSeconds): between two probes of the primary. */
   probeIntervalMs: number;
-  /** PG_PAIR_PROBE_TIMEOUT_MS (5000): a probe not answered by then has failed. */
+  /** PG_PAIR_PROBE_TIMEOUT_MS (its timeoutSeconds): a probe not answered by then has failed. */
   probeTimeoutMs: number;
-  /** PG_PAIR_FAILURE_THRESHOLD (3): failed probes in a row after which the primary is lost. */
+  /** PG_PAIR_FAILURE_THRESHOLD (its failureThreshold): failed probes in a row after which the primary is lost. */
   failureThreshold: number;
-  /** PG_PAIR_FAILOVER_DELAY_MS (0): from then until the standby is promoted. */
+  /** PG_PAIR_FAILOVER_DELAY_MS (`.spec.failoverDelay`): from then until the standby is promoted. */
   failoverDelayMs: number;
 }
 
+/**
+ * CloudNativePG's own defaults, where a Cluster sets nothing: the readiness probe every 10 s with
+ * a 5 s timeout (pkg/specs/pods.go, ReadinessProbePeriod and TimeoutSeconds), Kubernetes' failure
+ * threshold of 3, no failover delay: a stopped primary replaced 20-30 s later.
+ */
 export const CNPG_FAILOVER_DEFAULTS: FailoverWatchSettings = { probeIntervalMs: 10_000, probeTimeoutMs: 5000, failureThreshold: 3, failoverDelayMs: 0 };
 
-/** The watcher's settings from the environment (PG_PAIR_*), CloudNativePG's defaults where unset. */
+/** The file of the shipped examples that sets every Cluster's failure detection. */
+export const FAILOVER_DETECTION_FILE = join(ROOT, 'k8s', 'examples', 'postgres', 'failover-detection', 'failover-detection.yaml');
+
+/**
+ * A Cluster's failure detection as CloudNativePG applies it: its `.spec.probes.readiness` over
+ * the operator's defaults (a field left out keeps the default), and `.spec.failoverDelay`.
+ */
+export function detectionOfCluster(cluster: { spec?: { failoverDelay?: number; probes?: { readiness?: { periodSeconds?: number; timeoutSeconds?: number; failureThreshold?: number } } } }): FailoverWatchSettings {
+  const readiness = cluster.spec?.probes?.readiness ?? {};
+  const seconds = (value: number | undefined, fallbackMs: number) => (value ? value * 1000 : fallbackMs);
+  return {
+    probeIntervalMs: seconds(readiness.periodSeconds, CNPG_FAILOVER_DEFAULTS.probeIntervalMs),
+    probeTimeoutMs: seconds(readiness.timeoutSeconds, CNPG_FAILOVER_DEFAULTS.probeTimeoutMs),
+    failureThreshold: readiness.failureThreshold || CNPG_FAILOVER_DEFAULTS.failureThreshold,
+    failoverDelayMs: (cluster.spec?.failoverDelay ?? 0) * 1000,
+  };
+}
+
+/** The shipped examples' failure detection (FAILOVER_DETECTION_FILE), read once. */
+export const SHIPPED_FAILOVER_DETECTION: FailoverWatchSettings = detectionOfCluster(parseYaml(readFileSync(FAILOVER_DETECTION_FILE, 'utf8')));
+
+/** The watcher's settings from the environment (PG_PAIR_*), the shipped examples' where unset. */
 export function failoverWatchSettings(env: NodeJS.ProcessEnv = process.env): FailoverWatchSettings {
   const int = (name: string, fallback: number, min: number, max: number) => {
     const raw = env[name];
@@ -253,10 +283,10 @@ export function failoverWatchSettings(env: NodeJS.ProcessEnv = process.env): Fai
     return value;
   };
   return {
-    probeIntervalMs: int('PG_PAIR_PROBE_INTERVAL_MS', CNPG_FAILOVER_DEFAULTS.probeIntervalMs, 100, 600_000),
-    probeTimeoutMs: int('PG_PAIR_PROBE_TIMEOUT_MS', CNPG_FAILOVER_DEFAULTS.probeTimeoutMs, 100, 600_000),
-    failureThreshold: int('PG_PAIR_FAILURE_THRESHOLD', CNPG_FAILOVER_DEFAULTS.failureThreshold, 1, 100),
-    failoverDelayMs: int('PG_PAIR_FAILOVER_DELAY_MS', CNPG_FAILOVER_DEFAULTS.failoverDelayMs, 0, 600_000),
+    probeIntervalMs: int('PG_PAIR_PROBE_INTERVAL_MS', SHIPPED_FAILOVER_DETECTION.probeIntervalMs, 100, 600_000),
+    probeTimeoutMs: int('PG_PAIR_PROBE_TIMEOUT_MS', SHIPPED_FAILOVER_DETECTION.probeTimeoutMs, 100, 600_000),
+    failureThreshold: int('PG_PAIR_FAILURE_THRESHOLD', SHIPPED_FAILOVER_DETECTION.failureThreshold, 1, 100),
+    failoverDelayMs: int('PG_PAIR_FAILOVER_DELAY_MS', SHIPPED_FAILOVER_DETECTION.failoverDelayMs, 0, 600_000),
   };
 }
 

@@ -27,6 +27,16 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
 };
 
 /**
+ * The `Retry-After` (seconds) of every 503 `service_unavailable`: what a client waits before it
+ * asks again when the service or its database is not answering (a database failing over, every
+ * replica out of its queue groups meanwhile). 5 s: packages/client's default 4 retries then wait
+ * at least 20 s in all, which covers the shipped CloudNativePG examples' detection (readiness
+ * probe every 2 s, 3 failures: 4-6 s) and promotion with margin (docs/decisions.md, "A database
+ * failover is answered 503 with Retry-After").
+ */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 5;
+
+/**
  * The gateway's 409 messages for an Idempotency-Key it will not run the request under now. Only
  * the first passes: packages/client sends that request again (isInProgressConflict reads this
  * wording), so it must keep saying "still being processed" and the others must not.

@@ -18,6 +18,7 @@ export * from './tokens';
 export * from './platform.module';
 export * from './bootstrap';
 export * from './rpc-context';
+export * from './service-error.filter';
 export * from './nats-rpc.server';
 export * from './publish-batch';
 export * from './read-batch';

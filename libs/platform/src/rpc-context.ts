@@ -1,7 +1,8 @@
-import { applyDecorators, createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, UseFilters } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { RequestContext, RpcRequest } from '@app/contracts';
 import { DomainError } from './domain-error';
+import { ServiceErrorFilter } from './service-error.filter';
 
 /** Reads the `{ctx, body}` envelope of a request-reply message, refusing anything else. */
 export function unpack<T>(message: RpcRequest<T>): { ctx: RequestContext; body: T } {
@@ -10,6 +11,9 @@ export function unpack<T>(message: RpcRequest<T>): { ctx: RequestContext; body: 
   }
   return { ctx: message.ctx, body: message.body };
 }
+
+/** One filter for every handler (it holds no state). */
+const SERVICE_ERRORS = new ServiceErrorFilter();
 
 const envelopeOf = (host: ExecutionContext) => host.switchToRpc().getData<RpcRequest<unknown>>();
 
@@ -36,10 +40,11 @@ function envelopeParams(ctx: ParameterDecorator, body: ParameterDecorator): Meth
  * @MessagePattern with two parameter decorators: the method stays as written, so guards,
  * interceptors, pipes and filters declared on it (above or below @Rpc) run in Nest's pipeline,
  * and the envelope is checked there (`unpack`: a message without a workspace context is refused
- * with `internal_error`), so a handler only decodes, calls its service and returns.
+ * with `internal_error`), so a handler only decodes, calls its service and returns. A failure is
+ * answered by ServiceErrorFilter (a lost database connection as `service_unavailable`).
  */
 export function Rpc(subject: string): MethodDecorator {
-  return applyDecorators(MessagePattern(subject), envelopeParams(RequestCtx(), RequestBody()));
+  return applyDecorators(MessagePattern(subject), UseFilters(SERVICE_ERRORS), envelopeParams(RequestCtx(), RequestBody()));
 }
 
 /**
@@ -49,5 +54,5 @@ export function Rpc(subject: string): MethodDecorator {
  * `@PublicRpc(SUBJECTS.sequences.optoutRequest) request(ctx: Partial<RequestContext>, body: { email?: unknown } | undefined)`.
  */
 export function PublicRpc(subject: string): MethodDecorator {
-  return applyDecorators(MessagePattern(subject), envelopeParams(AnyCtx(), AnyBody()));
+  return applyDecorators(MessagePattern(subject), UseFilters(SERVICE_ERRORS), envelopeParams(AnyCtx(), AnyBody()));
 }

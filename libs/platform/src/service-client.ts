@@ -14,7 +14,12 @@ import { NATS_CONNECTION, SERVICE_CONFIG } from './tokens';
  * connection closed): whether it acted is unknown. Left unhandled it answers `internal_error`.
  */
 export class NoAnswer extends DomainError {
-  constructor(readonly subject: string, reason: string) {
+  constructor(
+    readonly subject: string,
+    reason: string,
+    /** Nobody served the subject (every replica out of its queue groups): the request surely did not run. */
+    readonly noResponders = false,
+  ) {
     super('internal_error', `${subject} did not answer: ${reason}`);
   }
 }
@@ -115,7 +120,7 @@ export class ServiceClient {
         ? await this.attempts<RawJson<T> | T>(subject, data, timeoutMs, ask)
         : await askService<RawJson<T> | T>(this.nc, subject, data, timeoutMs, ask);
     } catch (err) {
-      throw new NoAnswer(subject, (err as Error).message);
+      throw new NoAnswer(subject, (err as Error).message, err instanceof NoRespondersError);
     }
     if (packet.err !== undefined && packet.err !== null) {
       if (isDomainErrorPayload(packet.err)) throw new DomainError(packet.err.code, packet.err.message, packet.err.param);
@@ -215,8 +220,12 @@ export class ServiceClient {
   }
 }
 
-/** A reply that says the service failed rather than what the request meant (see attempts). */
+/**
+ * A reply that says the service failed rather than what the request meant (see attempts):
+ * `internal_error`, a failure that is not a domain error, or `service_unavailable` (that
+ * replica's database connection broke under the request: another replica's may not have).
+ */
 function isFailure(packet: ReplyPacket<unknown>): boolean {
   if (packet.err === undefined || packet.err === null) return false;
-  return !isDomainErrorPayload(packet.err) || packet.err.code === 'internal_error';
+  return !isDomainErrorPayload(packet.err) || packet.err.code === 'internal_error' || packet.err.code === 'service_unavailable';
 }

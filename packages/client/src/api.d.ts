@@ -2028,13 +2028,14 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `service_unavailable`: a service the request needs is not configured on this installation (the opt-out portal without a mail server); nothing is recorded What it means, what to do, whether to retry: [`service_unavailable` in the error catalogue](http://127.0.0.1:3000/api/v1/docs/errors#service_unavailable). */
+        /** @description `service_unavailable`: the service or its database is not answering for the moment (a database failover), or a service the request needs is not configured on this installation (the opt-out portal without a mail server); see `Retry-After`, and retry with the same Idempotency-Key What it means, what to do, whether to retry: [`service_unavailable` in the error catalogue](http://127.0.0.1:3000/api/v1/docs/errors#service_unavailable). */
         ServiceUnavailable: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -2043,7 +2044,7 @@ export interface components {
                  *       "error": {
                  *         "type": "api_error",
                  *         "code": "service_unavailable",
-                 *         "message": "a service the request needs is not configured on this installation (the opt-out portal without a mail server); nothing is recorded",
+                 *         "message": "the service or its database is not answering for the moment (a database failover), or a service the request needs is not configured on this installation (the opt-out portal without a mail server); see `Retry-After`, and retry with the same Idempotency-Key",
                  *         "doc_url": "http://127.0.0.1:3000/api/v1/docs/errors#service_unavailable"
                  *       }
                  *     }
@@ -2120,6 +2121,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     companies_get: {
@@ -2155,6 +2157,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     credits_balance: {
@@ -2186,6 +2189,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     docs_page: {
@@ -2310,6 +2314,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     events_get: {
@@ -2345,6 +2350,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     events_stream: {
@@ -2381,6 +2387,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     exports_create: {
@@ -2421,6 +2428,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     exports_get: {
@@ -2456,6 +2464,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     exports_download: {
@@ -2537,6 +2546,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     leads_create: {
@@ -2577,6 +2587,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     leads_get: {
@@ -2612,6 +2623,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     leads_delete: {
@@ -2647,6 +2659,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     leads_update: {
@@ -2688,6 +2701,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     leads_moveStage: {
@@ -2729,6 +2743,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     docs_openapi: {
@@ -2830,7 +2845,7 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description `service_unavailable`: a service the request needs is not configured on this installation (the opt-out portal without a mail server); nothing is recorded (an HTML page to a form post, the error object to a JSON client). What it means, what to do, whether to retry: [`service_unavailable` in the error catalogue](http://127.0.0.1:3000/api/v1/docs/errors#service_unavailable). */
+            /** @description `service_unavailable`: the service or its database is not answering for the moment (a database failover), or a service the request needs is not configured on this installation (the opt-out portal without a mail server); see `Retry-After`, and retry with the same Idempotency-Key (an HTML page to a form post, the error object to a JSON client). What it means, what to do, whether to retry: [`service_unavailable` in the error catalogue](http://127.0.0.1:3000/api/v1/docs/errors#service_unavailable). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2954,6 +2969,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     docs_postmanCollection: {
@@ -3041,6 +3057,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     search_search: {
@@ -3085,6 +3102,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     sequences_list: {
@@ -3129,6 +3147,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     sequences_get: {
@@ -3164,6 +3183,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     sequences_enroll: {
@@ -3208,6 +3228,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     sequences_unenroll: {
@@ -3245,6 +3266,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     suppressions_list: {
@@ -3290,6 +3312,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     suppressions_create: {
@@ -3330,6 +3353,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     tasks_list: {
@@ -3377,6 +3401,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     tasks_create: {
@@ -3418,6 +3443,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     tasks_update: {
@@ -3459,6 +3485,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     unsubscribe_show: {
@@ -3575,6 +3602,7 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     webhookEndpoints_create: {
@@ -3615,6 +3643,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     webhookEndpoints_get: {
@@ -3650,6 +3679,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     webhookEndpoints_delete: {
@@ -3685,6 +3715,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     webhookEndpoints_update: {
@@ -3725,6 +3756,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     webhookEndpoints_deliveries: {
@@ -3772,6 +3804,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     webhookEndpoints_retryDelivery: {
@@ -3817,6 +3850,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     webhookEndpoints_rollSecret: {
@@ -3860,6 +3894,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     webhookEndpoints_sendTest: {
@@ -3904,6 +3939,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     webhook_event: {

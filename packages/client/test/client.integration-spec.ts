@@ -215,6 +215,24 @@ describe('LeadIntelClient against a local HTTP server', () => {
     expect(waits).toEqual([500, 1000, 2000, 4000, 5000]);
   });
 
+  it("the cap: the gateway's 503 with Retry-After: 5 (a database failing over) is waited out for at least 20 s by default, with the same key, and a success inside that is the caller's answer", async () => {
+    const unavailable = (res: ServerResponse) => json(res, 503, { error: { type: 'api_error', code: 'service_unavailable', message: 'not answering', doc_url: 'https://docs.example.com/errors#service_unavailable' } }, { 'retry-after': '5' });
+    // the worst jitter (the shortest backoff) still waits Retry-After each time
+    api.handler = (_req, n, res) => (n < 5 ? unavailable(res) : json(res, 201, { id: 'lead_1', object: 'lead' }));
+    const created = await client({ random: () => 0 }).api.POST('/leads', { body: { full_name: 'Ada' } });
+    expect(created.response.status).toBe(201);
+    expect(waits).toEqual([5000, 5000, 5000, 5000]);
+    expect(waits.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(20_000);
+    expect(new Set(api.seen.map((s) => s.headers['idempotency-key'])).size).toBe(1);
+    // the longest backoff (4 s before the 4th retry) is still under Retry-After: the cap is 4 x 5 s, then the 503 is returned
+    api.seen = [];
+    waits.length = 0;
+    api.handler = (_req, _n, res) => unavailable(res);
+    const gaveUp = await client({ random: () => 0.999999 }).api.POST('/leads', { body: { full_name: 'Ada' } });
+    expect({ status: gaveUp.response.status, code: gaveUp.error?.error.code, attempts: api.seen.length }).toEqual({ status: 503, code: 'service_unavailable', attempts: 5 });
+    expect(waits).toEqual([5000, 5000, 5000, 5000]);
+  });
+
   it('by default outlasts a dead gateway\'s claim: a POST answered "still being processed" for 2.5 s is answered (real waits)', async () => {
     const conflict = { error: { type: 'invalid_request_error', code: 'conflict', message: IDEMPOTENCY_CONFLICT_MESSAGES.inProgress, param: 'Idempotency-Key', doc_url: 'x' } };
     let first = 0;

@@ -1,12 +1,15 @@
-import { SUBJECTS } from '@app/contracts';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_S, SUBJECTS } from '@app/contracts';
 import { NoRespondersError, randomToken, ReplyMux } from '@app/platform';
 import { ApiResponse, RequestOptions, TestMesh } from '../../harness';
 import { expectApiError, expectRateLimitHeaders, listLeads } from '../../support/gateway-assertions';
 
 /**
- * Spec, Errors (500 internal_error, "safe to retry with the same Idempotency-Key") and the
- * issue's "a stopped service -> a fast 500 internal_error (within 2 s), not a hang". This file
- * stops and kills crm, so it has a mesh of its own.
+ * Spec, Errors ("safe to retry with the same Idempotency-Key") and the issue's "a stopped service
+ * -> a fast error (within 2 s), not a hang". Since issue 35 a request no service takes (every
+ * replica stopped, or out of its queue groups while its database fails over) is answered 503
+ * `service_unavailable` with `Retry-After`, not 500 `internal_error`: nothing ran, and it will be
+ * answered once a replica is back (docs/decisions.md, "A database failover is answered 503 with
+ * Retry-After"). This file stops and kills crm, so it has a mesh of its own.
  */
 const FAST_MS = 2000;
 
@@ -54,15 +57,16 @@ describe('gateway with a stopped service (e2e)', () => {
     }
   }
 
-  function expectFast500(res: ApiResponse & { ms: number }): void {
-    expectApiError(res, 500, 'internal_error');
+  function expectFast503(res: ApiResponse & { ms: number }): void {
+    expectApiError(res, 503, 'service_unavailable');
+    expect(res.headers.get('retry-after')).toBe(String(SERVICE_UNAVAILABLE_RETRY_AFTER_S));
     expect(res.ms).toBeLessThan(FAST_MS);
     expect(res.body.error.message).not.toMatch(INTERNALS);
     expect(res.body.error.param).toBeUndefined();
     expectRateLimitHeaders(res);
   }
 
-  it('answers every lead endpoint with a fast 500 internal_error while crm is stopped, without internals', async () => {
+  it('answers every lead endpoint with a fast 503 service_unavailable and Retry-After while crm is stopped, without internals', async () => {
     expect((await timed('GET', '/leads')).status).toBe(200);
     await mesh.stopApp('crm');
 
@@ -76,28 +80,28 @@ describe('gateway with a stopped service (e2e)', () => {
     ];
     for (const [method, path, body] of calls) {
       const res = await timed(method, path, { body });
-      expectFast500(res);
+      expectFast503(res);
     }
 
     // Several at once fail just as fast: nothing queues up behind a dead service.
     const concurrent = await Promise.all(Array.from({ length: 10 }, () => timed('GET', '/leads')));
-    for (const res of concurrent) expectFast500(res);
+    for (const res of concurrent) expectFast503(res);
 
     // Requests that never reach crm are unaffected.
     expectApiError(await timed('GET', '/leads?limit=0'), 400, 'invalid_request', 'limit');
     expectApiError(await timed('GET', '/leads', { key: `svc_live_${randomToken(32)}` }), 401, 'authentication_failed');
   });
 
-  it('lets a POST that failed with 500 be retried with the same Idempotency-Key once crm is back', async () => {
+  it('lets a POST that failed with 503 be retried with the same Idempotency-Key once crm is back', async () => {
     await mesh.stopApp('crm'); // no-op when the previous test left it stopped
     const idempotencyKey = `outage-${randomToken(12)}`;
     const name = `Retried ${randomToken(8)}`;
     const body = { full_name: name };
     const failed = await timed('POST', '/leads', { body, headers: { 'idempotency-key': idempotencyKey } });
-    expectFast500(failed);
-    // A retry while crm is still down fails the same way (the 500 was not recorded as the outcome).
+    expectFast503(failed);
+    // A retry while crm is still down fails the same way (the 503 was not recorded as the outcome).
     const again = await timed('POST', '/leads', { body, headers: { 'idempotency-key': idempotencyKey } });
-    expectFast500(again);
+    expectFast503(again);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
 
     await mesh.startApp('crm');
@@ -124,15 +128,15 @@ describe('gateway with a stopped service (e2e)', () => {
     expect(created.status).toBe(201);
   });
 
-  it('answers a fast 500 when crm is killed outright (SIGKILL), and recovers on restart', async () => {
+  it('answers a fast 503 when crm is killed outright (SIGKILL), and recovers on restart', async () => {
     await ensureCrmRunning();
     expect((await timed('GET', '/leads')).status).toBe(200);
     await mesh.killApp('crm');
     await untilNatsDropped(SUBJECTS.crm.leadsList);
     const res = await timed('GET', '/leads');
-    expectFast500(res);
+    expectFast503(res);
     const write = await timed('POST', '/leads', { body: { full_name: 'While Killed' } });
-    expectFast500(write);
+    expectFast503(write);
 
     await mesh.startApp('crm');
     expect((await timed('GET', '/leads')).status).toBe(200);

@@ -5,7 +5,7 @@ import { BaseRpcExceptionFilter } from '@nestjs/microservices';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { Observable } from 'rxjs';
 import { ERROR_TYPE, ErrorBody, ErrorCode } from '@app/contracts';
-import { rootLogger, SERVICE_CONFIG } from '@app/platform';
+import { connectionBroke, rootLogger, SERVICE_CONFIG } from '@app/platform';
 import { GatewayConfig } from '../config';
 import { ApiError } from './api-error';
 import { requestLogFields } from './request-log';
@@ -34,6 +34,8 @@ export function toApiError(err: unknown, request?: FastifyRequest): ApiError {
     if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return ApiError.invalid(undefined, 'Request body is too large');
     return new ApiError(statusToCode(fastifyError.statusCode), fastifyError.message ?? 'Invalid request');
   }
+  // the gateway's own database (keys, idempotency claims, rate limits) not answering: a failover
+  if (connectionBroke(err)) return ApiError.unavailable('The database is not answering for the moment; retry after Retry-After seconds (with the same Idempotency-Key on POST)');
   return new ApiError('internal_error', 'An internal error occurred; retry later (with the same Idempotency-Key on POST)');
 }
 

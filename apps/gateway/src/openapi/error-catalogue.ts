@@ -56,10 +56,13 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorEntry> = {
   },
   service_unavailable: {
     meaning:
-      'A feature is switched off on this installation because something it needs is not set up: the public opt-out portal answers it when no mail ' +
-      'server is configured for its confirmation emails (or the one configured does not take the message). Nothing was recorded.',
-    action: 'Try again later; the operator of the installation configures the missing service (for the portal, `OPTOUT_SMTP_URL`).',
-    retry: 'Yes, once the operator has configured it; until then the same request fails again.',
+      'The service or its database is not answering for the moment (a database failing over to its standby: seconds), so the request was not ' +
+      'completed; or a feature is switched off on this installation because something it needs is not set up: the public opt-out portal answers ' +
+      'it when no mail server is configured for its confirmation emails (or the one configured does not take the message). Nothing was recorded.',
+    action:
+      'Wait the number of seconds in `Retry-After`, then send the same request again (a POST with the same `Idempotency-Key`). For the portal, the ' +
+      'operator of the installation configures the missing service (`OPTOUT_SMTP_URL`).',
+    retry: 'Yes, after `Retry-After` seconds, with the same Idempotency-Key on POST; packages/client does so by itself.',
   },
 };
 

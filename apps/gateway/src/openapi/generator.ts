@@ -155,7 +155,7 @@ function errorResponse(status: number, description: string, docsUrl: string): Re
   const code = codeOf(status);
   return {
     description: `${description}${catalogueLink(status, docsUrl)}`,
-    headers: { ...RESPONSE_HEADERS, ...(status === 429 ? { 'Retry-After': header('RetryAfter') } : {}) },
+    headers: { ...RESPONSE_HEADERS, ...(status === 429 || status === 503 ? { 'Retry-After': header('RetryAfter') } : {}) },
     content: {
       'application/json': {
         schema: componentRef('Error'),
@@ -202,7 +202,7 @@ Generated from the gateway's code: every route its controllers serve, request sc
 
 **Pagination.** Cursor lists take \`limit\` (1 to 100, default 25) and \`starting_after\` (the previous page's \`next_cursor\`); stop when \`has_more\` is false.
 
-**Errors.** Every failure returns one error object; every response carries \`Request-Id\` and the \`RateLimit-*\` headers. 120 requests per minute per key; a 429 carries \`Retry-After\` (seconds).`;
+**Errors.** Every failure returns one error object; every response carries \`Request-Id\` and the \`RateLimit-*\` headers. 120 requests per minute per key; a 429 carries \`Retry-After\` (seconds), and so does a 503 (the service or its database not answering for the moment: retry then, with the same \`Idempotency-Key\` on POST).`;
 
 export interface OpenApiOptions {
   /** Base of `error.doc_url` links: the error catalogue the document links, and the examples. */
@@ -303,8 +303,9 @@ export function buildOpenApiDocument(controllers: Function[], options: OpenApiOp
     const errors = keyless ? doc.errors : [...new Set([...doc.errors, ...COMMON_ERRORS])].sort();
     for (const code of errors) {
       const known = ERROR_RESPONSES[code];
-      // 429 and 500 may come from the pipeline before the handler runs (the error object); the others only from the handler
-      if (doc.htmlErrors && code !== 429 && code !== 500) {
+      // 429, 500 and a 503 the handler does not declare come from the pipeline or a service (the error object); the others only from the handler
+      const errorObject = code === 429 || code === 500 || (code === 503 && !doc.errors.includes(503));
+      if (doc.htmlErrors && !errorObject) {
         const html = { 'text/html': { schema: { type: 'string' } } };
         responses[String(code)] = doc.htmlErrors === 'negotiated'
           ? { description: `${known?.description ?? `Error ${code}`} (an HTML page to a form post, the error object to a JSON client).${catalogueLink(code, docsUrl)}`, content: { ...html, 'application/json': { schema: componentRef('Error') } } }

@@ -47,14 +47,14 @@ describe('@Operation', () => {
     const list = doc.paths['/widgets'].get;
     expect(list).toMatchObject({ operationId: 'widgets_list', summary: 'List widgets', description: 'Newest first.' });
     expect(list.responses['200'].content['application/json'].schema.properties.data.items).toEqual({ $ref: '#/components/schemas/Lead' });
-    expect(Object.keys(list.responses).sort()).toEqual(['200', '400', '401', '403', '429', '500']);
+    expect(Object.keys(list.responses).sort()).toEqual(['200', '400', '401', '403', '429', '500', '503']);
 
     const create = doc.paths['/widgets'].post;
     expect(create.summary).toBe('Queue a widget');
     expect(create.responses['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Task' });
     expect(create.responses['200'].description).toBe('Already queued.');
     // the common statuses join the declared ones on a keyed route
-    expect(Object.keys(create.responses).sort()).toEqual(['200', '202', '400', '401', '403', '404', '429', '500']);
+    expect(Object.keys(create.responses).sort()).toEqual(['200', '202', '400', '401', '403', '404', '429', '500', '503']);
     expect(create.parameters).not.toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
     expect(create.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateTaskDto' });
   });
@@ -62,7 +62,7 @@ describe('@Operation', () => {
   it('a handler without it is documented from its route: a summary from the path, a generic response, the common errors', () => {
     const note = (buildOpenApiDocument([WidgetsController]) as any).paths['/widgets/{id}/notes'].post;
     expect(note.summary).toBe('Create widgets id notes');
-    expect(Object.keys(note.responses).sort()).toEqual(['201', '400', '401', '403', '404', '409', '429', '500']);
+    expect(Object.keys(note.responses).sort()).toEqual(['201', '400', '401', '403', '404', '409', '429', '500', '503']);
     expect(note.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
   });
 });

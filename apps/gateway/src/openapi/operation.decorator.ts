@@ -62,11 +62,18 @@ export const ERROR_RESPONSES: Record<number, { name: string; description: string
   409: { name: 'Conflict', description: '`conflict`: a duplicate, an Idempotency-Key reused with a different body, or a concurrent change.' },
   429: { name: 'RateLimited', description: '`rate_limited`: more than 120 requests in a minute with this key; see `Retry-After`.' },
   500: { name: 'InternalError', description: '`internal_error`: failure on the service side; safe to retry with the same Idempotency-Key.' },
-  503: { name: 'ServiceUnavailable', description: '`service_unavailable`: a service the request needs is not configured on this installation (the opt-out portal without a mail server); nothing is recorded' },
+  503: {
+    name: 'ServiceUnavailable',
+    description: '`service_unavailable`: the service or its database is not answering for the moment (a database failover), or a service the request needs is not configured on this installation (the opt-out portal without a mail server); see `Retry-After`, and retry with the same Idempotency-Key',
+  },
 };
 
-/** Statuses every endpoint can return (spec: "Every endpoint can return 401, 403, 429, 500"). */
-export const COMMON_ERRORS = [401, 403, 429, 500];
+/**
+ * Statuses every endpoint can return (spec: "Every endpoint can return 401, 403, 429, 500"), and
+ * 503 with `Retry-After` while the service or its database is not answering (docs/decisions.md,
+ * "A database failover is answered 503 with Retry-After").
+ */
+export const COMMON_ERRORS = [401, 403, 429, 500, 503];
 
 /** Media of the pages meant for people. */
 export const HTML_PAGE = { 'text/html': { schema: { type: 'string' } } };

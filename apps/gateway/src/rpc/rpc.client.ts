@@ -11,8 +11,11 @@ const requestLatency = histogram('nats_request_duration_seconds', 'NATS request-
 /**
  * Request-reply to the services over NATS, through the mesh's one client (ServiceClient) on a
  * connection of its own. Every request has a deadline; a subject nobody serves fails at once
- * (NATS answers "no responders"); domain errors come back as the spec's codes and anything else
- * as 500 `internal_error` without internals.
+ * (NATS answers "no responders"; after ServiceClient's grace for a retryable request): that is
+ * 503 `service_unavailable` with `Retry-After`, nothing having run; domain errors come back as the
+ * spec's codes (a service whose database connection broke under the request answers
+ * `service_unavailable` too: ServiceErrorFilter) and anything else as 500 `internal_error`
+ * without internals.
  */
 @Injectable()
 export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -70,8 +73,14 @@ export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown 
         observe('domain_error');
         throw new ApiError(err.code, err.message, err.param);
       }
-      observe('failed');
       const reason = (err as Error)?.message ?? String(err);
+      if (err instanceof NoAnswer && err.noResponders) {
+        // every replica out of its queue groups (its database failing over) or none running: the request did not run
+        observe('unavailable');
+        this.log.warn({ trace_id: parent?.spanContext().traceId, request_id: ctx.request_id, workspace_id: ctx.workspace_id, subject, reason }, 'no service took the request');
+        throw ApiError.unavailable('The service is not answering for the moment (nothing was done); retry after Retry-After seconds (with the same Idempotency-Key on POST)');
+      }
+      observe('failed');
       this.log.error({ trace_id: parent?.spanContext().traceId, request_id: ctx.request_id, workspace_id: ctx.workspace_id, subject, reason, err }, 'service request failed');
       throw new ApiError('internal_error', 'The service could not complete the request; retry later (with the same Idempotency-Key on POST)');
     }
