@@ -38,7 +38,10 @@ module.exports = {
   ],
   // a global option: jest ignores it inside a project
   testTimeout: 60_000,
-  maxWorkers: 2,
+  // three on CI's two cores: an e2e worker waits on its mesh much of the time (docs/testing.md,
+  // "Workers and order": 452 s against 564 s with two); a worker runs one mesh at a time, which
+  // keeps three within PostgreSQL's default 100 connections
+  maxWorkers: 3,
   // the slowest files first also on a fresh clone, where jest has no durations of its own
   testSequencer: '<rootDir>/test/sequencer.js',
 };

@@ -124,7 +124,7 @@ export interface MeshPool {
   add(key: string, data: string, children: ChildProcess[], dirs: string[]): PooledMesh;
   release(key: string): void;
   remove(key: string): void;
-  evict(): PooledMesh[];
+  evict(keep?: number): PooledMesh[];
   drain(): PooledMesh[];
 }
 
@@ -195,6 +195,13 @@ export class TestMesh {
    * `provisionBus: false`: the EVENTS stream is left for the test to provision (`mesh.provisionBus()`).
    */
   static async start(apps: ServiceName[], extraEnv: Record<string, string> = {}, options: { natsTls?: NatsTlsFiles; provisionBus?: boolean } = {}): Promise<TestMesh> {
+    // the worker's idle shared meshes stop first: while this file runs they would only hold their
+    // processes and PostgreSQL connections (about two a service); three workers each holding a
+    // mesh in use and idle ones beside it is what reaches PostgreSQL's default 100 connections
+    // (docs/testing.md, "Workers and order": the sequencer runs the shared files last, so a full
+    // run stops none here)
+    const pool = (globalThis as Record<symbol, unknown>)[MESH_POOL] as MeshPool | undefined;
+    if (pool) await Promise.all(pool.evict(0).map((idle) => stopPooledMesh(idle)));
     return TestMesh.launch(apps, extraEnv, options);
   }
 
@@ -594,17 +601,19 @@ async function dropDatabases(prefix: string): Promise<void> {
   await Promise.all(rows.map((row) => onPgServer((c) => c.query(`DROP DATABASE IF EXISTS ${quoted(row.datname)} WITH (FORCE)`))));
 }
 
-/** Stops a kept mesh and drops its databases (one evicted from the pool, broken, or left at the end of the run). */
+/**
+ * Stops a kept mesh and drops its databases (one evicted from the pool, broken, or left at the
+ * end of the run). No file uses it, so nothing waits on a graceful stop: its apps are killed
+ * (SIGKILL), then its nats-server.
+ */
 async function stopPooledMesh(kept: PooledMesh): Promise<void> {
   const [nats, ...apps] = kept.children;
   await Promise.all(
     apps.map(async (child) => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), HARNESS.stopGraceMs);
+      child.kill('SIGKILL');
       await exited;
-      clearTimeout(timer);
     }),
   );
   nats.kill('SIGKILL');

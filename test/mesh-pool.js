@@ -47,10 +47,15 @@ function kill(entry) {
   for (const dir of entry.dirs) rmSync(dir, { recursive: true, force: true });
 }
 
-/** How many idle meshes a process keeps (each is a nats-server and its apps); the least recently used go first. */
+/**
+ * How many idle meshes a process keeps besides the one it starts (each is a nats-server and its
+ * apps, and about two PostgreSQL connections an app); the least recently used go first. Default
+ * 0: a worker runs one mesh at a time, the one it used last kept running for the next file that
+ * asks for it (the sequencer runs the files of one shared mesh together, test/sequencer.js).
+ */
 function idleLimit() {
-  const limit = Number(process.env.TEST_SHARED_MESHES ?? 2);
-  return Number.isInteger(limit) && limit >= 0 ? limit : 2;
+  const limit = Number(process.env.TEST_SHARED_MESHES ?? 0);
+  return Number.isInteger(limit) && limit >= 0 ? limit : 0;
 }
 
 module.exports = {
@@ -94,8 +99,8 @@ module.exports = {
   },
 
   /**
-   * The idle meshes to stop before one more is started so that at most the limit stay idle
-   * (TEST_SHARED_MESHES, default 2), least recently used first; they are forgotten here and the
+   * The idle meshes to stop before one more is started so that at most `keep` stay idle
+   * (TEST_SHARED_MESHES, default 0), least recently used first; they are forgotten here and the
    * caller stops them.
    */
   evict(keep = idleLimit()) {

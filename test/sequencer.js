@@ -1,3 +1,4 @@
+const { readFileSync } = require('node:fs');
 const { default: TestSequencer } = require('@jest/test-sequencer');
 
 /**
@@ -8,6 +9,14 @@ const { default: TestSequencer } = require('@jest/test-sequencer');
  * last keeps one worker busy while the other idles. So, among the files jest has no duration
  * for, those known to be the slowest go first (SLOWEST, slowest first), the others after them in
  * jest's order. A duration jest has cached still decides, as in jest's own order.
+ *
+ * The files on a shared mesh (`TestMesh.shared`, `TestMesh.sharedAll`: docs/testing.md, "Shared
+ * meshes") that start no mesh of their own run after all the others, those of one mesh together
+ * (the six's, then gateway and crm's), in that same order among themselves. A worker keeps the
+ * mesh it used last running for the next file; a file that starts a mesh of its own, or another
+ * shared one, stops it first (test/harness.ts). With the shared files last and grouped, no mesh
+ * is stopped only to be started again, and a worker holds one mesh at a time (PostgreSQL's
+ * connections: docs/testing.md, "Workers and order").
  */
 const SLOWEST = [
   // the ten slowest of the last measured full run (docs/testing.md, "Where the time goes": CI on a
@@ -35,6 +44,9 @@ const SLOWEST = [
   'test/openapi/openapi-examples.e2e-spec.ts',
   'test/deploy/image.e2e-spec.ts',
   'test/deploy/compose-run.e2e-spec.ts',
+  // the slowest of the shared files (run last, test/harness.ts: 2 workers, e328f71, 2026-11-29)
+  'test/openapi/client-package.e2e-spec.ts',
+  'test/e2e/api/tasks.e2e-spec.ts',
 ];
 
 /** Lower runs earlier. */
@@ -42,6 +54,25 @@ function group(test) {
   const path = test.path.slice(test.context.config.rootDir.length + 1).split('\\').join('/');
   const slow = SLOWEST.indexOf(path);
   return slow >= 0 ? slow : SLOWEST.length;
+}
+
+/**
+ * Which shared mesh the file runs on, when it runs on a shared mesh only: 'all' (sharedAll),
+ * 'apps' (TestMesh.shared: gateway and crm, no settings, in every file that asks now), or
+ * undefined: it asks for none, or it also starts a mesh of its own (rate-limit: it runs with the
+ * others, since its own mesh would stop the worker's idle shared ones).
+ */
+function sharedMesh(test) {
+  if (!test.path.endsWith('.e2e-spec.ts')) return undefined;
+  let source;
+  try {
+    source = readFileSync(test.path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  if (/\bTestMesh\.start\(/.test(source)) return undefined;
+  if (/\bTestMesh\.sharedAll\(/.test(source)) return 'all';
+  return /\bTestMesh\.shared\(/.test(source) ? 'apps' : undefined;
 }
 
 class SlowestFirst extends TestSequencer {
@@ -52,7 +83,13 @@ class SlowestFirst extends TestSequencer {
     const known = sorted.filter((test) => test.duration != null);
     const position = new Map(unknown.map((test, i) => [test, i]));
     unknown.sort((a, b) => group(a) - group(b) || position.get(a) - position.get(b));
-    return [...unknown, ...known];
+    const ordered = [...unknown, ...known];
+    const mesh = new Map(ordered.map((test) => [test, sharedMesh(test)]));
+    return [
+      ...ordered.filter((test) => mesh.get(test) === undefined),
+      ...ordered.filter((test) => mesh.get(test) === 'all'),
+      ...ordered.filter((test) => mesh.get(test) === 'apps'),
+    ];
   }
 }
 

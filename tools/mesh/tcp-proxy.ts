@@ -60,6 +60,11 @@ export class TcpProxy {
     for (const [client, upstream] of this.pairs) client.pipe(upstream);
   }
 
+  /** The connections it forwards (or holds) now. */
+  get connections(): number {
+    return this.pairs.size;
+  }
+
   async close(): Promise<void> {
     this.cut();
     await new Promise((resolve) => this.server.close(resolve));

@@ -76,4 +76,35 @@ describe('DatabaseWatch (real PostgreSQL through a proxy)', () => {
     await watch!.probe();
     expect(changes).toEqual([false, true]);
   });
+
+  it('probes on an idle pooled connection when the pool has one, with no connection of its own', async () => {
+    const held = await pool.connect();
+    held.release(); // one idle connection in the pool
+    // the connections of the tests before have closed: the pool's is the proxy's only one
+    for (const until = Date.now() + 2000; proxy.connections !== 1 && Date.now() < until; ) await sleep(10);
+    expect(proxy.connections).toBe(1);
+    const before = pool.totalCount;
+    await watch!.probe();
+    expect(changes).toEqual([]);
+    expect(pool.totalCount).toBe(before); // the pool's connection, no other opened in it
+    expect(pool.idleCount).toBe(1); // handed back after the probe
+    expect(proxy.connections).toBe(1); // the watch opened none of its own
+  });
+
+  it('destroys a pooled connection whose probe outlived its deadline, and counts the probe as slow', async () => {
+    const held = await pool.connect();
+    held.release();
+    proxy.stall();
+    const started = Date.now();
+    await watch!.probe();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+    expect(changes).toEqual([]); // one slow probe: still in
+    expect(pool.totalCount).toBe(0); // the stalled connection serves no request after it
+    for (let i = 1; i < SLOW_PROBES_TO_LEAVE; i++) await watch!.probe();
+    expect(changes).toEqual([false]);
+    proxy.unstall();
+    await sleep(50);
+    await watch!.probe();
+    expect(changes).toEqual([false, true]);
+  }, 30_000);
 });

@@ -1,4 +1,4 @@
-import { Client, Pool } from 'pg';
+import { Client, Pool, PoolClient } from 'pg';
 import { Logger } from 'pino';
 import { pgClientConfig } from './pg-tls';
 
@@ -15,16 +15,21 @@ const PROBE_DEADLINE_MS = 2000;
 export const SLOW_PROBES_TO_LEAVE = 3;
 
 /**
- * Watches whether the service's database answers, on a connection of its own (a pool saturated
- * by slow requests is busy, not lost): `SELECT 1` every interval, and at once when that
- * connection or one of the pool's idle connections breaks (a database that went away is noticed
- * in milliseconds, not at the next tick). A refused or broken connection counts at once; a probe
+ * Watches whether the service's database answers: `SELECT 1` every interval, on an idle
+ * connection of the service's pool when it has one, else on a connection of the watch's own (a
+ * pool saturated by slow requests is busy, not lost: it has no idle connection then, and the
+ * probe does not queue behind its requests). An idle service's pool keeps the connection its
+ * pollers use, so the watch adds none of its own there; its own is closed as soon as a probe finds
+ * an idle pooled one. It probes at once when its own connection or one of the pool's idle
+ * connections breaks (a database that went away is noticed in milliseconds, not at the next tick). A refused or broken connection counts at once; a probe
  * that only outlives its deadline counts after `SLOW_PROBES_TO_LEAVE` such probes in a row.
  * While it does not answer, probes follow one another every DOWN_PROBE_MS.
  * Reports each change, up or down, to `onChange`, one at a time. Nothing runs per request.
  */
 export class DatabaseWatch {
   private client?: Client;
+  /** The pooled connection a probe runs on, while it runs. */
+  private borrowed?: PoolClient;
   private timer?: NodeJS.Timeout;
   private probing?: Promise<void>;
   private up = true;
@@ -51,6 +56,7 @@ export class DatabaseWatch {
     clearInterval(this.timer);
     this.pool.off('error', this.poke);
     this.drop();
+    this.giveBack(new Error('watch stopped'));
   }
 
   /** One probe at a time: a probe asked for while one runs shares its outcome. */
@@ -65,14 +71,12 @@ export class DatabaseWatch {
     let up = true;
     let reason: string | undefined;
     try {
-      await withDeadline(
-        this.connected().then((client) => client.query('SELECT 1')),
-        PROBE_DEADLINE_MS,
-      );
+      await withDeadline(this.selectOne(), PROBE_DEADLINE_MS);
       this.slowProbes = 0;
     } catch (err) {
       reason = (err as Error).message;
       this.drop();
+      this.giveBack(err as Error);
       const slow = err instanceof ProbeDeadlineError;
       this.slowProbes = slow ? this.slowProbes + 1 : 0;
       up = slow && this.slowProbes < SLOW_PROBES_TO_LEAVE && this.up;
@@ -85,6 +89,38 @@ export class DatabaseWatch {
     if (up) this.log.info('database answers again: joining the queue groups');
     else this.log.warn({ reason }, 'database does not answer: leaving the queue groups until it does');
     await this.onChange(up).catch((err: Error) => this.log.warn({ err: err.message }, 'queue-group change failed'));
+  }
+
+  /**
+   * `SELECT 1` on an idle pooled connection (taking one is immediate: no connect, no queue), or on
+   * the watch's own when the pool has none idle or has requests waiting for one.
+   */
+  private async selectOne(): Promise<void> {
+    if (this.pool.idleCount > 0 && this.pool.waitingCount === 0) {
+      const borrowed = await this.pool.connect();
+      this.borrowed = borrowed;
+      this.drop();
+      try {
+        await borrowed.query('SELECT 1');
+      } catch (err) {
+        this.giveBack(err as Error, borrowed);
+        throw err;
+      }
+      this.giveBack(undefined, borrowed);
+      return;
+    }
+    await (await this.connected()).query('SELECT 1');
+  }
+
+  /**
+   * Hands the borrowed pooled connection back, once: destroyed when its probe failed or outlived
+   * its deadline (a connection whose query never came back serves no request after it).
+   */
+  private giveBack(err?: Error, which?: PoolClient): void {
+    const borrowed = this.borrowed;
+    if (!borrowed || (which && which !== borrowed)) return;
+    this.borrowed = undefined;
+    borrowed.release(err ?? undefined);
   }
 
   private async connected(): Promise<Client> {
