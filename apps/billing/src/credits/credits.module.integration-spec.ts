@@ -113,6 +113,37 @@ describe('BillingModule (Nest testing module, real PostgreSQL and NATS)', () => 
       }
     });
 
+    it('refunds of one workspace at once share transactions (one row lock and commit per group): each ref given back once, twice asked answered once, an unknown ref closed, the books exact', async () => {
+      const ctx = testContext({ workspace_id: 'ws_refund_group' });
+      await open(ctx.workspace_id, 500);
+      const refs = Array.from({ length: 40 }, (_, i) => `rev_group_${i}`);
+      for (const ref of refs) await credits.consume(ctx, { ref, reason: 'reveal', amount: 2 });
+      expect((await books(ctx.workspace_id)).total).toBe(420);
+      const transactions = jest.spyOn(moduleRef.get(UnitOfWork), 'run');
+      try {
+        // every ref's refund, the first ten asked twice, and a ref never consumed, all at once
+        const asked = [...refs, ...refs.slice(0, 10), 'rev_group_never'];
+        const answers = await Promise.all(asked.map((ref) => credits.refund(ctx, { ref, reason: 'reveal_failed' })));
+        const byRef = new Map<string, typeof answers>();
+        asked.forEach((ref, i) => byRef.set(ref, [...(byRef.get(ref) ?? []), answers[i]]));
+        for (const ref of refs) {
+          const got = byRef.get(ref)!;
+          // given back once, whichever of its refunds came first; the other answered applied: false
+          expect({ ref, applied: got.filter((a) => a.applied).map((a) => a.refunded) }).toEqual({ ref, applied: [2] });
+        }
+        expect(byRef.get('rev_group_never')).toEqual([{ applied: false, refunded: 0 }]);
+        // fewer transactions than refunds: they were grouped
+        expect(transactions.mock.calls.length).toBeLessThan(asked.length / 2);
+      } finally {
+        transactions.mockRestore();
+      }
+      const { total, sum, nets } = await books(ctx.workspace_id);
+      expect({ total, sum }).toEqual({ total: 500, sum: 500 });
+      for (const ref of refs) expect(nets[ref]).toBe(0);
+      // the unknown ref is closed: its late consume takes nothing
+      expect(await credits.consume(ctx, { ref: 'rev_group_never', reason: 'reveal' })).toMatchObject({ applied: false, refunded: true });
+    });
+
     it("in a group applied by the service's own transaction (credits.low due), a refunded ref takes nothing too", async () => {
       const ctx = testContext({ workspace_id: 'ws_low' });
       // starter's 1,000 a month: the second credit taken brings the balance under 10%

@@ -36,6 +36,18 @@ interface ConsumeItem {
 
 type ConsumeOutcome = ConsumeCreditsResult | DomainError;
 
+interface RefundItem {
+  ref: string;
+  reason: string;
+}
+
+/**
+ * A refund waits for its group as long as it takes: unlike a consume (refused after
+ * `maxWaitMs`: its caller charges nothing), a refund refused would leave a credit charged that its
+ * caller was told was given back.
+ */
+const REFUND_MAX_WAIT_MS = Number.POSITIVE_INFINITY;
+
 /** A consume of a ref a refund was asked for: nothing taken. */
 const refundedConsume = (balance: ConsumeCreditsResult['balance']): ConsumeCreditsResult => ({ applied: false, charged: 0, refunded: true, balance });
 
@@ -54,6 +66,13 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
    * 402 and takes nothing, plan before pack, credits.low once.
    */
   private readonly consumes: GroupCommitQueue<ConsumeItem, ConsumeCreditsResult>;
+  /**
+   * Refunds are grouped per workspace the same way (one lock, one balance UPDATE, one commit for
+   * the lot; each ref's rules as a refund alone, in arrival order): a refund per reveal that found
+   * no contact, each its own transaction on the account's row, queued 8-16 connections behind
+   * that row on a disk whose commits wait on two fsyncs (docs/decisions.md, "Refunds in groups").
+   */
+  private readonly refunds: GroupCommitQueue<RefundItem, RefundCreditsResult>;
   private planCreditsJson?: string;
   private stopRenewals?: () => void;
 
@@ -67,6 +86,8 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
       (workspaceId, batch) => this.consumeInTransaction(workspaceId, batch),
       config.consumeGroup,
     );
+    const refundGroup = (workspaceId: string, batch: RefundItem[]) => this.uow.run((tx) => this.refundLocked(tx, workspaceId, batch));
+    this.refunds = new GroupCommitQueue<RefundItem, RefundCreditsResult>(refundGroup, refundGroup, { batchMax: config.consumeGroup.batchMax, maxWaitMs: REFUND_MAX_WAIT_MS });
   }
 
   onApplicationBootstrap(): void {
@@ -184,22 +205,32 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
     const ref = request?.ref;
     if (typeof ref !== 'string' || ref === '' || ref.length > 255) throw DomainError.invalid('ref', 'ref is required');
     const reason = typeof request.reason === 'string' && request.reason ? request.reason.slice(0, 100) : 'refund';
-    return this.uow.run(async (tx) => {
-      const account = await this.lock(tx, ctx.workspace_id);
-      const first = await this.ledger.closeRef(tx, ctx.workspace_id, ref);
-      const rows = await this.ledger.consumesAndRefundsOf(tx, ctx.workspace_id, ref);
+    return this.refunds.add(ctx.workspace_id, { ref, reason });
+  }
+
+  /** Applies refunds of one workspace in order under the account's row lock; one outcome per refund. */
+  private async refundLocked(tx: Queryable, workspaceId: string, batch: RefundItem[]): Promise<RefundCreditsResult[]> {
+    const account = await this.lock(tx, workspaceId);
+    const outcomes: RefundCreditsResult[] = [];
+    for (const { ref, reason } of batch) {
+      const first = await this.ledger.closeRef(tx, workspaceId, ref);
+      const rows = await this.ledger.consumesAndRefundsOf(tx, workspaceId, ref);
       const consumed = rows.filter((r) => r.type === 'consume');
-      if (!first || consumed.length === 0 || rows.some((r) => r.type === 'refund')) return { applied: false, refunded: 0 };
+      if (!first || consumed.length === 0 || rows.some((r) => r.type === 'refund')) {
+        outcomes.push({ applied: false, refunded: 0 });
+        continue;
+      }
       let refunded = 0;
       for (const c of consumed) {
-        await this.entry(tx, ctx.workspace_id, { type: 'refund', amount: -c.amount, reason, ref, pool: c.pool });
+        await this.entry(tx, workspaceId, { type: 'refund', amount: -c.amount, reason, ref, pool: c.pool });
         if (c.pool === 'plan') account.plan_balance -= c.amount;
         else account.pack_balance -= c.amount;
         refunded -= c.amount;
       }
-      await this.ledger.setBalances(tx, account);
-      return { applied: true, refunded };
-    });
+      outcomes.push({ applied: true, refunded });
+    }
+    if (outcomes.some((o) => o.applied)) await this.ledger.setBalances(tx, account);
+    return outcomes;
   }
 
   /**
