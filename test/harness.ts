@@ -459,19 +459,43 @@ export class TestMesh {
    * an admin process per call (a fixture; the CLI itself is tested through `admin`).
    */
   async workspace(options: { plan?: string; lenses?: string; mode?: 'live' | 'test' } = {}) {
-    const workspace = await this.asOperator<CreatedWorkspace>(SUBJECTS.gateway.workspacesCreate, {
-      name: `ws-${randomToken(6)}`,
-      plan: (options.plan ?? 'agency') as CreateWorkspaceRequest['plan'],
-      lenses: options.lenses ? [...new Set(options.lenses.split(',').map((lens) => lens.trim() as Lens))] : [...LENSES],
-      plan_credits: 0,
-      pack_credits: 0,
-    } satisfies CreateWorkspaceRequest);
+    const workspace = await this.createWorkspace({ name: `ws-${randomToken(6)}`, plan: options.plan, lenses: options.lenses });
     const key = await this.asOperator<CreatedKey>(SUBJECTS.gateway.keysCreate, {
       workspace_id: workspace.id,
       mode: options.mode ?? 'live',
       name: null,
     } satisfies CreateKeyRequest);
     return { workspace, key: key.key as string, keyId: key.id as string };
+  }
+
+  /**
+   * A workspace and its owner, as `workspace:create --name <n> [--plan <p>] [--lenses <l,…>]
+   * [--plan-credits <n>] [--pack-credits <n>]` creates it, with the CLI's defaults (plan agency,
+   * all four lenses, no credits): the request the CLI sends, asked as the operator without an
+   * admin process (a fixture; the CLI's workspace:create is tested through `admin`).
+   */
+  async createWorkspace(options: { name: string; plan?: string; lenses?: string; planCredits?: number; packCredits?: number }): Promise<CreatedWorkspace> {
+    return this.asOperator<CreatedWorkspace>(SUBJECTS.gateway.workspacesCreate, {
+      name: options.name,
+      plan: (options.plan ?? 'agency') as CreateWorkspaceRequest['plan'],
+      lenses: options.lenses ? [...new Set(options.lenses.split(',').map((lens) => lens.trim() as Lens))] : [...LENSES],
+      plan_credits: options.planCredits ?? 0,
+      pack_credits: options.packCredits ?? 0,
+    } satisfies CreateWorkspaceRequest);
+  }
+
+  /**
+   * A key of a workspace, as `key:create --workspace <id> --mode <mode> [--member <usr_id>]`
+   * creates it: the request the CLI sends, asked as the operator over this mesh's bus without an
+   * admin process (a fixture; the CLI's key:create is tested through `admin`, admin-cli e2e).
+   */
+  async key(workspaceId: string, mode: 'live' | 'test', options: { member?: string; name?: string } = {}): Promise<CreatedKey> {
+    return this.asOperator<CreatedKey>(SUBJECTS.gateway.keysCreate, {
+      workspace_id: workspaceId,
+      mode,
+      name: options.name ?? null,
+      ...(options.member !== undefined ? { member_id: options.member } : {}),
+    } satisfies CreateKeyRequest);
   }
 
   /** A request-reply as the admin CLI sends it (the operator's identity and context); a domain error throws. */

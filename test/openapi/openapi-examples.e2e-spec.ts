@@ -167,9 +167,9 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
   }
 
   it('calls every operation of the document once, each answering with a documented success', async () => {
-    const workspace = await mesh.admin('workspace:create', '--name', 'Acme Outreach', '--plan-credits', '100');
-    const key = (await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live')).key as string;
-    const testKey = (await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'test')).key as string;
+    const workspace = await mesh.createWorkspace({ name: 'Acme Outreach', planCredits: 100 });
+    const key = (await mesh.key(workspace.id, 'live')).key as string;
+    const testKey = (await mesh.key(workspace.id, 'test')).key as string;
 
     // CRM: leads, companies, pipelines, tasks
     const ada = await call('POST', '/leads', '/leads', {

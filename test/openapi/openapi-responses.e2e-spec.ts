@@ -34,9 +34,9 @@ describe('OpenAPI response schemas against the services', () => {
   }
 
   it('search, reveal (test key), credits, sequences, suppressions and webhook endpoints answer as documented', async () => {
-    const workspace = await mesh.admin('workspace:create', '--name', 'openapi', '--plan-credits', '100');
-    const live = (await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live')).key as string;
-    const test = (await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'test')).key as string;
+    const workspace = await mesh.createWorkspace({ name: 'openapi', planCredits: 100 });
+    const live = (await mesh.key(workspace.id, 'live')).key as string;
+    const test = (await mesh.key(workspace.id, 'test')).key as string;
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 30_000);
     const sources = [{ field: 'name', value: 'x', provider: 'sec_edgar', source_url: 'https://www.sec.gov/x', fetched_at: '2026-11-01T00:00:00.000Z' }];
     const ingest = await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, {

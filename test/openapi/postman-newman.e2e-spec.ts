@@ -50,9 +50,9 @@ describe('the Postman collection, run by Newman', () => {
   });
 
   it('answers every request in order with no 400, 404 or 5xx, each create setting the ids later requests use', async () => {
-    const workspace = await mesh.admin('workspace:create', '--name', 'Postman run', '--plan-credits', '100');
+    const workspace = await mesh.createWorkspace({ name: 'Postman run', planCredits: 100 });
     // a live key: a test key's enrollments are checked, not written, so there is none to remove
-    const key = (await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live')).key as string;
+    const key = (await mesh.key(workspace.id, 'live')).key as string;
     const mailbox = await mesh.admin('mailbox:create', '--workspace', workspace.id, '--email', 'sales@acme.test', '--smtp-url', `smtp://127.0.0.1:${sink.port}`);
     const file = join(mkdtempSync(join(tmpdir(), 'postman-run-')), 'sequence.json');
     writeFileSync(file, JSON.stringify({ name: 'Pilot outreach', mailbox_ids: [mailbox.id], steps: [{ type: 'email', subject: 'Hi', body: 'Hi {{first_name|there}} {{unsubscribe_url}}' }] }));

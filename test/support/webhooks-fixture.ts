@@ -27,7 +27,7 @@ export async function startWebhooksFixture(env: Record<string, string>): Promise
     // one after the other: services starting at once can outlast the harness's start-up wait on a busy machine
     await mesh.startApp('webhooks');
     const [ws, other] = await Promise.all([mesh.workspace(), mesh.workspace()]);
-    const testKey = (await mesh.admin('key:create', '--workspace', ws.workspace.id, '--mode', 'test')).key as string;
+    const testKey = (await mesh.key(ws.workspace.id, 'test')).key as string;
     return { mesh, cert, receiver, ws, other, testKey };
   } catch (err) {
     await closeWebhooksFixture({ mesh, cert, receiver });

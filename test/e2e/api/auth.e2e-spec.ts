@@ -78,7 +78,7 @@ describe('gateway authentication and permissions (e2e)', () => {
 
   describe('revoked keys', () => {
     it('answers 401 on the very next request after key:revoke; other keys keep working', async () => {
-      const revocable = await mesh.admin('key:create', '--workspace', agency.workspace.id, '--mode', 'live');
+      const revocable = await mesh.key(agency.workspace.id, 'live');
       // Used first, so any per-replica cache of the key is warm when it is revoked.
       const before = await mesh.request('GET', '/leads', { key: revocable.key });
       expect(before.status).toBe(200);

@@ -15,8 +15,8 @@ describe('credits', () => {
   afterAll(() => mesh?.close());
 
   async function account(plan: number, pack: number) {
-    const workspace = await mesh.admin('workspace:create', '--name', 'credits', '--plan-credits', String(plan), '--pack-credits', String(pack));
-    const { key } = await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live');
+    const workspace = await mesh.createWorkspace({ name: 'credits', planCredits: plan, packCredits: pack });
+    const { key } = await mesh.key(workspace.id, 'live');
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
     return { ws: workspace.id as string, key: key as string };
   }

@@ -188,7 +188,7 @@ describe('GET /events/stream', () => {
     expectApiError(refused!, 429, 'rate_limited');
     expect(refused!.headers.get('retry-after')).toMatch(/^\d+$/);
     // another key of the workspace has its own
-    const second = (await mesh.admin('key:create', '--workspace', fresh.workspace.id, '--mode', 'live')).key as string;
+    const second = (await mesh.key(fresh.workspace.id, 'live')).key as string;
     (await stream(second)).close();
     streams[0].close();
     await until('a stream freed', async () => {

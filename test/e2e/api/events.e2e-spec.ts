@@ -208,7 +208,7 @@ describe('events', () => {
       expectApiError(await mesh.request('GET', `/events/${internal}`, { key: ws.key }), 404, 'not_found');
 
       const member = await mesh.admin('member:add', '--workspace', ws.workspace.id, '--role', 'member');
-      const memberKey = (await mesh.admin('key:create', '--workspace', ws.workspace.id, '--mode', 'live', '--member', member.id)).key;
+      const memberKey = (await mesh.key(ws.workspace.id, 'live', { member: member.id })).key;
       const asMember = await listEvents(memberKey);
       expect(asMember.status).toBe(200);
       expect(asMember.body).toEqual((await listEvents(ws.key)).body);
@@ -302,7 +302,7 @@ describe('events', () => {
       expectApiError(await sendTest(hook.id, { type: 'lead.created' }, other.key), 404, 'not_found');
       expectApiError(await sendTest('we_missing', { type: 'lead.created' }), 404, 'not_found');
       const member = await mesh.admin('member:add', '--workspace', ws.workspace.id, '--role', 'member');
-      const memberKey = (await mesh.admin('key:create', '--workspace', ws.workspace.id, '--mode', 'live', '--member', member.id)).key;
+      const memberKey = (await mesh.key(ws.workspace.id, 'live', { member: member.id })).key;
       expectApiError(await sendTest(hook.id, { type: 'lead.created' }, memberKey), 403, 'permission_denied');
       await mesh.request('PATCH', `/webhook_endpoints/${hook.id}`, { key: ws.key, body: { status: 'disabled' } });
       expectApiError(await sendTest(hook.id, { type: 'lead.created' }), 409, 'conflict');

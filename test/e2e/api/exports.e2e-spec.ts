@@ -155,7 +155,7 @@ describe('exports end to end', () => {
     });
 
     it('a test key queues exports with livemode false', async () => {
-      const testKey = await mesh.admin('key:create', '--workspace', ws.csv.workspace.id, '--mode', 'test');
+      const testKey = await mesh.key(ws.csv.workspace.id, 'test');
       const res = await createExport(mesh, testKey.key, { format: 'csv' });
       expect(res.body.livemode).toBe(false);
       const done = await waitForExport(mesh, testKey.key, res.body.id);

@@ -81,7 +81,7 @@ describe('fuzz: seeded bad requests over every route (e2e)', () => {
     // one at a time: six services starting at once on a busy machine outrun the readiness wait
     for (const service of ['search', 'sequences', 'billing', 'webhooks'] as const) await mesh.startApp(service);
     const ws = await mesh.workspace();
-    keys = { live: ws.key, test: (await mesh.admin('key:create', '--workspace', ws.workspace.id, '--mode', 'test')).key };
+    keys = { live: ws.key, test: (await mesh.key(ws.workspace.id, 'test')).key };
     const doc: any = await (await fetch(`${mesh.baseUrl}/openapi.json`)).json();
     const resolve = (schema: any): any => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
     operations = Object.entries<any>(doc.paths).flatMap(([path, ops]) =>

@@ -25,10 +25,10 @@ describe('gateway idempotency (e2e)', () => {
     mesh = await TestMesh.sharedAll();
     [a, b] = await Promise.all([mesh.workspace(), mesh.workspace()]);
     const extra = await Promise.all(
-      Array.from({ length: 4 }, () => mesh.admin('key:create', '--workspace', a.workspace.id, '--mode', 'live')),
+      Array.from({ length: 4 }, () => mesh.key(a.workspace.id, 'live')),
     );
     [aSecondKey, ...racerKeys] = extra.map((created) => created.key);
-    aTestKey = (await mesh.admin('key:create', '--workspace', a.workspace.id, '--mode', 'test')).key;
+    aTestKey = (await mesh.key(a.workspace.id, 'test')).key;
   }, SHARED_ALL_START_MS);
   afterAll(() => mesh?.close());
 
@@ -229,7 +229,7 @@ describe('gateway idempotency (e2e)', () => {
     beforeAll(async () => {
       const keyOf = async (role: string) => {
         const member = await mesh.admin('member:add', '--workspace', a.workspace.id, '--role', role);
-        const created = await mesh.admin('key:create', '--workspace', a.workspace.id, '--mode', 'live', '--member', member.id);
+        const created = await mesh.key(a.workspace.id, 'live', { member: member.id });
         return { key: created.key as string, keyId: created.id as string, memberId: member.id as string };
       };
       const [member, admin, otherAdmin, demoted] = await Promise.all([keyOf('member'), keyOf('admin'), keyOf('admin'), keyOf('admin')]);

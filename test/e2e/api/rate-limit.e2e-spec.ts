@@ -35,7 +35,7 @@ describe('gateway rate limit (e2e)', () => {
     workspaceId = workspace.id;
     keys.headers = key;
     const extra = await Promise.all(
-      Array.from({ length: 4 }, () => mesh.admin('key:create', '--workspace', workspaceId, '--mode', 'live')),
+      Array.from({ length: 4 }, () => mesh.key(workspaceId, 'live')),
     );
     [keys.burst, keys.failures, keys.limited, keys.other] = extra.map((created) => created.key);
   });

@@ -29,9 +29,9 @@ describe('reveals', () => {
   let testKey: string;
 
   async function account(plan: number) {
-    const workspace = await mesh.admin('workspace:create', '--name', 'reveals', '--plan-credits', String(plan));
-    const live = await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live');
-    const test = await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'test');
+    const workspace = await mesh.createWorkspace({ name: 'reveals', planCredits: plan });
+    const live = await mesh.key(workspace.id, 'live');
+    const test = await mesh.key(workspace.id, 'test');
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
     return { ws: workspace.id as string, key: live.key as string, keyId: live.id as string, testKey: test.key as string };
   }
@@ -279,9 +279,9 @@ describe('reveals', () => {
   });
 
   it('a reveal of an entity in a lens the plan lacks is 403 on live and test keys: nothing charged, nothing written', async () => {
-    const workspace = await mesh.admin('workspace:create', '--name', 'no-investors', '--lenses', 'leads,researchers', '--plan-credits', '10');
-    const live = (await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live')).key as string;
-    const test = (await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'test')).key as string;
+    const workspace = await mesh.createWorkspace({ name: 'no-investors', lenses: 'leads,researchers', planCredits: 10 });
+    const live = (await mesh.key(workspace.id, 'live')).key as string;
+    const test = (await mesh.key(workspace.id, 'test')).key as string;
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
     // the investors lens is refused by search too: a reveal cannot reach what search would not show
     expectApiError(await mesh.request('GET', '/search?lens=investors&q=Fund', { key: live }), 403, 'permission_denied', 'lens');

@@ -85,8 +85,8 @@ describe(`search pages against a brute-force ranking (SEARCH_INDEX=${INDEX})`, (
       expect(rows).toHaveLength(4000 + entities.length);
     };
     await Promise.all([mesh.startApp('gateway'), fill()]);
-    const workspace = await mesh.admin('workspace:create', '--name', 'rank-order', '--plan-credits', '5000');
-    key = (await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live')).key;
+    const workspace = await mesh.createWorkspace({ name: 'rank-order', planCredits: 5000 });
+    key = (await mesh.key(workspace.id, 'live')).key;
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
   });
   afterAll(() => mesh?.close());

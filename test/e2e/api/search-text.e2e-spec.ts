@@ -31,8 +31,8 @@ describe('free text over ingested entities', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'search-text-'));
     mesh = await TestMesh.start(['gateway', 'billing', 'search']);
-    const workspace = await mesh.admin('workspace:create', '--name', 'text', '--plan-credits', '500');
-    key = (await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live')).key;
+    const workspace = await mesh.createWorkspace({ name: 'text', planCredits: 500 });
+    key = (await mesh.key(workspace.id, 'live')).key;
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
   });
   afterAll(async () => {

@@ -20,8 +20,8 @@ describe('search', () => {
     const args = ['workspace:create', '--name', 'search', '--plan-credits', String(plan)];
     if (lenses) args.push('--lenses', lenses);
     const workspace = await mesh.admin(...args);
-    const { key } = await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live');
-    const { key: testKey } = await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'test');
+    const { key } = await mesh.key(workspace.id, 'live');
+    const { key: testKey } = await mesh.key(workspace.id, 'test');
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
     return { ws: workspace.id as string, key: key as string, testKey: testKey as string };
   }

@@ -43,7 +43,7 @@ describe('sequences end to end', () => {
     const made = await mesh.workspace();
     key = made.key;
     ws = made.workspace.id;
-    testKey = (await mesh.admin('key:create', '--workspace', ws, '--mode', 'test')).key;
+    testKey = (await mesh.key(ws, 'test')).key;
     const mailbox = await mesh.admin('mailbox:create', '--workspace', ws, '--email', 'sales@sender.test', '--smtp-url', `smtp://user:s3cret@127.0.0.1:${sink.port}`, '--daily-cap', '1000');
     mailboxId = mailbox.id;
   });

@@ -14,8 +14,8 @@ describe('gateway API versions (e2e)', () => {
 
   beforeAll(async () => {
     mesh = await TestMesh.shared(['gateway', 'crm']);
-    const workspace = await mesh.admin('workspace:create', '--name', 'versions');
-    const created = await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live');
+    const workspace = await mesh.createWorkspace({ name: 'versions' });
+    const created = await mesh.key(workspace.id, 'live');
     workspaceId = workspace.id;
     key = created.key;
     pinnedVersion = created.api_version;
@@ -61,7 +61,7 @@ describe('gateway API versions (e2e)', () => {
   it('reads the header per request: a key pinned to an older version gets its pin without it, the header with it', async () => {
     // A key created back when an older version was current (written before its first use, so
     // no cache holds the original pin).
-    const older = await mesh.admin('key:create', '--workspace', workspaceId, '--mode', 'live');
+    const older = await mesh.key(workspaceId, 'live');
     await mesh.query('gateway', 'UPDATE api_keys SET api_version = $1 WHERE id = $2', ['2025-01-15', older.id]);
 
     const runs: [string | undefined, string][] = [

@@ -30,7 +30,7 @@ describe('admin listen: the workspace\'s events forwarded to a local receiver', 
   beforeAll(async () => {
     mesh = await TestMesh.sharedAll();
     [ws, other] = await Promise.all([mesh.workspace(), mesh.workspace()]);
-    testKey = (await mesh.admin('key:create', '--workspace', ws.workspace.id, '--mode', 'test')).key;
+    testKey = (await mesh.key(ws.workspace.id, 'test')).key;
   }, SHARED_ALL_START_MS);
   afterAll(async () => {
     await Promise.all(started.map((p) => p.stop()));

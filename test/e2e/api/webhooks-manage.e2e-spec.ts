@@ -62,7 +62,7 @@ describe('webhook endpoints: retrieve, update, roll the secret', () => {
     it('a member key is 403 permission_denied on GET, PATCH and roll', async () => {
       const created = await createEndpoint('/member');
       const member = await mesh.admin('member:add', '--workspace', ws.workspace.id, '--role', 'member');
-      const memberKey = (await mesh.admin('key:create', '--workspace', ws.workspace.id, '--mode', 'live', '--member', member.id)).key;
+      const memberKey = (await mesh.key(ws.workspace.id, 'live', { member: member.id })).key;
       expectApiError(await mesh.request('GET', `/webhook_endpoints/${created.id}`, { key: memberKey }), 403, 'permission_denied');
       expectApiError(await mesh.request('PATCH', `/webhook_endpoints/${created.id}`, { key: memberKey, body: { description: 'x' } }), 403, 'permission_denied');
       expectApiError(await mesh.request('POST', `/webhook_endpoints/${created.id}/secret/roll`, { key: memberKey }), 403, 'permission_denied');

@@ -61,8 +61,8 @@ describe('webhooks end to end', () => {
     it('a member key is 403 permission_denied; owners and admins may', async () => {
       const member = await mesh.admin('member:add', '--workspace', ws.api.workspace.id, '--role', 'member');
       const admin = await mesh.admin('member:add', '--workspace', ws.api.workspace.id, '--role', 'admin');
-      const memberKey = (await mesh.admin('key:create', '--workspace', ws.api.workspace.id, '--mode', 'live', '--member', member.id)).key;
-      const adminKey = (await mesh.admin('key:create', '--workspace', ws.api.workspace.id, '--mode', 'live', '--member', admin.id)).key;
+      const memberKey = (await mesh.key(ws.api.workspace.id, 'live', { member: member.id })).key;
+      const adminKey = (await mesh.key(ws.api.workspace.id, 'live', { member: admin.id })).key;
       const body = { url: receiver.url('/api'), events: ['lead.created'] };
       expectApiError(await mesh.request('POST', '/webhook_endpoints', { key: memberKey, body }), 403, 'permission_denied');
       expectApiError(await mesh.request('GET', '/webhook_endpoints', { key: memberKey }), 403, 'permission_denied');
@@ -151,7 +151,7 @@ describe('webhooks end to end', () => {
     it('a workspace has at most 16 endpoints, live and test keys\' together: the 17th is 400 invalid_request and creates nothing; deleting one makes room', async () => {
       const count = async (w: Workspace) =>
         (await mesh.query('webhooks', 'SELECT count(*)::int AS n FROM webhook_endpoints WHERE workspace_id = $1', [w.workspace.id]))[0].n as number;
-      const testKey = (await mesh.admin('key:create', '--workspace', ws.limit.workspace.id, '--mode', 'test')).key as string;
+      const testKey = (await mesh.key(ws.limit.workspace.id, 'test')).key as string;
       const made: string[] = [];
       for (let i = 0; i < 16; i++) {
         const res = await mesh.request('POST', '/webhook_endpoints', { key: i % 2 ? testKey : ws.limit.key, body: { url: `https://hooks.example.com/${i}`, events: ['*'] } });
@@ -237,7 +237,7 @@ describe('webhooks end to end', () => {
     // Spec, Events: each event goes to each enabled endpoint subscribed to its type; `livemode`
     // in the envelope, not the key that created the endpoint, tells test events apart.
     it('every endpoint receives live and test events alike, whatever the mode of the key that created it', async () => {
-      const testKey = (await mesh.admin('key:create', '--workspace', ws.modes.workspace.id, '--mode', 'test')).key as string;
+      const testKey = (await mesh.key(ws.modes.workspace.id, 'test')).key as string;
       const byLive = await createEndpoint(ws.modes, '/modes/by-live');
       const byTest = await createEndpoint(ws.modes, '/modes/by-test', ['lead.created'], testKey);
       const testLead = await createLead(mesh, testKey, { full_name: 'Test Mode Lead' });

@@ -27,8 +27,8 @@ describe('credit leases of search pages', () => {
   afterAll(() => mesh?.close());
 
   async function account(plan: number) {
-    const workspace = await mesh.admin('workspace:create', '--name', 'leases', '--plan-credits', String(plan));
-    const { key } = await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live');
+    const workspace = await mesh.createWorkspace({ name: 'leases', planCredits: plan });
+    const { key } = await mesh.key(workspace.id, 'live');
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
     return { ws: workspace.id as string, key: key as string };
   }
@@ -96,7 +96,7 @@ describe('credit leases of search pages', () => {
 
   it('test keys are never charged and take no lease', async () => {
     const { ws } = await account(5);
-    const { key: testKey } = await mesh.admin('key:create', '--workspace', ws, '--mode', 'test');
+    const { key: testKey } = await mesh.key(ws, 'test');
     expect((await page(testKey)).body).toMatchObject({ credits_charged: 0, livemode: false });
     expect(await mesh.query('search', 'SELECT 1 FROM credit_leases WHERE workspace_id = $1', [ws])).toEqual([]);
     expect(await books(ws)).toMatchObject({ balance: 5, leased: 0 });

@@ -21,8 +21,8 @@ describe('demo mail sandbox', () => {
     mesh = await TestMesh.start(['gateway', 'billing', 'search', 'crm'], sandbox.env);
     // the first 400 entities of the corpus npm start seeds (the seed is deterministic per index)
     expect(await mesh.admin('search:seed', '--count', '400')).toMatchObject({ inserted: 400 });
-    const workspace = await mesh.admin('workspace:create', '--name', 'demo', '--plan-credits', '1000');
-    key = (await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live')).key;
+    const workspace = await mesh.createWorkspace({ name: 'demo', planCredits: 1000 });
+    key = (await mesh.key(workspace.id, 'live')).key;
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
   });
   afterAll(async () => {

@@ -60,9 +60,9 @@ describe('a late credit consume after its refund (billing paused past search\'s 
     });
     expect((await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities: [entity('late_x'), entity('late_y')] })).err).toBeUndefined();
     for (const row of await mesh.query('search', 'SELECT id, ext_key FROM entities')) ids[row.ext_key.replace(/^t:/, '')] = row.id;
-    const workspace = await mesh.admin('workspace:create', '--name', 'late-consume', '--plan-credits', '10');
+    const workspace = await mesh.createWorkspace({ name: 'late-consume', planCredits: 10 });
     ws = workspace.id;
-    ({ key } = await mesh.admin('key:create', '--workspace', ws, '--mode', 'live'));
+    ({ key } = await mesh.key(ws, 'live'));
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [ws])).length === 1, 10_000);
 
     // what search asks of billing and what billing answers, read beside them

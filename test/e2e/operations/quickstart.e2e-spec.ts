@@ -107,8 +107,8 @@ describe('docs/quickstart.md, run against a mesh', () => {
     const total = /In all, (\d+) `valid`, (\d+) `catch_all`, (\d+) with a phone only and (\d+) `no_contact_found`: (\d+) reveals\s+charged, (\d+) refunded/.exec(readme);
     expect(total).not.toBeNull();
 
-    const workspace = await mesh.admin('workspace:create', '--name', 'readme-table', '--plan-credits', '1000');
-    const key = (await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live')).key as string;
+    const workspace = await mesh.createWorkspace({ name: 'readme-table', planCredits: 1000 });
+    const key = (await mesh.key(workspace.id, 'live')).key as string;
     const seen: Record<string, Record<string, number>> = {};
     let charged = 0;
     let refunded = 0;

@@ -37,8 +37,8 @@ describe('reveal against mail servers that never answer', () => {
     };
     expect((await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities: [entity] })).err).toBeUndefined();
     const [{ id }] = await mesh.query('search', `SELECT id FROM entities WHERE ext_key = 't:tarpit'`);
-    const workspace = await mesh.admin('workspace:create', '--name', 'tarpit', '--plan-credits', '10');
-    const { key } = await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live');
+    const workspace = await mesh.createWorkspace({ name: 'tarpit', planCredits: 10 });
+    const { key } = await mesh.key(workspace.id, 'live');
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
 
     expect((await mesh.request('GET', '/credits', { key })).body.balance.total).toBe(10);

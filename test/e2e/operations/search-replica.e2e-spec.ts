@@ -60,8 +60,8 @@ describe('search pages on a streaming standby (SEARCH_READ_DATABASE_URL), reveal
     });
     await mesh.startApp('gateway');
     expect(await mesh.admin('search:seed', '--count', '300')).toMatchObject({ inserted: 300 });
-    const workspace = await mesh.admin('workspace:create', '--name', 'replica', '--plan-credits', '1000');
-    key = (await mesh.admin('key:create', '--workspace', workspace.id, '--mode', 'live')).key;
+    const workspace = await mesh.createWorkspace({ name: 'replica', planCredits: 1000 });
+    key = (await mesh.key(workspace.id, 'live')).key;
     await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
     const standby = pair.standby!.port;
     await waitFor('the seed on the standby', async () => Number((await on(standby, 'SELECT count(*) AS n FROM entities'))[0].n) === 300, 30_000, 100);

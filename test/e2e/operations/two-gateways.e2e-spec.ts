@@ -92,7 +92,7 @@ describe('two gateways share the rate limit and idempotency (e2e)', () => {
 
   /** A fresh key, with 20 s or more left in the window when it returns (a burst must not straddle two windows). */
   async function freshKeyAtWindowStart(): Promise<string> {
-    const fresh = (await mesh.admin('key:create', '--workspace', workspaceId, '--mode', 'live')).key as string;
+    const fresh = (await mesh.key(workspaceId, 'live')).key as string;
     const probe = await on(0, 'GET', '/leads?limit=1', { key: fresh });
     expect(probe.status).toBe(200);
     const { reset } = expectRateLimitHeaders(probe);
