@@ -55,6 +55,9 @@ export async function runSearchIndexBench(): Promise<void> {
     process.stdout.write(`memory held by the index (after a full collection, less before the build): rss ${mb(after.rss - before.rss)}, heap ${mb(after.heapUsed - before.heapUsed)}, `
       + `array buffers ${mb(after.arrayBuffers - before.arrayBuffers)} (typed arrays ${mb(index.bytes)}); per million entities: rss ${mb((after.rss - before.rss) / millions)}, `
       + `heap ${mb((after.heapUsed - before.heapUsed) / millions)}\n`);
+    const parts = index.breakdown();
+    process.stdout.write(`typed arrays by structure, bytes per entity: ${Object.entries(parts).map(([name, bytes]) => `${name} ${(bytes / index.size).toFixed(1)}`).join(', ')}; `
+      + `peak rss of the process ${mb(process.resourceUsage().maxRSS * 1024)} (rss before the build ${mb(before.rss)})\n`);
 
     // the query inside the index, as a search process runs it (queryOf, then top)
     const config = { index: 'memory' } as SearchConfig;

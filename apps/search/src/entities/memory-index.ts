@@ -47,39 +47,29 @@ export interface IndexQuery {
 /** The lens as a term of its own: no lexeme of PostgreSQL's text can hold a NUL. */
 const lensTerm = (lens: string): string => `\u0000lens:${lens}`;
 
-/** A Map holds at most 2^24 keys in V8: the term dictionary is split below that. */
-const DICT_SHARD = 1 << 23;
 /** Segments of one tier merge when there are this many (tier: floor(log_MERGE_FACTOR(size / SMALLEST))). */
 export const MERGE_FACTOR = 8;
 const SMALLEST = 1024;
 
 const NO_DOC = 0xffffffff;
 
-/** Byte order of two ids (the `C` collation): JavaScript's order of UTF-16 units where both are ASCII. */
-export function compareIds(a: string, b: string): number {
-  if (a === b) return 0;
-  // eslint-disable-next-line no-control-regex
-  if (/^[\x00-\x7f]*$/.test(a) && /^[\x00-\x7f]*$/.test(b)) return a < b ? -1 : 1;
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-}
-
-/** FNV-1a over a string's UTF-16 units. */
-function hashOf(s: string): number {
+/** FNV-1a over bytes [from, to). */
+function hashBytes(src: Uint8Array, from: number, to: number): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
+  for (let i = from; i < to; i++) h = Math.imul(h ^ src[i], 0x01000193);
   return h >>> 0;
 }
 
 /** A growable Uint32Array. */
 class U32 {
-  a = new Uint32Array(1024);
+  a: Uint32Array;
   n = 0;
+  constructor(capacity = 1024) {
+    this.a = new Uint32Array(Math.max(16, capacity));
+  }
   push(v: number): void {
     if (this.n === this.a.length) {
-      const b = new Uint32Array(this.a.length * 2);
+      const b = new Uint32Array(Math.ceil(this.a.length * 1.5));
       b.set(this.a);
       this.a = b;
     }
@@ -87,29 +77,139 @@ class U32 {
   }
 }
 
-/** term -> id over shards of at most DICT_SHARD keys. */
-class TermDict {
-  private readonly shards: Map<string, number>[] = [new Map()];
+/** The smallest power of two of at least `n` slots, at least 16. */
+const slotsFor = (n: number): number => {
+  let slots = 16;
+  while (slots < n) slots *= 2;
+  return slots;
+};
+
+/**
+ * Byte strings numbered 0..size-1 (ids, or the terms of a dictionary): their bytes one after the
+ * other in one arena, the end of each in `ends`, and an open-addressing table of number + 1 per
+ * slot (0 empty, at most two thirds full) for look-ups. No JavaScript string or object per entry:
+ * a million ids or terms are three typed arrays (docs/decisions.md, "Search in memory").
+ */
+export class ByteTable {
+  bytes: Uint8Array;
+  used = 0;
+  ends: Uint32Array;
   size = 0;
-  get(term: string): number | undefined {
-    for (const shard of this.shards) {
-      const id = shard.get(term);
-      if (id !== undefined) return id;
-    }
-    return undefined;
+  slots: Uint32Array;
+  /** A Buffer over `bytes`, for decoding and comparing slices natively. */
+  private view: Buffer;
+
+  constructor(capacity = 1024, byteCapacity = capacity * 16, indexed = true) {
+    this.bytes = new Uint8Array(Math.max(64, byteCapacity));
+    this.view = Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
+    this.ends = new Uint32Array(Math.max(16, capacity));
+    this.slots = new Uint32Array(indexed ? slotsFor(Math.ceil((capacity * 3) / 2)) : 0);
   }
-  /** The term's id, a new one (this.size before) if it had none. */
-  intern(term: string): number {
-    const known = this.get(term);
-    if (known !== undefined) return known;
-    let last = this.shards[this.shards.length - 1];
-    if (last.size >= DICT_SHARD) this.shards.push((last = new Map()));
-    last.set(term, this.size);
+
+  start(i: number): number {
+    return i === 0 ? 0 : this.ends[i - 1];
+  }
+
+  /** Entry i as text. */
+  text(i: number): string {
+    return this.view.toString('utf8', this.start(i), this.ends[i]);
+  }
+
+  /** Entry i of this table against entry j of `other`, in byte order (negative: i first). */
+  compare(i: number, other: ByteTable, j: number): number {
+    return this.view.compare(other.view, other.start(j), other.ends[j], this.start(i), this.ends[i]);
+  }
+
+  /** Whether entry i holds src[from..to). */
+  equals(i: number, src: Uint8Array, from: number, to: number): boolean {
+    const s = this.start(i);
+    if (this.ends[i] - s !== to - from) return false;
+    const bytes = this.bytes;
+    for (let k = 0; k < to - from; k++) if (bytes[s + k] !== src[from + k]) return false;
+    return true;
+  }
+
+  /** The first entry holding src[from..to) that `accept` takes (by the table), or -1. */
+  find(src: Uint8Array, from: number, to: number, accept?: (i: number) => boolean): number {
+    const slots = this.slots;
+    if (slots.length === 0) return -1;
+    const mask = slots.length - 1;
+    for (let s = hashBytes(src, from, to) & mask; slots[s] !== 0; s = (s + 1) & mask) {
+      const i = slots[s] - 1;
+      if (this.equals(i, src, from, to) && (!accept || accept(i))) return i;
+    }
+    return -1;
+  }
+
+  /** The number of src[from..to), a new one if the table has none. */
+  intern(src: Uint8Array, from: number, to: number): number {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let s = hashBytes(src, from, to) & mask;
+    for (; slots[s] !== 0; s = (s + 1) & mask) {
+      const i = slots[s] - 1;
+      if (this.equals(i, src, from, to)) return i;
+    }
+    const i = this.append(src, from, to);
+    if ((this.size * 3) / 2 > slots.length) this.reslot(slots.length * 2);
+    else slots[s] = i + 1;
+    return i;
+  }
+
+  /** Adds src[from..to) as a new entry, unindexed (`reslot` indexes every entry). */
+  append(src: Uint8Array, from: number, to: number): number {
+    const length = to - from;
+    if (this.used + length > this.bytes.length) {
+      const bytes = new Uint8Array(Math.max(this.used + length, Math.ceil(this.bytes.length * 1.5)));
+      bytes.set(this.bytes.subarray(0, this.used));
+      this.bytes = bytes;
+      this.view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }
+    if (this.size === this.ends.length) {
+      const ends = new Uint32Array(Math.ceil(this.ends.length * 1.5));
+      ends.set(this.ends);
+      this.ends = ends;
+    }
+    this.bytes.set(src.subarray(from, to), this.used);
+    this.used += length;
+    this.ends[this.size] = this.used;
     return this.size++;
   }
-  *entries(): IterableIterator<[string, number]> {
-    for (const shard of this.shards) yield* shard.entries();
+
+  /** Indexes every entry in a table of `slots` slots (a power of two). */
+  reslot(slots = slotsFor(Math.ceil((this.size * 3) / 2))): void {
+    const table = new Uint32Array(slots);
+    const mask = slots - 1;
+    for (let i = 0; i < this.size; i++) {
+      let s = hashBytes(this.bytes, this.start(i), this.ends[i]) & mask;
+      while (table[s] !== 0) s = (s + 1) & mask;
+      table[s] = i + 1;
+    }
+    this.slots = table;
   }
+
+  /** Drops the room kept for growth: the arena and the ends to their use, the table to two thirds full. */
+  trim(): this {
+    if (this.bytes.length !== this.used) {
+      this.bytes = this.bytes.slice(0, this.used);
+      this.view = Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
+    }
+    if (this.ends.length !== this.size) this.ends = this.ends.slice(0, this.size);
+    const slots = slotsFor(Math.ceil((this.size * 3) / 2));
+    if (this.slots.length !== slots) this.reslot(slots);
+    return this;
+  }
+
+  get byteLength(): number {
+    return this.bytes.byteLength + this.ends.byteLength + this.slots.byteLength;
+  }
+}
+
+/** One reusable buffer for a string's UTF-8 bytes (a string's bytes are at most three per UTF-16 unit). */
+let scratch = Buffer.allocUnsafe(256);
+function utf8Of(s: string): Buffer {
+  if (s.length * 3 > scratch.length) scratch = Buffer.allocUnsafe(s.length * 3);
+  return scratch.subarray(0, scratch.write(s, 'utf8'));
 }
 
 /**
@@ -132,23 +232,35 @@ function rankOrder(ranks: Int32Array, n: number): Uint32Array {
   return from;
 }
 
+/** What a segment's bytes are spent on (`Segment.breakdown`, `npm run bench -- search-index`). */
+export interface SegmentBytes {
+  /** The ids: their bytes, an end offset each, the id look-up table. */
+  ids: number;
+  /** The term dictionary: the terms' bytes, an end offset each, its look-up table. */
+  terms: number;
+  /** Where each term's list starts (4 bytes a term) and the posting lists (4 bytes a posting). */
+  postings: number;
+  /** Per document: rank (4), num_min and num_max (8 each), deleted (1). */
+  docs: number;
+}
+
 /** One segment: documents 0..size-1 in (rank DESC, id) order, and their posting lists. */
 export class Segment {
   readonly size: number;
   readonly ranks: Int32Array;
   readonly numMin: Float64Array;
   readonly numMax: Float64Array;
-  private readonly ids: string[];
-  private readonly dict: TermDict;
+  /** Document d's id is entry d (its look-up table finds a document by id). */
+  readonly ids: ByteTable;
+  /** Term t's bytes are entry t; its list is postings[starts[t]..starts[t+1]). */
+  readonly dict: ByteTable;
   private readonly starts: Uint32Array;
   private readonly postings: Uint32Array;
   readonly deleted: Uint8Array;
   deletedCount = 0;
-  /** Open addressing: doc + 1 per slot (0 empty), slots a power of two at least twice the size. */
-  private readonly byId: Uint32Array;
 
-  constructor(parts: { ids: string[]; ranks: Int32Array; numMin: Float64Array; numMax: Float64Array; dict: TermDict; starts: Uint32Array; postings: Uint32Array }) {
-    this.size = parts.ids.length;
+  constructor(parts: { ids: ByteTable; ranks: Int32Array; numMin: Float64Array; numMax: Float64Array; dict: ByteTable; starts: Uint32Array; postings: Uint32Array }) {
+    this.size = parts.ids.size;
     this.ids = parts.ids;
     this.ranks = parts.ranks;
     this.numMin = parts.numMin;
@@ -157,15 +269,6 @@ export class Segment {
     this.starts = parts.starts;
     this.postings = parts.postings;
     this.deleted = new Uint8Array(this.size);
-    let slots = 16;
-    while (slots < this.size * 2) slots *= 2;
-    this.byId = new Uint32Array(slots);
-    const mask = slots - 1;
-    for (let d = 0; d < this.size; d++) {
-      let s = hashOf(this.ids[d]) & mask;
-      while (this.byId[s] !== 0) s = (s + 1) & mask;
-      this.byId[s] = d + 1;
-    }
   }
 
   get live(): number {
@@ -173,17 +276,13 @@ export class Segment {
   }
 
   id(doc: number): string {
-    return this.ids[doc];
+    return this.ids.text(doc);
   }
 
   /** The document of an id that is not deleted, or -1. */
   find(id: string): number {
-    const mask = this.byId.length - 1;
-    for (let s = hashOf(id) & mask; this.byId[s] !== 0; s = (s + 1) & mask) {
-      const doc = this.byId[s] - 1;
-      if (this.ids[doc] === id && this.deleted[doc] === 0) return doc;
-    }
-    return -1;
+    const bytes = utf8Of(id);
+    return this.ids.find(bytes, 0, bytes.length, (doc) => this.deleted[doc] === 0);
   }
 
   delete(doc: number): void {
@@ -195,18 +294,29 @@ export class Segment {
 
   /** The posting list of a term (documents ascending), or undefined. */
   list(term: string): Uint32Array | undefined {
-    const t = this.dict.get(term);
-    return t === undefined ? undefined : this.postings.subarray(this.starts[t], this.starts[t + 1]);
+    const bytes = utf8Of(term);
+    const t = this.dict.find(bytes, 0, bytes.length);
+    return t < 0 ? undefined : this.listAt(t);
   }
 
-  /** Every term and its posting list. */
-  *lists(): IterableIterator<[string, Uint32Array]> {
-    for (const [term, t] of this.dict.entries()) yield [term, this.postings.subarray(this.starts[t], this.starts[t + 1])];
+  /** The posting list of term number t. */
+  listAt(t: number): Uint32Array {
+    return this.postings.subarray(this.starts[t], this.starts[t + 1]);
   }
 
-  /** Bytes held by the typed arrays (the ids and the dictionary's strings are on the JS heap). */
+  /** Bytes held by the segment's typed arrays (all it holds: no string or object per document or term). */
   get bytes(): number {
-    return this.ranks.byteLength + this.numMin.byteLength + this.numMax.byteLength + this.starts.byteLength + this.postings.byteLength + this.deleted.byteLength + this.byId.byteLength;
+    const b = this.breakdown();
+    return b.ids + b.terms + b.postings + b.docs;
+  }
+
+  breakdown(): SegmentBytes {
+    return {
+      ids: this.ids.byteLength,
+      terms: this.dict.byteLength,
+      postings: this.starts.byteLength + this.postings.byteLength,
+      docs: this.ranks.byteLength + this.numMin.byteLength + this.numMax.byteLength + this.deleted.byteLength,
+    };
   }
 
   /**
@@ -314,28 +424,55 @@ class UnionCursor implements Cursor {
 /**
  * Builds a segment from documents in any order: their terms interned as they come, then the
  * documents numbered in (rank DESC, id) order and the posting lists filled in that order (so each
- * is sorted). Duplicate ids are the caller's to avoid.
+ * is sorted). Duplicate ids are the caller's to avoid. A document comes as an IndexDoc (`add`) or
+ * as bytes (`startDoc`, `term` for each lexeme, `endDoc`: the binary COPY of a build, no string
+ * made per id or term).
  */
 export class SegmentBuilder {
-  private readonly ids: string[] = [];
-  private ranks = new Int32Array(1024);
-  private numMin = new Float64Array(1024);
-  private numMax = new Float64Array(1024);
-  private readonly dict = new TermDict();
-  private readonly docTerms = new U32();
-  private readonly docEnds = new U32();
+  /** The ids in arrival order (unindexed until build). */
+  private ids: ByteTable;
+  private ranks: Int32Array;
+  private numMin: Float64Array;
+  private numMax: Float64Array;
+  private readonly dict: ByteTable;
+  private readonly docTerms: U32;
+  private readonly docEnds: U32;
   private counts = new Uint32Array(1024);
   private lastDoc = new Int32Array(1024);
+  private readonly lensTerms = new Map<string, Buffer>();
+
+  /** `expected`: about how many documents will come (room is made for them at once). */
+  constructor(expected = 1024) {
+    const n = Math.max(16, expected);
+    this.ids = new ByteTable(n, n * 32, false);
+    this.ranks = new Int32Array(n);
+    this.numMin = new Float64Array(n);
+    this.numMax = new Float64Array(n);
+    this.dict = new ByteTable(Math.max(1024, n >> 1), Math.max(16_384, n * 8));
+    this.docTerms = new U32(n * 20);
+    this.docEnds = new U32(n);
+  }
 
   get size(): number {
-    return this.ids.length;
+    return this.ids.size;
   }
 
   add(doc: IndexDoc): void {
-    const a = this.ids.length;
+    const id = Buffer.from(doc.id, 'utf8');
+    this.startDoc(id, 0, id.length, doc.rank, doc.numMin ?? NaN, doc.numMax ?? NaN, doc.lens);
+    for (const term of doc.terms) {
+      const bytes = utf8Of(term);
+      this.term(bytes, 0, bytes.length);
+    }
+    this.endDoc();
+  }
+
+  /** Begins a document: its id is src[from..to), NaN for a null numeric column. */
+  startDoc(src: Uint8Array, from: number, to: number, rank: number, numMin: number, numMax: number, lens: string): void {
+    const a = this.ids.size;
     if (a === this.ranks.length) {
       const grow = <T extends Int32Array | Float64Array>(x: T): T => {
-        const y = new (x.constructor as new (n: number) => T)(x.length * 2);
+        const y = new (x.constructor as new (n: number) => T)(Math.ceil(x.length * 1.5));
         y.set(x);
         return y;
       };
@@ -343,17 +480,19 @@ export class SegmentBuilder {
       this.numMin = grow(this.numMin);
       this.numMax = grow(this.numMax);
     }
-    this.ids.push(doc.id);
-    this.ranks[a] = doc.rank;
-    this.numMin[a] = doc.numMin ?? NaN;
-    this.numMax[a] = doc.numMax ?? NaN;
-    this.term(lensTerm(doc.lens), a);
-    for (const term of doc.terms) this.term(term, a);
-    this.docEnds.push(this.docTerms.n);
+    this.ids.append(src, from, to);
+    this.ranks[a] = rank;
+    this.numMin[a] = numMin;
+    this.numMax[a] = numMax;
+    let lensBytes = this.lensTerms.get(lens);
+    if (!lensBytes) this.lensTerms.set(lens, (lensBytes = Buffer.from(lensTerm(lens), 'utf8')));
+    this.term(lensBytes, 0, lensBytes.length);
   }
 
-  private term(term: string, a: number): void {
-    const t = this.dict.intern(term);
+  /** A term of the document begun last: src[from..to). */
+  term(src: Uint8Array, from: number, to: number): void {
+    const a = this.ids.size - 1;
+    const t = this.dict.intern(src, from, to);
     if (t >= this.counts.length) {
       const counts = new Uint32Array(this.counts.length * 2);
       counts.set(this.counts);
@@ -368,22 +507,29 @@ export class SegmentBuilder {
     this.docTerms.push(t);
   }
 
+  endDoc(): void {
+    this.docEnds.push(this.docTerms.n);
+  }
+
   build(): Segment {
-    const n = this.ids.length;
+    const n = this.ids.size;
     const order = rankOrder(this.ranks, n);
-    // ties of rank by id (C collation)
+    // ties of rank by id (C collation: byte order)
+    const arrived = this.ids;
     for (let i = 0; i < n;) {
       let j = i + 1;
       while (j < n && this.ranks[order[j]] === this.ranks[order[i]]) j++;
-      if (j - i > 1) order.subarray(i, j).sort((x, y) => compareIds(this.ids[x], this.ids[y]));
+      if (j - i > 1) order.subarray(i, j).sort((x, y) => arrived.compare(x, arrived, y));
       i = j;
     }
     const terms = this.dict.size;
     const starts = new Uint32Array(terms + 1);
     for (let t = 0; t < terms; t++) starts[t + 1] = starts[t] + this.counts[t];
+    this.counts = new Uint32Array(0);
+    this.lastDoc = new Int32Array(0);
     const fill = starts.slice(0, terms);
     const postings = new Uint32Array(starts[terms]);
-    const ids = new Array<string>(n);
+    const ids = new ByteTable(n, arrived.used, false);
     const ranks = new Int32Array(n);
     const numMin = new Float64Array(n);
     const numMax = new Float64Array(n);
@@ -391,13 +537,14 @@ export class SegmentBuilder {
     const flat = this.docTerms.a;
     for (let d = 0; d < n; d++) {
       const a = order[d];
-      ids[d] = this.ids[a];
+      ids.append(arrived.bytes, arrived.start(a), arrived.ends[a]);
       ranks[d] = this.ranks[a];
       numMin[d] = this.numMin[a];
       numMax[d] = this.numMax[a];
       for (let k = a === 0 ? 0 : ends[a - 1]; k < ends[a]; k++) postings[fill[flat[k]]++] = d;
     }
-    return new Segment({ ids, ranks, numMin, numMax, dict: this.dict, starts, postings });
+    ids.reslot();
+    return new Segment({ ids, ranks, numMin, numMax, dict: this.dict.trim(), starts, postings });
   }
 }
 
@@ -415,7 +562,7 @@ export function* mergeSteps(segments: readonly Segment[], deleted: readonly Uint
   const live = (k: number) => segments[k].size - deleted[k].reduce((n, x) => n + x, 0);
   const total = segments.reduce((n, _, k) => n + live(k), 0);
   const renumber = segments.map((s) => new Int32Array(s.size).fill(-1));
-  const ids = new Array<string>(total);
+  const ids = new ByteTable(total, segments.reduce((n, s) => n + s.ids.used, 0), false);
   const ranks = new Int32Array(total);
   const numMin = new Float64Array(total);
   const numMax = new Float64Array(total);
@@ -437,25 +584,31 @@ export function* mergeSteps(segments: readonly Segment[], deleted: readonly Uint
       const b = segments[best];
       const ra = a.ranks[heads[k]];
       const rb = b.ranks[heads[best]];
-      if (ra > rb || (ra === rb && compareIds(a.id(heads[k]), b.id(heads[best])) < 0)) best = k;
+      if (ra > rb || (ra === rb && a.ids.compare(heads[k], b.ids, heads[best]) < 0)) best = k;
     }
     const s = segments[best];
     const doc = heads[best];
     renumber[best][doc] = d;
-    ids[d] = s.id(doc);
+    ids.append(s.ids.bytes, s.ids.start(doc), s.ids.ends[doc]);
     ranks[d] = s.ranks[doc];
     numMin[d] = s.numMin[doc];
     numMax[d] = s.numMax[doc];
     heads[best]++;
     skip(best);
   }
-  // the union of the lists, term by term (a term of several segments: concatenated, then sorted)
-  const dict = new TermDict();
-  const parts: Uint32Array[][] = [];
+  ids.reslot();
+  // the union of the lists, term by term: first each merged term's count (and its number for
+  // each segment's term), then the lists filled; a term of several segments is sorted after
+  const dict = new ByteTable(Math.max(...segments.map((s) => s.dict.size), 16), segments.reduce((n, s) => Math.max(n, s.dict.used), 64));
+  let counts = new Uint32Array(Math.max(16, dict.ends.length));
+  let sources = new Uint8Array(counts.length);
+  const termOf = segments.map((s) => new Int32Array(s.dict.size).fill(-1));
   let work = 0;
   for (let k = 0; k < segments.length; k++) {
+    const s = segments[k];
     const map = renumber[k];
-    for (const [term, list] of segments[k].lists()) {
+    for (let t = 0; t < s.dict.size; t++) {
+      const list = s.listAt(t);
       work += list.length + 16;
       if (work >= MERGE_STEP * 8) {
         work = 0;
@@ -464,33 +617,54 @@ export function* mergeSteps(segments: readonly Segment[], deleted: readonly Uint
       let kept = 0;
       for (let i = 0; i < list.length; i++) if (map[list[i]] >= 0) kept++;
       if (kept === 0) continue;
-      const out = new Uint32Array(kept);
-      let o = 0;
-      for (let i = 0; i < list.length; i++) {
-        const d = map[list[i]];
-        if (d >= 0) out[o++] = d;
+      const m = dict.intern(s.dict.bytes, s.dict.start(t), s.dict.ends[t]);
+      if (m >= counts.length) {
+        const grown = new Uint32Array(counts.length * 2);
+        grown.set(counts);
+        counts = grown;
+        const more = new Uint8Array(counts.length);
+        more.set(sources);
+        sources = more;
       }
-      const t = dict.intern(term);
-      (parts[t] ??= []).push(out);
+      counts[m] += kept;
+      if (sources[m] < 2) sources[m]++;
+      termOf[k][t] = m;
     }
   }
   const starts = new Uint32Array(dict.size + 1);
-  for (let t = 0; t < dict.size; t++) starts[t + 1] = starts[t] + parts[t].reduce((n, p) => n + p.length, 0);
+  for (let m = 0; m < dict.size; m++) starts[m + 1] = starts[m] + counts[m];
+  const fill = starts.slice(0, dict.size);
   const postings = new Uint32Array(starts[dict.size]);
-  for (let t = 0; t < dict.size; t++) {
-    let at = starts[t];
-    for (const p of parts[t]) {
-      postings.set(p, at);
-      at += p.length;
+  for (let k = 0; k < segments.length; k++) {
+    const s = segments[k];
+    const map = renumber[k];
+    for (let t = 0; t < s.dict.size; t++) {
+      const m = termOf[k][t];
+      if (m < 0) continue;
+      const list = s.listAt(t);
+      work += list.length + 16;
+      if (work >= MERGE_STEP * 8) {
+        work = 0;
+        yield;
+      }
+      let at = fill[m];
+      for (let i = 0; i < list.length; i++) {
+        const d = map[list[i]];
+        if (d >= 0) postings[at++] = d;
+      }
+      fill[m] = at;
     }
-    if (parts[t].length > 1) postings.subarray(starts[t], starts[t + 1]).sort();
-    work += at - starts[t] + 16;
+  }
+  for (let m = 0; m < dict.size; m++) {
+    if (sources[m] < 2) continue;
+    postings.subarray(starts[m], starts[m + 1]).sort();
+    work += starts[m + 1] - starts[m] + 16;
     if (work >= MERGE_STEP * 8) {
       work = 0;
       yield;
     }
   }
-  return new Segment({ ids, ranks, numMin, numMax, dict, starts, postings });
+  return new Segment({ ids, ranks, numMin, numMax, dict: dict.trim(), starts, postings });
 }
 
 /** mergeSteps run to its end at once. */
@@ -534,6 +708,19 @@ export class MemoryIndex {
 
   get bytes(): number {
     return this.segments.reduce((n, s) => n + s.bytes, 0);
+  }
+
+  /** The segments' bytes by structure, summed. */
+  breakdown(): SegmentBytes {
+    const sum: SegmentBytes = { ids: 0, terms: 0, postings: 0, docs: 0 };
+    for (const s of this.segments) {
+      const b = s.breakdown();
+      sum.ids += b.ids;
+      sum.terms += b.terms;
+      sum.postings += b.postings;
+      sum.docs += b.docs;
+    }
+    return sum;
   }
 
   /** Upserts `docs` (by id; the last of one id wins) and deletes `deleted` ids. */
@@ -637,7 +824,7 @@ export class MemoryIndex {
         const b = this.segments[best];
         const ra = a.ranks[heads[k]];
         const rb = b.ranks[heads[best]];
-        if (ra > rb || (ra === rb && compareIds(a.id(heads[k]), b.id(heads[best])) < 0)) best = k;
+        if (ra > rb || (ra === rb && a.ids.compare(heads[k], b.ids, heads[best]) < 0)) best = k;
       }
       if (best < 0) break;
       out.push(this.segments[best].id(heads[best]));

@@ -6,7 +6,9 @@ import { SearchConfig } from '../search.config';
 import { SearchReads } from '../search/search-reads.store';
 import { conditionsFor } from '../search/search.service';
 import { EntitiesRepository } from './entities.repository';
-import { MemorySearchIndex } from './memory-search-index.store';
+import { to as copyTo } from 'pg-copy-streams';
+import { SegmentBuilder } from './memory-index';
+import { CopyBinaryDocs, MemorySearchIndex, parseTsvector } from './memory-search-index.store';
 import { seedEntity } from './seed';
 
 /**
@@ -111,6 +113,42 @@ describe('MemorySearchIndex (real PostgreSQL)', () => {
     await late.index.catchUp();
     expect(late.index.stats()).toMatchObject({ segments: 1, generation: writer.index.stats().generation, entities: 3300 });
     await expectOracle(late.index);
+  });
+
+  it('a build reads PostgreSQL\'s binary COPY as its text output says, however the stream is cut: ids, lexemes (quotes, backslashes, UTF-8), positions, NULLs', async () => {
+    const rows = `VALUES ('ent_ä1', 'leads', 7, NULL::float8, 2.5::float8, to_tsvector('simple', 'Zürich Straße it''s a\\b x@y.com bluenorth12.example 3.5') || array_to_tsvector(ARRAY['F:country:DE', 'F:x y'])),
+                          ('ent_b', 'grants', -3, -1e12::float8, NULL::float8, strip(to_tsvector('simple', 'Machine-Learning ÉCOLE 日本'))),
+                          ('ent_c', 'investors', 2147483647, 0::float8, 0::float8, ''::tsvector)`;
+    const client = await pool.connect();
+    let binary: Buffer;
+    let text: { id: string; lens: string; rank: number; num_min: number | null; num_max: number | null; terms: string }[];
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of client.query(copyTo(`COPY (SELECT * FROM (${rows}) v) TO STDOUT (FORMAT binary)`))) chunks.push(chunk as Buffer);
+      binary = Buffer.concat(chunks);
+      text = (await client.query(`SELECT column1 AS id, column2 AS lens, column3 AS rank, column4 AS num_min, column5 AS num_max, column6::text AS terms FROM (${rows}) v`)).rows;
+    } finally {
+      client.release();
+    }
+    const expected = new SegmentBuilder();
+    for (const r of text) expected.add({ id: r.id, lens: r.lens, rank: r.rank, numMin: r.num_min, numMax: r.num_max, terms: parseTsvector(r.terms) });
+    const want = expected.build();
+    for (const cut of [1, 2, 3, 5, 7, 64, binary.length]) {
+      const builder = new SegmentBuilder();
+      const docs = new CopyBinaryDocs(builder);
+      for (let at = 0; at < binary.length; at += cut) docs.push(binary.subarray(at, at + cut));
+      docs.end();
+      const got = builder.build();
+      const view = (s: typeof want) => Array.from({ length: s.size }, (_, d) => ({
+        id: s.id(d), rank: s.ranks[d], numMin: s.numMin[d], numMax: s.numMax[d],
+        terms: Array.from({ length: s.dict.size }, (_, t) => t).filter((t) => s.listAt(t).includes(d)).map((t) => s.dict.text(t)).sort(),
+      }));
+      expect({ cut, docs: view(got) }).toEqual({ cut, docs: view(want) });
+    }
+    expect([0, 1, 2].map((d) => want.id(d))).toEqual(['ent_c', 'ent_ä1', 'ent_b']);
+    expect(want.find('ent_ä1')).toBe(1);
+    expect(want.dict.size).toBeGreaterThan(10);
+    for (let t = 0; t < want.dict.size; t++) expect(want.list(want.dict.text(t))).toEqual(want.listAt(t));
   });
 
   it('the lexemes of a text are PostgreSQL\'s, for plain ASCII words as for any other text', async () => {

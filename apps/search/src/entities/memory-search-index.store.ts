@@ -1,13 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import { PG_POOL, runPeriodically } from '@app/platform';
 import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { SearchReads } from '../search/search-reads.store';
 import type { ConditionMatch } from './entities.repository';
 import { IndexDoc, IndexQuery, MemoryIndex, SegmentBuilder } from './memory-index';
 
-/** Rows of a build read per FETCH. */
-const BUILD_FETCH = 20_000;
 /** Texts whose lexemes PostgreSQL gave, kept per process (most recently used last). */
 const LEXEME_CACHE = 4096;
 /** A text of ASCII letters and digits in words of at most 100 characters: its lexemes are its words in lower case. */
@@ -61,27 +60,121 @@ const DOC_COLUMNS = 'id, lens, rank_score, num_min::float8 AS num_min, num_max::
 type DocRow = [string, string, number, number | null, number | null, string];
 const docOf = (row: DocRow): IndexDoc => ({ id: row[0], lens: row[1], rank: row[2], numMin: row[3], numMax: row[4], terms: parseTsvector(row[5]) });
 
+/** The signature that opens PostgreSQL's binary COPY format: "PGCOPY\n\377\r\n\0". */
+const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+
 /**
- * Builds an index of every entity from one snapshot: the generation and a scan of entities_rank
- * (the narrow copy of what a ranking reads, migration 1764000013000) through a cursor, BUILD_FETCH
- * rows at a time. The documents are numbered in (rank_score DESC, id) order by the builder, so
- * PostgreSQL reads the table in its own order and sorts nothing.
+ * Reads the rows of `COPY (SELECT id, lens, rank_score, num_min::float8, num_max::float8, terms
+ * ...) TO STDOUT (FORMAT binary)` into a SegmentBuilder as they stream in, chunk by chunk: ids and
+ * lexemes go from the chunk's bytes into the builder's arenas, and no string or object is made
+ * per row (but the lens). A tsvector's binary form (tsvectorsend) is its lexeme count (int32),
+ * then per lexeme its bytes, a NUL, the count of its positions (uint16) and the positions.
+ */
+export class CopyBinaryDocs {
+  private carry?: Buffer;
+  private header = false;
+  done = false;
+  rows = 0;
+
+  constructor(private readonly builder: SegmentBuilder) {}
+
+  push(chunk: Buffer): void {
+    const buf = this.carry ? Buffer.concat([this.carry, chunk]) : chunk;
+    let at = 0;
+    if (!this.header) {
+      if (buf.length < 19) {
+        this.carry = buf;
+        return;
+      }
+      if (!buf.subarray(0, 11).equals(COPY_SIGNATURE)) throw new Error('not PostgreSQL binary COPY data');
+      if (buf.length < 19 + buf.readUInt32BE(15)) {
+        this.carry = buf;
+        return;
+      }
+      at = 19 + buf.readUInt32BE(15);
+      this.header = true;
+    }
+    while (!this.done) {
+      const next = this.row(buf, at);
+      if (next < 0) break;
+      at = next;
+    }
+    this.carry = at < buf.length && !this.done ? Buffer.from(buf.subarray(at)) : undefined;
+  }
+
+  /** Ends the stream: every row read and the trailer seen. */
+  end(): void {
+    if (!this.done || this.carry) throw new Error(`binary COPY data ended inside a row (after ${this.rows} rows)`);
+  }
+
+  /** Reads the row at `at` into the builder; its end, or -1 if the buffer does not hold all of it. */
+  private row(buf: Buffer, at: number): number {
+    if (at + 2 > buf.length) return -1;
+    const fields = buf.readInt16BE(at);
+    if (fields === -1) {
+      this.done = true;
+      return at + 2;
+    }
+    if (fields !== 6) throw new Error(`binary COPY row of ${fields} fields, 6 expected`);
+    // where each field starts (after its length) and its length (-1: NULL)
+    const starts = this.starts;
+    const lengths = this.lengths;
+    let p = at + 2;
+    for (let f = 0; f < 6; f++) {
+      if (p + 4 > buf.length) return -1;
+      const length = buf.readInt32BE(p);
+      starts[f] = p + 4;
+      lengths[f] = length;
+      p += 4 + Math.max(0, length);
+      if (p > buf.length) return -1;
+    }
+    if (lengths[0] < 0 || lengths[1] < 0 || lengths[2] !== 4 || lengths[5] < 4) throw new Error('binary COPY row with a NULL id, lens, rank or terms');
+    const num = (f: number) => (lengths[f] < 0 ? NaN : buf.readDoubleBE(starts[f]));
+    const lens = buf.toString('utf8', starts[1], starts[1] + lengths[1]);
+    this.builder.startDoc(buf, starts[0], starts[0] + lengths[0], buf.readInt32BE(starts[2]), num(3), num(4), lens);
+    const end = starts[5] + lengths[5];
+    let q = starts[5] + 4;
+    for (let n = buf.readInt32BE(starts[5]); n > 0; n--) {
+      const from = q;
+      while (q < end && buf[q] !== 0) q++;
+      if (q + 3 > end) throw new Error('binary COPY tsvector cut short');
+      this.builder.term(buf, from, q);
+      q += 3 + 2 * ((buf[q + 1] << 8) | buf[q + 2]);
+    }
+    if (q !== end) throw new Error('binary COPY tsvector of a length other than its lexemes');
+    this.builder.endDoc();
+    this.rows++;
+    return end;
+  }
+
+  private readonly starts = new Int32Array(6);
+  private readonly lengths = new Int32Array(6);
+}
+
+/**
+ * Builds an index of every entity from one snapshot: the generation and entities_rank (the narrow
+ * copy of what a ranking reads, migration 1764000013000) streamed as binary COPY, read as it comes
+ * (PostgreSQL sends while this process reads). The documents are numbered in (rank_score DESC,
+ * id) order by the builder, so PostgreSQL reads the table in its own order and sorts nothing.
  */
 export async function buildIndex(client: PoolClient): Promise<MemoryIndex> {
   await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  let copying = false;
   try {
-    const { rows } = await client.query<{ generation: string }>('SELECT generation::text AS generation FROM entities_count');
-    await client.query(`DECLARE entities_scan NO SCROLL CURSOR FOR SELECT ${DOC_COLUMNS} FROM entities_rank`);
-    const builder = new SegmentBuilder();
-    for (;;) {
-      const batch = await client.query<DocRow>({ text: `FETCH ${BUILD_FETCH} FROM entities_scan`, rowMode: 'array' });
-      for (const row of batch.rows) builder.add(docOf(row));
-      if (batch.rows.length < BUILD_FETCH) break;
-    }
+    const { rows } = await client.query<{ generation: string; n: string }>('SELECT generation::text AS generation, n::text AS n FROM entities_count');
+    const builder = new SegmentBuilder(Number(rows[0].n));
+    const docs = new CopyBinaryDocs(builder);
+    copying = true;
+    const stream = client.query(copyTo('COPY (SELECT id, lens, rank_score, num_min::float8, num_max::float8, terms FROM entities_rank) TO STDOUT (FORMAT binary)'));
+    for await (const chunk of stream) docs.push(chunk as Buffer);
+    copying = false;
+    docs.end();
     await client.query('COMMIT');
     return new MemoryIndex([builder.build()], BigInt(rows[0].generation));
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // a COPY broken off leaves the connection mid-protocol: it is not asked anything more (the
+    // caller's release(err) closes it, and the server rolls back)
+    if (!copying) await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   }
 }
