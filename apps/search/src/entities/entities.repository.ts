@@ -337,8 +337,8 @@ export class EntitiesRepository {
     const query = await memory.queryOf(lens, q, conditions);
     const need = Math.min(offset + limit, RANKED_MAX);
     for (let attempt = 0; ; attempt++) {
-      const { generation, ids } = memory.top(query, need);
-      const page = await this.pageOf(workspaceId, ids.slice(offset, offset + limit));
+      const { generation, ids } = memory.top(query, need, offset);
+      const page = await this.pageOf(workspaceId, ids.slice(0, limit));
       // a page read on a streaming replica behind the index's source is served as read
       if (BigInt(page.generation) <= generation || attempt === 2) return page;
       await memory.catchUp(BigInt(page.generation));

@@ -156,6 +156,41 @@ describe('MemoryIndex', () => {
     expect(index.search({ lens: 'leads', all: ['x'], anyOf: [], numeric: [] }, 2)).toEqual(['ent_a', 'ent_b']);
   });
 
+  it('bit-packed lists of every density, many blocks long, answer as brute force (seeks inside a block, across blocks, past the end)', () => {
+    const r = random(7);
+    const densities: [string, number][] = [['d90', 0.9], ['d50', 0.5], ['d10', 0.1], ['d1', 0.01], ['d01', 0.001]];
+    const docs = new Map<string, IndexDoc>();
+    const builder = new SegmentBuilder();
+    for (let i = 0; i < 20_000; i++) {
+      const terms = densities.filter(([, p]) => r() < p).map(([t]) => t);
+      // a term of one document; two in three ranks tie with many others (ties broken by id)
+      if (i === 12_345) terms.push('only');
+      const doc: IndexDoc = { id: `ent_${i}`, lens: 'leads', rank: i % 3 === 0 ? Math.floor(r() * 2_000_000_000) : Math.floor(r() * 50), numMin: null, numMax: null, terms };
+      docs.set(doc.id, doc);
+      builder.add(doc);
+    }
+    const segment = builder.build();
+    const index = new MemoryIndex([segment]);
+    const names = densities.map(([t]) => t);
+    for (let a = 0; a < names.length; a++) {
+      for (let b = a; b < names.length; b++) {
+        for (const q of [
+          { lens: 'leads', all: [...new Set([names[a], names[b]])], anyOf: [], numeric: [] },
+          { lens: 'leads', all: [names[a]], anyOf: [[names[b], 'only']], numeric: [] },
+          { lens: 'leads', all: [names[a], 'only'], anyOf: [], numeric: [] },
+        ] as IndexQuery[]) {
+          for (const limit of [1, 26, 1001, 30_000]) expect({ q, limit, ids: index.search(q, limit) }).toEqual({ q, limit, ids: brute(docs, q, limit) });
+        }
+      }
+    }
+    // a list decoded is the documents in order
+    for (const name of [...names, 'only']) {
+      const list = segment.list(name)!;
+      const want = [...Array(segment.size).keys()].filter((d) => docs.get(segment.id(d))!.terms.includes(name));
+      expect({ name, list: [...list] }).toEqual({ name, list: want });
+    }
+  });
+
   it('a long posting list is walked from its start only as far as the page needs (galloping over the other lists)', () => {
     const builder = new SegmentBuilder();
     for (let i = 0; i < 200_000; i++) {

@@ -232,13 +232,140 @@ function rankOrder(ranks: Int32Array, n: number): Uint32Array {
   return from;
 }
 
+/** Postings a block holds (packed lists). */
+const BLOCK = 128;
+
+/** Bits needed for values up to `max` (0 for 0). */
+const bitsFor = (max: number): number => (max === 0 ? 0 : 32 - Math.clz32(max));
+
+/**
+ * Every posting list of a segment, bit-packed (frame of reference, as Lucene's and roaring's
+ * containers do it in their own ways): a list of one document is that document (`head`); a longer
+ * one is blocks of BLOCK documents, each its first document (`base`) and every document's distance
+ * from it in `width` bits (the distance from the first to the last needs). A document is found
+ * without decoding its block (its bits are at a known place), so a cursor gallops over the blocks'
+ * bases and bisects inside a block as over a plain sorted array.
+ */
+export class PackedLists {
+  /** Term t's list holds starts[t + 1] - starts[t] documents. */
+  readonly starts: Uint32Array;
+  /** Its document (one) or its first block (more). */
+  readonly head: Uint32Array;
+  readonly base: Uint32Array;
+  readonly width: Uint8Array;
+  /** Where each block's bits begin, in 32-bit words. */
+  readonly word: Uint32Array;
+  readonly words: Uint32Array;
+
+  constructor(starts: Uint32Array, postings: Uint32Array) {
+    const terms = starts.length - 1;
+    this.starts = starts;
+    this.head = new Uint32Array(terms);
+    let blocks = 0;
+    let bits = 0;
+    for (let t = 0; t < terms; t++) {
+      const n = starts[t + 1] - starts[t];
+      if (n < 2) continue;
+      for (let at = starts[t]; at < starts[t + 1]; at += BLOCK) {
+        const end = Math.min(at + BLOCK, starts[t + 1]);
+        bits += Math.ceil(((end - at) * bitsFor(postings[end - 1] - postings[at])) / 32) * 32;
+        blocks++;
+      }
+    }
+    this.base = new Uint32Array(blocks);
+    this.width = new Uint8Array(blocks);
+    this.word = new Uint32Array(blocks);
+    this.words = new Uint32Array(bits / 32 + 1);
+    let k = 0;
+    let w = 0;
+    for (let t = 0; t < terms; t++) {
+      const n = starts[t + 1] - starts[t];
+      if (n === 0) continue;
+      if (n === 1) {
+        this.head[t] = postings[starts[t]];
+        continue;
+      }
+      this.head[t] = k;
+      for (let at = starts[t]; at < starts[t + 1]; at += BLOCK) {
+        const end = Math.min(at + BLOCK, starts[t + 1]);
+        const first = postings[at];
+        const width = bitsFor(postings[end - 1] - first);
+        this.base[k] = first;
+        this.width[k] = width;
+        this.word[k] = w;
+        if (width > 0) {
+          for (let j = 0; j < end - at; j++) {
+            const value = postings[at + j] - first;
+            const bit = j * width;
+            const i = w + (bit >>> 5);
+            const shift = bit & 31;
+            this.words[i] |= value << shift;
+            if (shift + width > 32) this.words[i + 1] |= value >>> (32 - shift);
+          }
+        }
+        w += Math.ceil(((end - at) * width) / 32);
+        k++;
+      }
+    }
+  }
+
+  length(t: number): number {
+    return this.starts[t + 1] - this.starts[t];
+  }
+
+  /** Document j of block k. */
+  at(k: number, j: number): number {
+    const width = this.width[k];
+    if (width === 0) return this.base[k];
+    const bit = j * width;
+    const i = this.word[k] + (bit >>> 5);
+    const shift = bit & 31;
+    let v = this.words[i] >>> shift;
+    if (shift + width > 32) v |= this.words[i + 1] << (32 - shift);
+    return this.base[k] + (width === 32 ? v >>> 0 : v & ((1 << width) - 1));
+  }
+
+  /** The first n documents of block k into `out`. */
+  decode(k: number, n: number, out: Uint32Array): void {
+    const base = this.base[k];
+    const width = this.width[k];
+    if (width === 0) {
+      out.fill(base, 0, n);
+      return;
+    }
+    const words = this.words;
+    const mask = width === 32 ? 0xffffffff : (1 << width) - 1;
+    const first = this.word[k];
+    for (let j = 0, bit = 0; j < n; j++, bit += width) {
+      const w = first + (bit >>> 5);
+      const shift = bit & 31;
+      let v = words[w] >>> shift;
+      if (shift + width > 32) v |= words[w + 1] << (32 - shift);
+      out[j] = base + ((v & mask) >>> 0);
+    }
+  }
+
+  /** Term t's list as a sorted array (merges, tests). */
+  list(t: number): Uint32Array {
+    const n = this.length(t);
+    const out = new Uint32Array(n);
+    if (n === 1) out[0] = this.head[t];
+    for (let i = 0; n > 1 && i < n; i++) out[i] = this.at(this.head[t] + (i >>> 7), i & (BLOCK - 1));
+    return out;
+  }
+
+  get byteLength(): number {
+    return this.starts.byteLength + this.head.byteLength + this.base.byteLength + this.width.byteLength + this.word.byteLength + this.words.byteLength;
+  }
+}
+
 /** What a segment's bytes are spent on (`Segment.breakdown`, `npm run bench -- search-index`). */
 export interface SegmentBytes {
   /** The ids: their bytes, an end offset each, the id look-up table. */
   ids: number;
   /** The term dictionary: the terms' bytes, an end offset each, its look-up table. */
   terms: number;
-  /** Where each term's list starts (4 bytes a term) and the posting lists (4 bytes a posting). */
+  /** The posting lists, bit-packed (PackedLists): counts, heads, block bases, widths and bits. */
   postings: number;
   /** Per document: rank (4), num_min and num_max (8 each), deleted (1). */
   docs: number;
@@ -252,10 +379,10 @@ export class Segment {
   readonly numMax: Float64Array;
   /** Document d's id is entry d (its look-up table finds a document by id). */
   readonly ids: ByteTable;
-  /** Term t's bytes are entry t; its list is postings[starts[t]..starts[t+1]). */
+  /** Term t's bytes are entry t; its list is lists' term t. */
   readonly dict: ByteTable;
-  private readonly starts: Uint32Array;
-  private readonly postings: Uint32Array;
+  /** The posting lists, bit-packed. */
+  private readonly lists: PackedLists;
   readonly deleted: Uint8Array;
   deletedCount = 0;
 
@@ -266,8 +393,7 @@ export class Segment {
     this.numMin = parts.numMin;
     this.numMax = parts.numMax;
     this.dict = parts.dict;
-    this.starts = parts.starts;
-    this.postings = parts.postings;
+    this.lists = new PackedLists(parts.starts, parts.postings);
     this.deleted = new Uint8Array(this.size);
   }
 
@@ -294,14 +420,24 @@ export class Segment {
 
   /** The posting list of a term (documents ascending), or undefined. */
   list(term: string): Uint32Array | undefined {
-    const bytes = utf8Of(term);
-    const t = this.dict.find(bytes, 0, bytes.length);
+    const t = this.termOf(term);
     return t < 0 ? undefined : this.listAt(t);
   }
 
-  /** The posting list of term number t. */
+  /** The posting list of term number t, decoded. */
   listAt(t: number): Uint32Array {
-    return this.postings.subarray(this.starts[t], this.starts[t + 1]);
+    return this.lists.list(t);
+  }
+
+  /** A cursor over term t's list. */
+  private cursor(t: number): Cursor {
+    return this.lists.length(t) === 1 ? new OneCursor(this.lists.head[t]) : new PackedCursor(this.lists, t);
+  }
+
+  /** Term number of a term, or -1. */
+  private termOf(term: string): number {
+    const bytes = utf8Of(term);
+    return this.dict.find(bytes, 0, bytes.length);
   }
 
   /** Bytes held by the segment's typed arrays (all it holds: no string or object per document or term). */
@@ -314,7 +450,7 @@ export class Segment {
     return {
       ids: this.ids.byteLength,
       terms: this.dict.byteLength,
-      postings: this.starts.byteLength + this.postings.byteLength,
+      postings: this.lists.byteLength,
       docs: this.ranks.byteLength + this.numMin.byteLength + this.numMax.byteLength + this.deleted.byteLength,
     };
   }
@@ -328,14 +464,14 @@ export class Segment {
     if (query.none) return none;
     const cursors: Cursor[] = [];
     for (const term of [lensTerm(query.lens), ...query.all]) {
-      const list = this.list(term);
-      if (!list) return none;
-      cursors.push(new ListCursor(list));
+      const t = this.termOf(term);
+      if (t < 0) return none;
+      cursors.push(this.cursor(t));
     }
     for (const group of query.anyOf) {
-      const lists = group.map((t) => this.list(t)).filter((l): l is Uint32Array => l !== undefined);
-      if (lists.length === 0) return none;
-      cursors.push(lists.length === 1 ? new ListCursor(lists[0]) : new UnionCursor(lists.map((l) => new ListCursor(l))));
+      const terms = group.map((term) => this.termOf(term)).filter((t) => t >= 0);
+      if (terms.length === 0) return none;
+      cursors.push(terms.length === 1 ? this.cursor(terms[0]) : new UnionCursor(terms.map((t) => this.cursor(t))));
     }
     // the shortest list leads: every other list gallops to its candidates
     cursors.sort((a, b) => a.length - b.length);
@@ -375,40 +511,110 @@ interface Cursor {
   seek(target: number): number;
 }
 
-class ListCursor implements Cursor {
+/**
+ * A cursor over a packed list of two or more documents: the block it is in decoded into its own
+ * array when it enters it; a seek gallops over the blocks' bases to the block that can hold the
+ * target, then inside the decoded block from where it is, as over a plain sorted array.
+ */
+class PackedCursor implements Cursor {
+  /** Where the cursor is: index in the list, its block (from the list's first) and in `docs`. */
+  private i = 0;
+  private b = -1;
+  /** Block b decoded, `n` documents. */
+  private readonly docs = new Uint32Array(BLOCK);
+  private n = 0;
+  /** Document i (what a seek at or before it answers without a look). */
   private at = 0;
-  constructor(private readonly list: Uint32Array) {}
-  get length(): number {
-    return this.list.length;
+  private readonly first: number;
+  readonly length: number;
+  private readonly last: number;
+  constructor(private readonly lists: PackedLists, t: number) {
+    this.first = lists.head[t];
+    this.length = lists.length(t);
+    this.last = (this.length - 1) >>> 7;
+    this.load(0);
+    this.at = this.docs[0];
   }
+
+  private load(b: number): void {
+    this.b = b;
+    const k = this.first + b;
+    const n = (this.n = Math.min(this.length - (b << 7), BLOCK));
+    this.lists.decode(k, n, this.docs);
+  }
+
   seek(target: number): number {
-    const list = this.list;
-    let lo = this.at;
-    if (lo >= list.length) return NO_DOC;
-    if (list[lo] >= target) return list[lo];
-    // gallop: double the step until past the target, then bisect the last step
+    if (this.at >= target) return this.at;
+    const bases = this.lists.base;
+    const f = this.first;
+    let b = this.b;
+    let j = this.i & (BLOCK - 1);
+    const last = this.last;
+    if (b < last && bases[f + b + 1] <= target) {
+      // gallop over the blocks' bases to the last block that starts at or before the target
+      let lo = b + 1;
+      let step = 1;
+      let hi = lo + 1;
+      while (hi <= last && bases[f + hi] <= target) {
+        lo = hi;
+        step *= 2;
+        hi = lo + step;
+      }
+      if (hi > last + 1) hi = last + 1;
+      while (lo + 1 < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (bases[f + mid] <= target) lo = mid;
+        else hi = mid;
+      }
+      b = lo;
+      this.load(b);
+      j = 0;
+      if (this.docs[0] === target) {
+        this.i = b << 7;
+        return (this.at = target);
+      }
+    }
+    // inside block b, document j is before the target: gallop from it, then bisect
+    const docs = this.docs;
+    const n = this.n;
+    let lo = j;
     let step = 1;
-    let hi = lo + 1;
-    while (hi < list.length && list[hi] < target) {
+    let hi = j + 1;
+    while (hi < n && docs[hi] < target) {
       lo = hi;
       step *= 2;
       hi = lo + step;
     }
-    if (hi > list.length) hi = list.length;
-    // list[lo] < target; the answer is in (lo, hi]
+    if (hi > n) hi = n;
     while (lo + 1 < hi) {
       const mid = (lo + hi) >>> 1;
-      if (list[mid] < target) lo = mid;
+      if (docs[mid] < target) lo = mid;
       else hi = mid;
     }
-    this.at = hi;
-    return hi < list.length ? list[hi] : NO_DOC;
+    if (hi < n) {
+      this.i = (b << 7) + hi;
+      return (this.at = docs[hi]);
+    }
+    // every document of the block is before the target; the next block starts after it
+    this.i = (b + 1) << 7;
+    if (this.i >= this.length) return (this.at = NO_DOC);
+    this.load(b + 1);
+    return (this.at = docs[0]);
+  }
+}
+
+/** A cursor over a list of one document. */
+class OneCursor implements Cursor {
+  readonly length = 1;
+  constructor(private readonly doc: number) {}
+  seek(target: number): number {
+    return this.doc >= target ? this.doc : NO_DOC;
   }
 }
 
 class UnionCursor implements Cursor {
   readonly length: number;
-  constructor(private readonly members: ListCursor[]) {
+  constructor(private readonly members: Cursor[]) {
     this.length = members.reduce((n, m) => n + m.length, 0);
   }
   seek(target: number): number {
@@ -806,13 +1012,13 @@ export class MemoryIndex {
     await this.idle();
   }
 
-  /** The ids of the first `limit` matches of `query` in (rank DESC, id) order. */
-  search(query: IndexQuery, limit: number): string[] {
+  /** The ids of the matches of `query` ranked `from` to `limit` - 1, in (rank DESC, id) order. */
+  search(query: IndexQuery, limit: number, from = 0): string[] {
     const out: string[] = [];
     if (query.none || limit <= 0) return out;
     const cursors = this.segments.map((s) => s.matches(query));
     const heads = cursors.map((next) => next());
-    while (out.length < limit) {
+    for (let taken = 0; taken < limit; taken++) {
       let best = -1;
       for (let k = 0; k < heads.length; k++) {
         if (heads[k] < 0) continue;
@@ -827,7 +1033,8 @@ export class MemoryIndex {
         if (ra > rb || (ra === rb && a.ids.compare(heads[k], b.ids, heads[best]) < 0)) best = k;
       }
       if (best < 0) break;
-      out.push(this.segments[best].id(heads[best]));
+      // only the ids asked for are made strings
+      if (taken >= from) out.push(this.segments[best].id(heads[best]));
       heads[best] = cursors[best]();
     }
     return out;

@@ -346,22 +346,24 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * The ids of the first `limit` matches in rank order, and the generation they are of. The ids of
-   * the last SEARCH_RANKED_CACHE queries are kept with the index they were read from (a served
-   * page costs a look-up); a catch-up or a rebuild makes a new index state, which reads again.
+   * The ids of the matches ranked `offset` to `limit` - 1 (the page's), and the generation they
+   * are of: only those are made strings. The ids of the last SEARCH_RANKED_CACHE (query, offset)
+   * pairs are kept with the index they were read from (a served page costs a look-up); a catch-up
+   * or a rebuild makes a new index state, which reads again.
    */
-  top(query: IndexQuery, limit: number): { generation: bigint; ids: string[] } {
-    const key = this.config.rankedCacheEntries > 0 ? JSON.stringify(query) : undefined;
+  top(query: IndexQuery, limit: number, offset = 0): { generation: bigint; ids: string[] } {
+    const key = this.config.rankedCacheEntries > 0 ? `${offset} ${JSON.stringify(query)}` : undefined;
     const kept = key === undefined ? undefined : this.ranked.get(key);
-    if (kept && kept.state === this.state && (kept.ids.length >= limit || kept.complete)) {
+    const want = Math.max(0, limit - offset);
+    if (kept && kept.state === this.state && (kept.ids.length >= want || kept.complete)) {
       this.ranked.delete(key as string);
       this.ranked.set(key as string, kept);
-      return { generation: this.index.generation, ids: kept.ids.slice(0, limit) };
+      return { generation: this.index.generation, ids: kept.ids.slice(0, want) };
     }
-    const ids = this.index.search(query, limit);
+    const ids = this.index.search(query, limit, offset);
     if (key !== undefined) {
       this.ranked.delete(key);
-      this.ranked.set(key, { state: this.state, ids, complete: ids.length < limit });
+      this.ranked.set(key, { state: this.state, ids, complete: ids.length < want });
       while (this.ranked.size > this.config.rankedCacheEntries) this.ranked.delete(this.ranked.keys().next().value as string);
     }
     return { generation: this.index.generation, ids };
