@@ -717,15 +717,18 @@ export class SegmentBuilder {
     this.docEnds.push(this.docTerms.n);
   }
 
+  /**
+   * The segment (once: the builder lets go of what it held as it goes, each step in a method of
+   * its own, so a build's peak memory is its largest step rather than all of them at once).
+   */
   build(): Segment {
     const n = this.ids.size;
     const order = rankOrder(this.ranks, n);
     // ties of rank by id (C collation: byte order)
-    const arrived = this.ids;
     for (let i = 0; i < n;) {
       let j = i + 1;
       while (j < n && this.ranks[order[j]] === this.ranks[order[i]]) j++;
-      if (j - i > 1) order.subarray(i, j).sort((x, y) => arrived.compare(x, arrived, y));
+      if (j - i > 1) order.subarray(i, j).sort((x, y) => this.ids.compare(x, this.ids, y));
       i = j;
     }
     const terms = this.dict.size;
@@ -733,24 +736,52 @@ export class SegmentBuilder {
     for (let t = 0; t < terms; t++) starts[t + 1] = starts[t] + this.counts[t];
     this.counts = new Uint32Array(0);
     this.lastDoc = new Int32Array(0);
+    const postings = this.fillLists(order, starts);
+    const ids = this.idsInOrder(order);
+    const [ranks, numMin, numMax] = this.columnsInOrder(order);
+    return new Segment({ ids, ranks, numMin, numMax, dict: this.dict.trim(), starts, postings });
+  }
+
+  /** Every term's list, documents numbered by `order`; the documents' terms let go. */
+  private fillLists(order: Uint32Array, starts: Uint32Array): Uint32Array {
+    const terms = starts.length - 1;
     const fill = starts.slice(0, terms);
     const postings = new Uint32Array(starts[terms]);
-    const ids = new ByteTable(n, arrived.used, false);
+    const ends = this.docEnds.a;
+    const flat = this.docTerms.a;
+    for (let d = 0; d < order.length; d++) {
+      const a = order[d];
+      for (let k = a === 0 ? 0 : ends[a - 1]; k < ends[a]; k++) postings[fill[flat[k]]++] = d;
+    }
+    this.docTerms.a = new Uint32Array(0);
+    this.docEnds.a = new Uint32Array(0);
+    return postings;
+  }
+
+  private idsInOrder(order: Uint32Array): ByteTable {
+    const arrived = this.ids;
+    const ids = new ByteTable(order.length, arrived.used, false);
+    for (let d = 0; d < order.length; d++) ids.append(arrived.bytes, arrived.start(order[d]), arrived.ends[order[d]]);
+    this.ids = new ByteTable(0, 0, false);
+    ids.reslot();
+    return ids;
+  }
+
+  private columnsInOrder(order: Uint32Array): [Int32Array, Float64Array, Float64Array] {
+    const n = order.length;
     const ranks = new Int32Array(n);
     const numMin = new Float64Array(n);
     const numMax = new Float64Array(n);
-    const ends = this.docEnds.a;
-    const flat = this.docTerms.a;
     for (let d = 0; d < n; d++) {
       const a = order[d];
-      ids.append(arrived.bytes, arrived.start(a), arrived.ends[a]);
       ranks[d] = this.ranks[a];
       numMin[d] = this.numMin[a];
       numMax[d] = this.numMax[a];
-      for (let k = a === 0 ? 0 : ends[a - 1]; k < ends[a]; k++) postings[fill[flat[k]]++] = d;
     }
-    ids.reslot();
-    return new Segment({ ids, ranks, numMin, numMax, dict: this.dict.trim(), starts, postings });
+    this.ranks = new Int32Array(0);
+    this.numMin = new Float64Array(0);
+    this.numMax = new Float64Array(0);
+    return [ranks, numMin, numMax];
   }
 }
 
