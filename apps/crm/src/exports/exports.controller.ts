@@ -1,7 +1,7 @@
-import { Controller } from '@nestjs/common';
+import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { CreateExportDto, RequestContext, RpcRequest, SUBJECTS } from '@app/contracts';
-import { Rpc } from '@app/platform';
+import { Rpc, ServiceErrorFilter } from '@app/platform';
 import { ExportsService } from './exports.service';
 
 /** NATS request-reply handlers of the export subjects. */
@@ -21,9 +21,12 @@ export class ExportsController {
 
   /**
    * Asked by the gateway for a signed download link: no workspace (no API key), the signature
-   * vouched, so not @Rpc, whose envelope check requires a workspace.
+   * vouched, so not @Rpc, whose envelope check requires a workspace. Its failures are answered as
+   * @Rpc's are (ServiceErrorFilter: a lost database connection is `service_unavailable`, a 503
+   * with Retry-After at the gateway, not a 500).
    */
   @MessagePattern(SUBJECTS.crm.exportsFile)
+  @UseFilters(new ServiceErrorFilter())
   file(@Payload() message: RpcRequest<{ id: string }>) {
     return this.exports.file(message?.body?.id);
   }
