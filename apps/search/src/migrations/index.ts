@@ -14,6 +14,7 @@ import { EntitiesRank1764000013000 } from './1764000013000-entities-rank';
 import { RevealsOwner1764000014000 } from './1764000014000-reveals-owner';
 import { CreditLeases1764000016000 } from './1764000016000-credit-leases';
 import { EntitiesChanges1764000017000 } from './1764000017000-entities-changes';
+import { LeaseTakeCustomPlans1764000018000 } from './1764000018000-lease-take-custom-plans';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -42,6 +43,7 @@ export const MIGRATIONS = [
   RevealsOwner1764000014000,
   CreditLeases1764000016000,
   EntitiesChanges1764000017000,
+  LeaseTakeCustomPlans1764000018000,
 ];
 
 /**

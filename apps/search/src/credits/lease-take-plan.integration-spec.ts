@@ -1,0 +1,49 @@
+import { Client } from 'pg';
+import { loadServiceConfig, runMigrations } from '@app/platform';
+import { TestMesh } from '../../../../test/harness';
+import { MIGRATIONS } from '../migrations';
+
+/**
+ * search_lease_take reads credit_lease_pages by its key however small the table was when a
+ * connection first called it (migration 1764000018000): the plans of its statements, as
+ * PostgreSQL's auto_explain reports them, on one connection that took pages while the table was
+ * empty and again once it held 20,000.
+ */
+describe('search_lease_take plans (real PostgreSQL)', () => {
+  let mesh: TestMesh;
+  let client: Client;
+
+  beforeAll(async () => {
+    mesh = await TestMesh.start([]);
+    const service = loadServiceConfig('search', mesh.env);
+    await runMigrations(service.databaseUrl, MIGRATIONS);
+    client = new Client({ connectionString: service.databaseUrl });
+    await client.connect();
+  });
+  afterAll(async () => {
+    await client?.end();
+    await mesh?.close();
+  });
+
+  it('a connection that took pages while the table was empty reads it by key once it has grown (no sequential scan of credit_lease_pages)', async () => {
+    await client.query(`INSERT INTO credit_leases (id, workspace_id, state, pool, size, used, ctx, expires_at)
+                        VALUES ('lse_plan', 'ws_plan', 'open', 'plan', 1000000, 0, '{}', now() + interval '1 hour')`);
+    // more calls than PostgreSQL makes custom plans for before it may keep a generic one
+    for (let i = 0; i < 12; i++) {
+      const { rows } = await client.query(`SELECT out_status FROM search_lease_take('ws_plan', ARRAY['early_${i}'])`);
+      expect(rows).toEqual([{ out_status: 'taken' }]);
+    }
+    await client.query(`INSERT INTO credit_lease_pages (workspace_id, ref, lease_id) SELECT 'ws_other', 'bulk_' || g, 'lse_x' FROM generate_series(1, 20000) g`);
+    const plans: string[] = [];
+    client.on('notice', (msg) => plans.push(msg.message ?? ''));
+    await client.query(`LOAD 'auto_explain'`);
+    await client.query(`SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET auto_explain.log_level = 'notice'; SET client_min_messages = notice`);
+    const { rows } = await client.query(`SELECT out_status FROM search_lease_take('ws_plan', ARRAY['late', 'early_3'])`);
+    await client.query('SET auto_explain.log_min_duration = -1');
+    expect(rows).toEqual([{ out_status: 'taken' }, { out_status: 'already' }]);
+    const lookup = plans.find((p) => p.includes('FROM credit_lease_pages p WHERE'));
+    expect(lookup).toBeDefined();
+    expect(lookup).toMatch(/Index (Only )?Scan using credit_lease_pages_pkey/);
+    expect(plans.filter((p) => /Seq Scan on credit_lease_pages/.test(p))).toEqual([]);
+  });
+});
