@@ -79,6 +79,18 @@ class PlainController {
     return throwError(() => new DomainError('conflict', 'from a stream'));
   }
 
+  /** A statement whose database connection broke under it (pg's message; connectionBroke). */
+  @Rpc('direct.lost')
+  async lost(): Promise<never> {
+    await Promise.resolve();
+    throw new Error('Connection terminated unexpectedly');
+  }
+
+  @PublicRpc('direct.public.lost')
+  publicLost(): never {
+    throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  }
+
   @PublicRpc('direct.public')
   open(ctx: Partial<RequestContext>, body: unknown) {
     return { ctx, body: body ?? null };
@@ -256,6 +268,19 @@ describe('NatsRpcServer', () => {
     const replies = await answers(requests.slice(0, 3), (app) => app.useGlobalFilters(new Everything()));
     expect(replies[2]).toMatchObject({ err: { code: 'caught' } });
     expect(replies[0]).toMatchObject({ response: { workspace: 'ws_1', n: 2 } });
+  });
+
+  it("answers a lost database connection service_unavailable, an app's global filter or not, and leaves it every other failure", async () => {
+    const asked: [string, unknown][] = [['direct.lost', ws1], ['direct.public.lost', {}], ['direct.domain', ws1], ['direct.throws', ws1]];
+    const unavailable = { err: { code: 'service_unavailable', message: expect.not.stringMatching(/ECONN|5432|terminat/) }, isDisposed: true };
+    expect(await answers(asked)).toEqual([
+      unavailable,
+      unavailable,
+      { err: { code: 'not_found', message: "No such lead: 'lead_x'", param: 'id' }, isDisposed: true },
+      { err: { status: 'error', message: 'Internal server error' }, isDisposed: true },
+    ]);
+    const filtered = await answers(asked, (app) => app.useGlobalFilters(new Everything()));
+    expect(filtered).toEqual([unavailable, unavailable, { err: { code: 'caught' }, isDisposed: true }, { err: { code: 'caught' }, isDisposed: true }]);
   });
 
   it("answers a handler's value as its JSON bytes when asked (RawJson), and an error in Nest's packet", async () => {

@@ -12,7 +12,7 @@ export function unpack<T>(message: RpcRequest<T>): { ctx: RequestContext; body: 
   return { ctx: message.ctx, body: message.body };
 }
 
-/** One filter for every handler (it holds no state). */
+/** One filter for every handler (it holds no state; it catches only a lost database connection). */
 const SERVICE_ERRORS = new ServiceErrorFilter();
 
 const envelopeOf = (host: ExecutionContext) => host.switchToRpc().getData<RpcRequest<unknown>>();
@@ -40,8 +40,9 @@ function envelopeParams(ctx: ParameterDecorator, body: ParameterDecorator): Meth
  * @MessagePattern with two parameter decorators: the method stays as written, so guards,
  * interceptors, pipes and filters declared on it (above or below @Rpc) run in Nest's pipeline,
  * and the envelope is checked there (`unpack`: a message without a workspace context is refused
- * with `internal_error`), so a handler only decodes, calls its service and returns. A failure is
- * answered by ServiceErrorFilter (a lost database connection as `service_unavailable`).
+ * with `internal_error`), so a handler only decodes, calls its service and returns. A statement
+ * whose database connection was lost is answered `service_unavailable` (ServiceErrorFilter, which
+ * catches only that); every other failure goes to the controller's and the app's filters as it is.
  */
 export function Rpc(subject: string): MethodDecorator {
   return applyDecorators(MessagePattern(subject), UseFilters(SERVICE_ERRORS), envelopeParams(RequestCtx(), RequestBody()));
