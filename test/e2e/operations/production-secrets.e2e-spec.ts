@@ -25,10 +25,17 @@ describe('production secrets', () => {
   async function boot(name: ServiceName, env: Record<string, string | undefined>): Promise<{ code: number | null; output: string }> {
     const lines: string[] = [];
     const app = spawnApp(name, { ...mesh.env, NODE_ENV: 'production', LOG_LEVEL: 'info', ...secrets, ...env }, await freePort(), (line) => lines.push(line));
+    // both timers cleared whatever the outcome: one left running (the app exited first) kept an
+    // in-band jest (one file, `npm test -- <path>`) from exiting after the file
+    let poll: NodeJS.Timeout | undefined;
+    let slow: NodeJS.Timeout | undefined;
     const ready = new Promise<'ready'>((resolve) => {
-      const timer = setInterval(() => lines.some((l) => l.includes(`${name} ready`)) && (clearInterval(timer), resolve('ready')), 50);
+      poll = setInterval(() => lines.some((l) => l.includes(`${name} ready`)) && resolve('ready'), 50);
     });
-    const outcome = await Promise.race([app.exited, ready, new Promise<'slow'>((r) => setTimeout(() => r('slow'), 45_000))]);
+    const outcome = await Promise.race([app.exited, ready, new Promise<'slow'>((r) => (slow = setTimeout(() => r('slow'), 45_000)))]).finally(() => {
+      clearInterval(poll);
+      clearTimeout(slow);
+    });
     if (outcome === 'ready' || outcome === 'slow') {
       app.child.kill('SIGKILL');
       await app.exited;
