@@ -71,6 +71,17 @@ export const HARNESS = {
  * union of what those files need, none of which changes what another of them asserts (docs/testing.md,
  * "Shared meshes").
  */
+/**
+ * The bound of a `beforeAll` that starts a mesh of `apps` apps of its own and then sets up what its
+ * tests need: the longest the start can take by the harness's bounds (startTimeoutMs), plus jest's
+ * own 60 s for the rest of the hook (seeding, fixtures, peers). Jest's 60 s alone ended such hooks
+ * of four apps on a loaded machine while the harness still waited for a service's readiness
+ * (reveals, with a second `npm test` beside it, 2026-11-29).
+ */
+export function meshHookTimeoutMs(apps: number): number {
+  return HARNESS.startTimeoutMs(apps) + 60_000;
+}
+
 /** The bound of a `beforeAll` that asks for `TestMesh.sharedAll()` (it may be the file that starts it). */
 export const SHARED_ALL_START_MS = HARNESS.startTimeoutMs(SERVICE_NAMES.length);
 
@@ -321,6 +332,10 @@ export class TestMesh {
       // pooled connections back within a second: the meshes of both workers fit in PostgreSQL's
       // default max_connections (100), which a shared mesh of all six services kept at 30 s did not
       PG_POOL_IDLE_MS: process.env.TEST_PG_POOL_IDLE_MS || '1000',
+      // at most 4 pooled connections a service (production: 10), so that a mesh in use holds at most
+      // about 5 a service with its LISTEN, and two suites side by side (three workers each) stay
+      // within PostgreSQL's default 100: they peaked at 103 with 10 (2026-11-29 13:56)
+      PG_POOL_MAX: process.env.TEST_PG_POOL_MAX || '4',
       ...extraEnv,
     };
     const mesh = new TestMesh(env, natsPort, dbPrefix);

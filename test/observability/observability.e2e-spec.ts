@@ -1,4 +1,4 @@
-import { TestMesh } from '../harness';
+import { TestMesh, meshHookTimeoutMs } from '../harness';
 
 async function metricsOf(port: number): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${port}/metrics`);
@@ -11,7 +11,7 @@ describe('observability: logs and metrics', () => {
   let mesh: TestMesh;
   beforeAll(async () => {
     mesh = await TestMesh.start(['gateway', 'crm', 'webhooks', 'sequences'], { LOG_LEVEL: 'info', EXPORT_POLL_MS: '100' });
-  });
+  }, meshHookTimeoutMs(4));
   afterAll(() => mesh?.close());
 
   it('one request id shows in the gateway log line and in the crm log line of the same request', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { waitFor } from '../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate, testCertificate } from '../../tools/webhooks/https-receiver';
 import { ServiceName } from '@app/contracts';
-import { TestMesh } from '../harness';
+import { TestMesh, meshHookTimeoutMs } from '../harness';
 import { SmtpSink } from '../support/smtp-sink';
 
 type LogLine = Record<string, unknown> & { service: string; msg?: string; trace_id?: string; request_id?: string };
@@ -32,7 +32,7 @@ describe('one trace id and request id across every hop, in the logs', () => {
       WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
       WEBHOOK_SECRET_KEY: 'a'.repeat(64),
     });
-  }, 60_000);
+  }, meshHookTimeoutMs(5));
   afterAll(async () => {
     await mesh?.close();
     await receiver?.close();

@@ -1,6 +1,6 @@
 import { SUBJECTS } from '@app/contracts';
 import { parseProviderFile } from '../../../apps/admin/src/ingest/connectors';
-import { TestMesh } from '../../harness';
+import { TestMesh, meshHookTimeoutMs } from '../../harness';
 import { createLead } from '../../support/leads';
 import { expectRealSources } from '../../support/sources';
 import { expectApiError } from '../../support/gateway-assertions';
@@ -36,7 +36,7 @@ describe('companies', () => {
     key = mine.key;
     workspaceId = mine.workspace.id;
     otherKey = other.key;
-  });
+  }, meshHookTimeoutMs(3));
   afterAll(() => mesh?.close());
 
   const company = async (id: string, k = key) => {

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
-import { TestMesh } from '../../harness';
+import { TestMesh, meshHookTimeoutMs } from '../../harness';
 import { CHROMIUM_ARGS, resolveChromium } from '../../support/browser';
 import { eventually, SmtpSink } from '../../support/smtp-sink';
 
@@ -31,7 +31,7 @@ describe('opt-out portal in a browser', () => {
     browser = await chromium.launch({ executablePath: binary.executablePath, args: CHROMIUM_ARGS }).catch((err: Error) => {
       throw new Error(`chromium from ${binary.source} (${binary.executablePath}) did not start: ${err.message}`);
     });
-  });
+  }, meshHookTimeoutMs(3));
   beforeEach(async () => {
     page = await (await browser.newContext()).newPage();
   });

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../../tools/mesh/processes';
-import { TestMesh } from '../../harness';
+import { TestMesh, meshHookTimeoutMs } from '../../harness';
 import { expectApiError } from '../../support/gateway-assertions';
 import { eventually, SmtpSink } from '../../support/smtp-sink';
 
@@ -16,7 +16,7 @@ describe('opt-out portal', () => {
     mesh = await TestMesh.start(['gateway', 'crm', 'sequences'], {
       SEQUENCES_TICK_MS: '100', OPTOUT_SMTP_URL: `smtp://127.0.0.1:${sink.port}`, OPTOUT_FROM: 'optout@platform.test',
     });
-  });
+  }, meshHookTimeoutMs(3));
   afterAll(async () => {
     await mesh?.close();
     await sink?.close();

@@ -4,7 +4,7 @@ import { CLAIM_OWNER_TIMING } from '@app/platform';
 import { scopedServiceKey } from '../../../apps/gateway/src/idempotency/idempotency.store';
 import { REVEAL_CLAIM_OWNERS } from '../../../apps/search/src/reveals/reveal-owner';
 import { parseProviderFile } from '../../../apps/admin/src/ingest/connectors';
-import { TestMesh } from '../../harness';
+import { TestMesh, meshHookTimeoutMs } from '../../harness';
 import { startDns, startSmtp, Zone } from '../../../tools/mesh/mail-peers';
 import { MAIL_ZONE } from '../../support/mail-zone';
 import { expectRealSources } from '../../support/sources';
@@ -96,7 +96,7 @@ describe('reveals', () => {
     expect(res.err).toBeUndefined();
     for (const row of await mesh.query('search', 'SELECT id, ext_key FROM entities')) ids[row.ext_key.replace(/^t:/, '')] = row.id;
     ({ ws, key, keyId, testKey } = await account(100));
-  });
+  }, meshHookTimeoutMs(4));
   afterAll(async () => {
     await mesh?.close();
     await smtp?.close();

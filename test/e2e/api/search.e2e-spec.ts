@@ -7,7 +7,7 @@ import { EntitiesRepository } from '../../../apps/search/src/entities/entities.r
 import { SearchConfig } from '../../../apps/search/src/search.config';
 import { SearchReads } from '../../../apps/search/src/search/search-reads.store';
 import { RANK_BANDS, rankBandSql } from '../../../apps/search/src/entities/entity';
-import { TestMesh } from '../../harness';
+import { TestMesh, meshHookTimeoutMs } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';
 import { expectApiError } from '../../support/gateway-assertions';
 
@@ -36,7 +36,7 @@ describe('search', () => {
     const a = await account(1000);
     live = { ws: a.ws, key: a.key };
     test = a.testKey;
-  });
+  }, meshHookTimeoutMs(3));
   afterAll(() => mesh?.close());
 
   it('returns 25 masked hits a page, has_more, and charges 1 credit on a live key', async () => {

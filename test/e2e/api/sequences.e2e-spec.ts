@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TestMesh } from '../../harness';
+import { TestMesh, meshHookTimeoutMs } from '../../harness';
 import { EventStreamReader } from '../../support/event-stream';
 import { eventually, SmtpSink } from '../../support/smtp-sink';
 import { expectApiError } from '../../support/gateway-assertions';
@@ -46,7 +46,7 @@ describe('sequences end to end', () => {
     testKey = (await mesh.key(ws, 'test')).key;
     const mailbox = await mesh.admin('mailbox:create', '--workspace', ws, '--email', 'sales@sender.test', '--smtp-url', `smtp://user:s3cret@127.0.0.1:${sink.port}`, '--daily-cap', '1000');
     mailboxId = mailbox.id;
-  });
+  }, meshHookTimeoutMs(3));
   afterAll(async () => {
     await mesh?.close();
     await sink?.close();

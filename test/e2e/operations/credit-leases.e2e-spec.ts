@@ -1,4 +1,4 @@
-import { TestMesh } from '../../harness';
+import { TestMesh, meshHookTimeoutMs } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';
 import { expectApiError } from '../../support/gateway-assertions';
 
@@ -23,7 +23,7 @@ describe('credit leases of search pages', () => {
       RATE_LIMIT_PER_MINUTE: '10000',
     });
     expect(await mesh.admin('search:seed', '--count', '300')).toMatchObject({ inserted: 300 });
-  });
+  }, meshHookTimeoutMs(3));
   afterAll(() => mesh?.close());
 
   async function account(plan: number) {

@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { SUBJECTS } from '@app/contracts';
 import { natsInboxPrefix } from '@app/contracts/nats-flows';
 import { randomToken } from '@app/platform';
-import { TestMesh } from '../../harness';
+import { TestMesh, meshHookTimeoutMs } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';
 import { expectApiError } from '../../support/gateway-assertions';
 
@@ -78,7 +78,7 @@ describe('a late credit consume after its refund (billing paused past search\'s 
       },
     });
     await nc.flush();
-  }, 60_000);
+  }, meshHookTimeoutMs(4));
   afterAll(async () => {
     resume();
     await mesh?.close();

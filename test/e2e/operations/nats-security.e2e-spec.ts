@@ -3,7 +3,7 @@ import { connect, nanos, NatsConnection, PermissionViolationError } from '@nats-
 import { natsInboxPrefix, NatsIdentity, SUBJECTS } from '@app/contracts';
 import { askService, connectMesh } from '@app/platform';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
-import { testContext, TestMesh } from '../../harness';
+import { testContext, TestMesh, meshHookTimeoutMs } from '../../harness';
 
 /**
  * The bus trusts nobody by default: nats-server runs with the mesh's generated configuration
@@ -17,7 +17,7 @@ describe('NATS identities and subject permissions', () => {
 
   beforeAll(async () => {
     mesh = await TestMesh.start(['gateway', 'crm', 'billing']);
-  });
+  }, meshHookTimeoutMs(3));
   afterAll(async () => {
     await Promise.all(connections.map((nc) => nc.close().catch(() => undefined)));
     await mesh?.close();
@@ -125,7 +125,7 @@ describe('the EVENTS stream and its consumers under a service identity', () => {
     mesh = await TestMesh.start(['gateway', 'crm', 'billing']);
     // events in the stream, so a purge or a shortened age would show
     await mesh.workspace();
-  });
+  }, meshHookTimeoutMs(3));
   afterAll(async () => {
     await Promise.all(connections.map((nc) => nc.close().catch(() => undefined)));
     await mesh?.close();
@@ -221,7 +221,7 @@ describe('a service started before the stream is provisioned', () => {
 
   beforeAll(async () => {
     mesh = await TestMesh.start([], {}, { provisionBus: false });
-  });
+  }, meshHookTimeoutMs(0));
   afterAll(async () => {
     if (app) await stopApp(app, 3000);
     await probeConnection?.close().catch(() => undefined);

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TestMesh } from '../../harness';
+import { TestMesh, meshHookTimeoutMs } from '../../harness';
 import { SMTP_CONNECTIONS_PER_MAILBOX } from '../../../apps/sequences/src/mailboxes/mailboxes.repository';
 import { eventually, SmtpSink } from '../../support/smtp-sink';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
@@ -42,7 +42,7 @@ describe('sequences engine with two replicas', () => {
         leadIds.push(r.response.id);
       }
     }
-  });
+  }, meshHookTimeoutMs(3));
   afterAll(async () => {
     if (second) await stopApp(second, 3000);
     await mesh?.close();
