@@ -1,9 +1,10 @@
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_S } from '@app/contracts';
 import { randomToken } from '@app/platform';
 import { retryingFetch } from '../../../packages/client/src/retry';
-import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
+import { httpReady, RunningApp, stopApp, waitFor } from '../../../tools/mesh/processes';
 import { TcpProxy } from '../../../tools/mesh/tcp-proxy';
-import { PG_SERVER_URL, TestMesh } from '../../harness';
+import { TestMesh } from '../../harness';
+import { startBehindDatabaseProxy } from '../../support/proxied-database';
 import { expectApiError, expectRateLimitHeaders, sleep } from '../../support/gateway-assertions';
 
 /**
@@ -20,19 +21,16 @@ describe('a request during a database outage (e2e)', () => {
   let key: string;
   let proxy: TcpProxy;
   let crm: RunningApp | undefined;
-  const crmLog: string[] = [];
+  let crmLog: string[] = [];
 
   beforeAll(async () => {
     mesh = await TestMesh.start(['gateway', 'crm']);
     ({ key } = await mesh.workspace());
     // crm's one replica from here on is one whose database connections go through the proxy
     await mesh.stopApp('crm');
-    const server = new URL(PG_SERVER_URL);
-    proxy = await TcpProxy.start(server.hostname, Number(server.port || 5432));
-    const viaProxy = new URL(mesh.databaseUrl('crm'));
-    viaProxy.host = `127.0.0.1:${proxy.port}`;
-    crm = spawnApp('crm', { ...mesh.env, CRM_DATABASE_URL: viaProxy.toString(), DB_PROBE_INTERVAL_MS: '200' }, await freePort(), (line) => crmLog.push(line));
-    await waitFor('crm behind the proxy', () => httpReady((crm as RunningApp).port), 30_000);
+    let log: string[];
+    ({ proxy, app: crm, log } = await startBehindDatabaseProxy(mesh, 'crm'));
+    crmLog = log;
   }, 90_000);
   afterAll(async () => {
     if (crm) await stopApp(crm, 3000);

@@ -1,5 +1,6 @@
-import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
-import { PG_SERVER_URL, TestMesh } from '../../harness';
+import { httpReady, RunningApp, stopApp, waitFor } from '../../../tools/mesh/processes';
+import { TestMesh } from '../../harness';
+import { startBehindDatabaseProxy } from '../../support/proxied-database';
 import { TcpProxy } from '../../../tools/mesh/tcp-proxy';
 import { sleep } from '../../support/gateway-assertions';
 
@@ -14,17 +15,14 @@ describe('a replica that loses its database leaves its queue groups (e2e)', () =
   let key: string;
   let proxy: TcpProxy;
   let cutOff: RunningApp | undefined;
-  const cutLog: string[] = [];
+  let cutLog: string[] = [];
 
   beforeAll(async () => {
     mesh = await TestMesh.start(['gateway', 'crm'], { RATE_LIMIT_PER_MINUTE: '100000' });
     ({ key } = await mesh.workspace());
-    const server = new URL(PG_SERVER_URL);
-    proxy = await TcpProxy.start(server.hostname, Number(server.port || 5432));
-    const viaProxy = new URL(mesh.databaseUrl('crm'));
-    viaProxy.host = `127.0.0.1:${proxy.port}`;
-    cutOff = spawnApp('crm', { ...mesh.env, CRM_DATABASE_URL: viaProxy.toString(), DB_PROBE_INTERVAL_MS: '200' }, await freePort(), (line) => cutLog.push(line));
-    await waitFor('crm behind the proxy', () => httpReady((cutOff as RunningApp).port), 30_000);
+    let log: string[];
+    ({ proxy, app: cutOff, log } = await startBehindDatabaseProxy(mesh, 'crm'));
+    cutLog = log;
   }, 60_000);
   afterAll(async () => {
     if (cutOff) await stopApp(cutOff, 3000);
