@@ -77,6 +77,17 @@ describe('DatabaseWatch (real PostgreSQL through a proxy)', () => {
     expect(changes).toEqual([false, true]);
   });
 
+  it('opens no connection once stopped, though a look again after a failed probe was pending', async () => {
+    proxy.cut();
+    await watch!.probe(); // refused: out, and a look again due in moments
+    expect(changes).toEqual([false]);
+    proxy.restore();
+    watch!.stop();
+    await sleep(500); // well past the look again's 100 ms
+    expect(proxy.connections).toBe(0); // a stopped watch opened nothing (it used to, and left it open)
+    expect(changes).toEqual([false]);
+  });
+
   it('probes on an idle pooled connection when the pool has one, with no connection of its own', async () => {
     const held = await pool.connect();
     held.release(); // one idle connection in the pool

@@ -31,6 +31,8 @@ export class DatabaseWatch {
   /** The pooled connection a probe runs on, while it runs. */
   private borrowed?: PoolClient;
   private timer?: NodeJS.Timeout;
+  /** The quick look again after a failed probe, while it is pending. */
+  private retry?: NodeJS.Timeout;
   private probing?: Promise<void>;
   private up = true;
   private slowProbes = 0;
@@ -54,13 +56,18 @@ export class DatabaseWatch {
   stop(): void {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.retry);
     this.pool.off('error', this.poke);
     this.drop();
     this.giveBack(new Error('watch stopped'));
   }
 
-  /** One probe at a time: a probe asked for while one runs shares its outcome. */
+  /**
+   * One probe at a time: a probe asked for while one runs shares its outcome. A stopped watch
+   * probes no more (a retry or a broken connection's event after `stop()` opens nothing).
+   */
   probe(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     this.probing ??= this.check().finally(() => {
       this.probing = undefined;
     });
@@ -83,7 +90,11 @@ export class DatabaseWatch {
       if (up) this.log.warn({ reason, slowProbes: this.slowProbes }, 'database answers slowly: staying in the queue groups');
     }
     // out of the queue groups: look again soon, so the replica is back within moments of its database (a failover's promotion)
-    if (!up && !this.stopped) setTimeout(this.poke, DOWN_PROBE_MS).unref();
+    if (!up && !this.stopped) {
+      clearTimeout(this.retry);
+      this.retry = setTimeout(this.poke, DOWN_PROBE_MS);
+      this.retry.unref();
+    }
     if (up === this.up || this.stopped) return;
     this.up = up;
     if (up) this.log.info('database answers again: joining the queue groups');
@@ -109,7 +120,13 @@ export class DatabaseWatch {
       this.giveBack(undefined, borrowed);
       return;
     }
-    await (await this.connected()).query('SELECT 1');
+    const client = await this.connected();
+    // stopped while it connected: the connection is closed, not left open with nobody to close it
+    if (this.stopped) {
+      this.drop();
+      return;
+    }
+    await client.query('SELECT 1');
   }
 
   /**
