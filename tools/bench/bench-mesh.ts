@@ -10,6 +10,12 @@ import {
   findNatsServer, freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
 } from '../mesh/processes';
 
+/**
+ * How long each app may take to answer its readiness check (BENCH_READY_MS, default 30 s). A search
+ * process with SEARCH_INDEX=memory is ready once its index is built from the database: at 3M-10M
+ * entities, or on a loaded machine at 1M, that is past 30 s (k8s allows it 120 s: startupProbe).
+ */
+const READY_MS = Number(process.env.BENCH_READY_MS || 30_000);
 export const BENCH_PG = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A mesh of its own for a benchmark: nats-server, prefixed databases, the chosen apps. */
@@ -68,7 +74,7 @@ export async function startBenchMesh(apps: ServiceName[], extraEnv: Record<strin
     for (const name of apps) {
       const app = spawnApp(name, env, await freePort(), 'ignore');
       running.set(name, app);
-      await waitFor(name, () => httpReady(app.port), 30_000);
+      await waitFor(name, () => httpReady(app.port), READY_MS);
     }
   } catch (err) {
     await close();
