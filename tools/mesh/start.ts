@@ -1,12 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { Client } from 'pg';
 import { ServiceName } from '@app/contracts';
 import {
   ConfigError, DEFAULT_HTTP_PORTS, describeNatsProblem, describePostgresProblem, ensureNatsIdentities, eventsStreamSettings, LOCAL_NATS_IDENTITY_DIR,
   LOCAL_NATS_URL_FILE, natsConnectOptions, natsUrl, probeNats, probePostgres, provisionEventsStreamAt, readNatsSettings, withoutCredentials,
 } from '@app/platform';
+import { searchIndexOf } from '../../apps/search/src/migrations/index-layout';
 import { DEMO_CORPUS_SIZE, MailOutbox, startDemoSandbox, startMailOutbox } from './demo-sandbox';
 import {
   APPS, findNatsServer, httpReady, MESH_NATS_IDENTITY_DIR, portVariable, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers,
@@ -45,31 +45,11 @@ async function ensurePostgres(): Promise<void> {
       problem = await probePostgres(url);
     } while (problem?.kind === 'no-answer' && Date.now() < deadline);
   }
-  if (!problem) return ensureRum(url);
+  if (!problem) return;
   const install = problem.kind === 'no-answer'
     ? '. Start it, set DATABASE_URL, or install PostgreSQL 15 (Debian/Ubuntu: apt-get install postgresql)'
     : '';
   throw new Error(`${describePostgresProblem(problem, url, 'DATABASE_URL')}${install}`);
-}
-
-/**
- * SEARCH_INDEX=rum: search's ranking indexes are RUM indexes, which need PostgreSQL's rum extension
- * on the server (docs/decisions.md); said before any service starts, with what to install. The
- * default layout (bands) needs nothing beyond PostgreSQL.
- */
-async function ensureRum(url: string): Promise<void> {
-  if (process.env.SEARCH_INDEX !== 'rum') return;
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rowCount } = await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'rum'`);
-    if (rowCount === 0) {
-      throw new Error(`SEARCH_INDEX=rum needs PostgreSQL's rum extension, which the server at ${withoutCredentials(url)} does not have: ` +
-        'install it (Debian/Ubuntu: apt-get install postgresql-15-rum, for the server\'s major version) or unset SEARCH_INDEX');
-    }
-  } finally {
-    await client.end();
-  }
 }
 
 /**
@@ -138,6 +118,9 @@ function portOf(name: ServiceName): number {
 }
 
 async function main(): Promise<void> {
+  // a SEARCH_INDEX search would refuse (the removed `rum` among them) is said once, before anything
+  // starts, rather than by search restarting every 2 s
+  searchIndexOf(process.env.SEARCH_INDEX);
   await ensurePostgres();
   const stopNats = await ensureNats();
   Object.assign(process.env, (await startDemoSandbox(process.env, say))?.env);

@@ -9,8 +9,8 @@ import { SEARCH_WARM_UP } from './warm-up';
 runMain(async () => {
   const config = loadServiceConfig('search');
   const search = loadSearchConfig();
-  // the migrations, then the ranking indexes of SEARCH_INDEX (as `npm run migrate -- search` does)
+  // the migrations, then the ranking indexes (as `npm run migrate -- search` does)
   await runMigrations(config.databaseUrl, MIGRATIONS);
-  await applyIndexLayout(config.databaseUrl, search.index);
+  await applyIndexLayout(config.databaseUrl);
   return startService({ config, module: SearchModule.register(config, search), migrations: MIGRATIONS, microservice: true, warmUp: SEARCH_WARM_UP });
 });

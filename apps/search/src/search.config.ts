@@ -41,10 +41,9 @@ export interface SearchConfig {
   readDatabaseUrl: string | undefined;
   /**
    * Where a query finds its ranked ids (SEARCH_INDEX): `bands`, the GIN indexes per lens and rank
-   * band in PostgreSQL (the default), `rum`, a RUM index per lens with the rank attached, which
-   * hands matches on in rank order (IndexLayout; docs/decisions.md), or `memory`, an inverted index
-   * each search process builds from PostgreSQL at start-up and keeps current (MemorySearchIndex;
-   * PostgreSQL keeps the bands' layout).
+   * band in PostgreSQL (the default), or `memory`, an inverted index each search process builds
+   * from PostgreSQL at start-up and keeps current (MemorySearchIndex; PostgreSQL keeps the bands'
+   * layout). Anything else, the removed `rum` included, is a ConfigError (IndexLayout).
    */
   index: IndexLayout;
   /** With SEARCH_INDEX=memory: how often a process looks for batches other processes wrote (SEARCH_INDEX_POLL_MS). */

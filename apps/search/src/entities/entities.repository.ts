@@ -8,7 +8,6 @@ import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { SearchReads } from '../search/search-reads.store';
 import { EntityInput, facetTerms, RANK_BANDS, rankBandSql, searchTextOf } from './entity';
 import { Gate } from './gate';
-import { IndexLayout } from '../migrations/index-layout';
 import { MemorySearchIndex } from './memory-search-index.store';
 
 export interface EntityRow {
@@ -205,8 +204,6 @@ function entityOf(row: PageRow & { page?: unknown; of_page?: unknown }): EntityR
 @Injectable()
 export class EntitiesRepository {
   private readonly rankedCacheEntries: number;
-  /** Where a first-time query finds its ranked ids (SEARCH_INDEX). */
-  private readonly layout: IndexLayout;
   /** The first-time rankings running in PostgreSQL at once (SEARCH_RANK_CONCURRENCY). */
   private readonly rankings: Gate;
 
@@ -218,7 +215,6 @@ export class EntitiesRepository {
     @Optional() private readonly memory?: MemorySearchIndex,
   ) {
     this.rankedCacheEntries = config.rankedCacheEntries;
-    this.layout = config.index;
     this.rankings = new Gate(config.rankConcurrency);
   }
 
@@ -376,12 +372,7 @@ export class EntitiesRepository {
     // cores, each one costs PostgreSQL more CPU, and none of them ends sooner (docs/history/benchmarks.md,
     // "Rankings at once")
     const work = this.rankings.run(async () => {
-      const known = (LENSES as readonly string[]).includes(lens);
-      // RUM answers a query that matches `terms` (a word or a facet); one without (a whole lens, a
-      // numeric filter alone) reads entities' (lens, rank_score DESC, id) B-tree instead
-      const read = !known ? undefined
-        : this.layout === 'rum' ? (filter.some((c) => c.includes('e.terms @@')) ? await this.readRum(lens, filter, values, limit) : undefined)
-        : await this.readBanded(lens, filter, values, limit);
+      const read = (LENSES as readonly string[]).includes(lens) ? await this.readBanded(lens, filter, values, limit) : undefined;
       const { generation, ids } = read ?? await this.readRanked(`e.lens = $${values.length + 1}${filter.map((c) => ` AND ${c}`).join('')}`, [...values, lens], limit);
       return this.keep(key, { generation, ids, complete: ids.length < limit || ids.length >= RANKED_MAX });
     });
@@ -431,36 +422,6 @@ export class EntitiesRepository {
     if (rows[0].id === null) return { generation: rows[0].generation, ids: [] };
     for (let r = 1; r < rows.length; r++) if ((rows[r].band as number) < (rows[r - 1].band as number)) return undefined;
     return { generation: rows[0].generation, ids: rows.map((r) => r.id as string) };
-  }
-
-  /**
-   * SEARCH_INDEX=rum: the first `limit` ids of `filter` in one lens of LENSES in (rank_score DESC,
-   * id) order, and the generation of the same snapshot. The lens's RUM index (IndexLayout) hands
-   * the matches on by rank (`rank_score <=| max`, the distance to the top of the scale), without a
-   * heap visit per match before the limit. It orders by rank alone, so ties among the last rank
-   * taken are settled here: every match ranked above the last one taken is among them, and the
-   * matches of that last rank are read in full (entities' (lens, rank_score DESC, id) B-tree,
-   * usually a row or two) and ordered by id with them.
-   */
-  private async readRum(lens: Lens, filter: string[], values: unknown[], limit: number): Promise<{ generation: string; ids: string[] }> {
-    const rest = filter.map((c) => ` AND ${c}`).join('');
-    const limitParam = `$${values.length + 1}`;
-    const text = `WITH top AS MATERIALIZED (
-           SELECT e.id, e.rank_score FROM entities_rank e WHERE e.lens = '${lens}'${rest} ORDER BY e.rank_score <=| 2147483647 LIMIT ${limitParam}),
-         edge AS (SELECT min(rank_score) AS rank_score, count(*) AS n FROM top)
-       SELECT g.generation, m.id FROM (${GENERATION_SQL}) g
-         LEFT JOIN LATERAL (
-           SELECT t.id COLLATE "C" AS id, t.rank_score FROM top t WHERE t.rank_score > (SELECT rank_score FROM edge)
-           UNION ALL
-           SELECT e.id COLLATE "C", e.rank_score FROM entities e
-            WHERE (SELECT n FROM edge) = ${limitParam} AND e.lens = '${lens}' AND e.rank_score = (SELECT rank_score FROM edge)${rest}
-           UNION ALL
-           SELECT t.id COLLATE "C", t.rank_score FROM top t WHERE (SELECT n FROM edge) < ${limitParam} AND t.rank_score = (SELECT rank_score FROM edge)
-           ORDER BY rank_score DESC, id LIMIT ${limitParam}) m ON true`;
-    const name = `search-rum-${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-    // hand-written: the ids and the generation from one snapshot (one statement)
-    const { rows } = await this.reads.run((client) => client.query<{ generation: string; id: string | null }>({ name, text, values: [...values, limit] }));
-    return { generation: rows[0].generation, ids: rows[0].id === null ? [] : rows.map((r) => r.id as string) };
   }
 
   /**
