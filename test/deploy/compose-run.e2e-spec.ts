@@ -34,8 +34,8 @@ import { compose, DOCKERFILE, environmentOf, imageRuntime, mounts, services } fr
 const OUR_IMAGE = /^lim\//;
 /**
  * A service run from one of our app images: named lim/… and built from the project's Dockerfile.
- * compose's postgres (lim/postgres, docker/postgres.Dockerfile: postgres with the rum extension) is
- * a database server, run here as the machine's PostgreSQL like any other that is not ours.
+ * compose's postgres (the official postgres image) is a database server, run here as the
+ * machine's PostgreSQL like any other that is not ours.
  */
 const ours = (name: string) => OUR_IMAGE.test(services[name].image ?? '') && (services[name].build?.dockerfile ?? 'Dockerfile') === 'Dockerfile';
 const APPS: readonly ServiceName[] = SERVICE_NAMES;
