@@ -368,7 +368,7 @@ export interface paths {
         put?: never;
         /**
          * Opt-out portal: confirm
-         * @description Adds a global suppression of the address: no workspace can email it. An expired or altered link is a 404 page. No API key.
+         * @description Adds a global suppression of the address: no workspace can email it. An expired or altered link is a 404 page; a 503 page with `Retry-After` when the service is not answering for the moment (nothing was changed, and the link still works). No API key.
          */
         post: operations["optout_confirm"];
         delete?: never;
@@ -2926,6 +2926,15 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            /** @description `service_unavailable`: the service or its database is not answering for the moment (a database failover), or a service the request needs is not configured on this installation (the opt-out portal without a mail server); see `Retry-After`, and retry with the same Idempotency-Key (an HTML page). What it means, what to do, whether to retry: [`service_unavailable` in the error catalogue](http://127.0.0.1:3000/api/v1/docs/errors#service_unavailable). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     pipelines_list: {

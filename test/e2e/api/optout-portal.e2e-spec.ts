@@ -84,6 +84,30 @@ describe('opt-out portal', () => {
     expect({ status: refused.status, text: refused.text.replace('gone@', 'here@') }).toEqual({ status: accepted.status, text: accepted.text });
   });
 
+  it('sequences not answering (a failover, a restart): 503 pages with Retry-After to the form and to the confirm button, nothing recorded; the link works once it is back', async () => {
+    expect((await askByForm('wait@portal.test')).status).toBe(200);
+    const mail = await eventually('confirmation email', () => sink.to('wait@portal.test').find((m) => m.from === 'optout@platform.test'));
+    const link = local(/https?:\/\/\S+\/optout\/confirm\/\S+/.exec(mail!.text)![0]);
+    await mesh.stopApp('sequences');
+    try {
+      const asked = await askByForm('later@portal.test');
+      expect(asked.status).toBe(503);
+      expect(asked.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+      expect(await asked.text()).toContain('no link was sent and nothing was recorded');
+      const confirmed = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+      expect(confirmed.status).toBe(503);
+      expect(confirmed.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+      expect(confirmed.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await confirmed.text()).toContain('nothing was changed');
+    } finally {
+      await mesh.startApp('sequences');
+    }
+    expect(await mesh.query('sequences', `SELECT 1 FROM suppressions WHERE value IN ('wait@portal.test', 'later@portal.test')`)).toHaveLength(0);
+    const confirmed = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    expect(confirmed.status).toBe(200);
+    expect(await mesh.query('sequences', `SELECT reason FROM suppressions WHERE value = 'wait@portal.test'`)).toEqual([{ reason: 'opt_out' }]);
+  });
+
   /** Sequences again with OPTOUT_SMTP_URL as given (undefined: none). */
   async function restartSequences(smtpUrl: string | undefined): Promise<void> {
     await mesh.stopApp('sequences');

@@ -12,7 +12,13 @@ const page = (title: string, body: string) =>
   `<body style="font-family:sans-serif;max-width:32rem;margin:4rem auto"><h1>${escape(title)}</h1>${body}</body></html>`;
 
 const unavailable = '<p role="alert">Nothing was recorded. Try again in a few minutes.</p>';
-const cannotMail = '<p role="alert">We cannot send email at the moment, so no link was sent and nothing was recorded. Try again later.</p>';
+/**
+ * A 503 (`service_unavailable`): no mail server to send the link with, or a service or its
+ * database not answering for the moment (a failover). Both mean the same to the visitor: nothing
+ * happened, and asking again later works; the page says so and carries the error's Retry-After.
+ */
+const notNow = '<p role="alert">We cannot take your request at the moment, so no link was sent and nothing was recorded. Try again in a few minutes.</p>';
+const notNowConfirm = '<p role="alert">We cannot take your confirmation at the moment, so nothing was changed. Try the button again in a few minutes; the link still works.</p>';
 
 /** The request form; after a refusal, with the address as typed and the reason (announced to screen readers). */
 const requestForm = (value = '', error?: string) =>
@@ -77,7 +83,7 @@ export class OptoutController {
     } catch (err) {
       if (err instanceof ApiError && err.code === 'invalid_request') return refuse('This is not a valid email address. Check it and try again.', email, err);
       if (!fromForm) throw err;
-      if (err instanceof ApiError && err.code === 'service_unavailable') return void reply.code(503).type('text/html; charset=utf-8').send(page('No link was sent', cannotMail));
+      if (err instanceof ApiError && err.code === 'service_unavailable') return void reply.code(503).headers(err.headers).type('text/html; charset=utf-8').send(page('No link was sent', notNow));
       return void reply.code(500).type('text/html; charset=utf-8').send(page('Something went wrong', unavailable));
     }
     reply.type('text/html; charset=utf-8').send(page('Check your inbox', `<p>If ${escape(email.trim())} can receive mail, a confirmation link is on its way. It works for 48 hours.</p>`));
@@ -105,10 +111,11 @@ export class OptoutController {
   @HttpCode(200)
   @Operation({
     summary: 'Opt-out portal: confirm',
-    description: 'Adds a global suppression of the address: no workspace can email it. An expired or altered link is a 404 page. No API key.',
+    description: 'Adds a global suppression of the address: no workspace can email it. An expired or altered link is a 404 page; a 503 page ' +
+      'with `Retry-After` when the service is not answering for the moment (nothing was changed, and the link still works). No API key.',
     response: 'file',
     status: 200,
-    errors: [404, 429, 500],
+    errors: [404, 429, 500, 503],
     htmlErrors: true,
     idempotent: false,
     requestMedia: { 'application/x-www-form-urlencoded': { schema: { type: 'object' } } },
@@ -120,6 +127,10 @@ export class OptoutController {
     } catch (err) {
       if (err instanceof ApiError && err.code === 'not_found') {
         reply.code(404).type('text/html; charset=utf-8').send(page('This link is not valid', '<p role="alert">It may have expired or been altered. Nothing was changed.</p><p><a href="../../optout">Ask for a new link</a></p>'));
+        return;
+      }
+      if (err instanceof ApiError && err.code === 'service_unavailable') {
+        reply.code(503).headers(err.headers).type('text/html; charset=utf-8').send(page('Nothing was changed', notNowConfirm));
         return;
       }
       reply.code(500).type('text/html; charset=utf-8').send(page('Something went wrong', unavailable));
