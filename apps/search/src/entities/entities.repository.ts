@@ -211,7 +211,7 @@ export class EntitiesRepository {
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(SEARCH_CONFIG) config: SearchConfig,
     private readonly reads: SearchReads,
-    // absent where a repository is made by hand (tools, tests): the bands or RUM path
+    // absent where a repository is made by hand (tools, tests): the bands path
     @Optional() private readonly memory?: MemorySearchIndex,
   ) {
     this.rankedCacheEntries = config.rankedCacheEntries;
