@@ -3,9 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, ROOT, waitFor } from '../../tools/mesh/processes';
-import { packPackages, stagePackages } from '../../tools/packages/stage';
-import { SHARED_ALL_START_MS, TestMesh } from '../harness';
+import { packPackages } from '../../tools/packages/stage';
+import { SHARED_ALL_SETTINGS, SHARED_ALL_START_MS, TestMesh } from '../harness';
 import { Running, startExampleReceiver } from '../support/running';
+import { stagedPackages } from '../support/staged-packages';
+import { allowance } from '../support/timing';
 
 /**
  * Issue 38: packages/client and packages/cli as an integrator gets them: `npm pack` tarballs
@@ -15,6 +17,8 @@ import { Running, startExampleReceiver } from '../support/running';
  * by tsc as an integrator's ESM and CommonJS code would be), pagination, a signature check, and
  * `lim listen` through node_modules/.bin/lim forwarding to the example receiver.
  */
+const STREAM_POLL_MS = Number(SHARED_ALL_SETTINGS.EVENTS_STREAM_POLL_MS);
+
 describe('the client and the cli packages, installed from their tarballs', () => {
   let work: string;
   let app: string;
@@ -27,7 +31,8 @@ describe('the client and the cli packages, installed from their tarballs', () =>
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'lim-install-'));
-    tarballs = packPackages(stagePackages(join(work, 'stage')), join(work, 'tarballs'));
+    // the staging lim-cli made of these sources, if it ran before (test/support/staged-packages.ts)
+    tarballs = await packPackages((await stagedPackages()).packages, join(work, 'tarballs'));
     // EVENTS_STREAM_POLL_MS=200 in SHARED_ALL_SETTINGS: lim listen reads GET /events/stream
     mesh = await TestMesh.sharedAll();
   }, SHARED_ALL_START_MS + 60_000); // and the packing
@@ -72,7 +77,7 @@ describe('the client and the cli packages, installed from their tarballs', () =>
     expect(Object.keys(JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')).dependencies).sort()).toEqual(['@lead-intelligence/cli', '@lead-intelligence/client']);
   }, 120_000);
 
-  it('an integrator\'s TypeScript typechecks against the installed types, as ES module and as CommonJS; a field the API lacks does not', () => {
+  it('an integrator\'s TypeScript typechecks against the installed types, as ES module and as CommonJS; a field the API lacks does not', async () => {
     const call = `const client = new LeadIntelClient({ apiKey: 'svc_test_x' });
 export async function run() {
   const { data } = await client.api.GET('/leads/{id}', { params: { path: { id: 'lead_x' } } });
@@ -84,13 +89,15 @@ export async function run() {
     writeFileSync(join(app, 'typed.mts'), `import { LeadIntelClient, verifySignature } from '@lead-intelligence/client';\n${call}`);
     writeFileSync(join(app, 'typed.cts'), `import { LeadIntelClient, verifySignature } from '@lead-intelligence/client';\n${call}`);
     writeFileSync(join(app, 'wrong.mts'), `import { LeadIntelClient } from '@lead-intelligence/client';\nfor await (const lead of new LeadIntelClient({ apiKey: 'k' }).paginate('/leads')) void lead.no_such_field;\n`);
-    const tsc = (files: string[]) => sh(process.execPath, [
-      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'ES2022',
-      '--lib', 'ES2023,DOM', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types'), ...files,
-    ], { cwd: app });
-    const typed = tsc(['typed.mts', 'typed.cts']);
+    const tsc = (files: string[]) => new Promise<{ status: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, [
+        join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'ES2022',
+        '--lib', 'ES2023,DOM', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types'), ...files,
+      ], { cwd: app, encoding: 'utf8' }, (err, stdout) => resolve({ status: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout }));
+    });
+    // two compilers at once: each is one process mostly on one core
+    const [typed, wrong] = await Promise.all([tsc(['typed.mts', 'typed.cts']), tsc(['wrong.mts'])]);
     expect({ status: typed.status, out: typed.stdout }).toEqual({ status: 0, out: '' });
-    const wrong = tsc(['wrong.mts']);
     expect(wrong.status).not.toBe(0);
     expect(wrong.stdout).toMatch(/wrong\.mts.*Property 'no_such_field' does not exist/);
   }, 120_000);
@@ -139,15 +146,20 @@ export async function run() {
       cwd: app, env: { PATH: process.env.PATH, LIM_API_KEY: key, LIM_API_BASE: mesh.baseUrl },
     }));
     started.push(listener);
-    await waitFor('the listener ready', async () => listener.lines.length >= 1, 15_000, 50);
+    await waitFor('the listener ready', async () => listener.lines.length >= 1, allowance(15_000), 50);
     const { secret } = listener.json()[0];
     const receiver = await startExampleReceiver(port, secret, started);
     const lead = await mesh.request('POST', '/leads', { key, body: { full_name: 'Edsger Dijkstra' } });
     expect(lead.status).toBe(201);
-    await waitFor('forwarded and verified', async () => receiver.lines.some((l) => l.includes(` lead.created evt_`) && l.endsWith(lead.body.id)), 30_000, 50);
+    // the stream's poll, then the event's way (crm's outbox, the bus, the webhooks service storing it)
+    // and its transaction final: a write transaction anywhere on the PostgreSQL server delays it
+    // for as long as it runs (docs/decisions.md, "GET /events/stream"), so a suite beside this one
+    // on the same server can hold it back for seconds; the allowance is the harness's
+    await waitFor('forwarded and verified', async () => receiver.lines.some((l) => l.includes(` lead.created evt_`) && l.endsWith(lead.body.id)),
+      STREAM_POLL_MS + allowance(30_000), 50);
     // lim prints its line once the receiver's answer is back, which can be read after the receiver's own line
-    await waitFor('lim printed the delivery', async () => listener.lines.length >= 2, 15_000, 50);
+    await waitFor('lim printed the delivery', async () => listener.lines.length >= 2, allowance(15_000), 50);
     expect(listener.json()[1]).toEqual({ event_id: expect.stringMatching(/^evt_/), type: 'lead.created', livemode: true, status: 200, latency_ms: expect.any(Number) });
     expect(await listener.stop()).toBe(0);
-  }, 60_000);
+  }, allowance(60_000));
 });

@@ -1,27 +1,21 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stagePackages } from '../../tools/packages/stage';
 import { Running } from './running';
+import { stagedPackages } from './staged-packages';
 
 /**
  * packages/client and packages/cli staged as npm publishes them (tools/packages/stage.ts) and laid
  * out as npm installs them (`node_modules/@lead-intelligence/{client,cli}`), so `lim` runs as an
  * integrator's would: nothing resolves from the repository's node_modules, and the packages'
- * own folders are not written (another test builds packages/client in place).
+ * own folders are not written (another test builds packages/client in place). The staging is the
+ * one of these sources every file shares (./staged-packages): `lim` only reads it.
  */
 export class LimBuild {
-  private constructor(readonly dir: string) {}
+  private constructor(readonly dir: string, readonly main: string) {}
 
-  static build(): LimBuild {
-    const dir = mkdtempSync(join(tmpdir(), 'lim-build-'));
-    stagePackages(join(dir, 'node_modules', '@lead-intelligence'));
-    return new LimBuild(dir);
-  }
-
-  get main(): string {
-    return join(this.dir, 'node_modules', '@lead-intelligence', 'cli', 'dist', 'main.js');
+  static async build(): Promise<LimBuild> {
+    const { dir, packages } = await stagedPackages();
+    return new LimBuild(dir, join(packages.cli, 'dist', 'main.js'));
   }
 
   env(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
@@ -39,9 +33,5 @@ export class LimBuild {
   /** `lim <args>` left running (listen). */
   spawn(args: string[], env: Record<string, string | undefined>): Running {
     return new Running(spawn(process.execPath, [this.main, ...args], { env: this.env(env), cwd: this.dir }));
-  }
-
-  dispose(): void {
-    rmSync(this.dir, { recursive: true, force: true });
   }
 }

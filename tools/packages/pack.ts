@@ -9,13 +9,20 @@ import { packPackages, stagePackages } from './stage';
  * @lead-intelligence/cli (the `lim` command), in dist/packages unless a folder is given, for
  * `npm install ./lead-intelligence-client-<version>.tgz ./lead-intelligence-cli-<version>.tgz`.
  */
-if (require.main === module) {
+async function main(): Promise<void> {
   const destination = resolve(process.argv[2] ?? join(ROOT, 'dist', 'packages'));
   const stage = mkdtempSync(join(tmpdir(), 'lim-stage-'));
   try {
-    const tarballs = packPackages(stagePackages(stage), destination);
+    const tarballs = await packPackages(await stagePackages(stage), destination);
     for (const file of Object.values(tarballs)) process.stdout.write(`wrote ${file}\n`);
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
+}
+
+if (require.main === module) {
+  main().catch((err: Error) => {
+    process.stderr.write(`${err.message}\n`);
+    process.exitCode = 1;
+  });
 }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../mesh/processes';
@@ -22,13 +22,23 @@ export interface StagedPackages {
   cli: string;
 }
 
-function tsc(project: string): void {
-  const run = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { cwd: ROOT, encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`tsc -p ${project} failed:\n${run.stdout}${run.stderr}`);
+/** A child process to its end: its exit status and output (never rejects). */
+function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(command, args, { ...options, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = (err as { code?: unknown } | null)?.code;
+      resolve({ status: err ? (typeof code === 'number' ? code : 1) : 0, stdout, stderr: stderr || (err && typeof code !== 'number' ? err.message : '') });
+    });
+  });
+}
+
+async function tsc(project: string): Promise<void> {
+  const result = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { cwd: ROOT });
+  if (result.status !== 0) throw new Error(`tsc -p ${project} failed:\n${result.stdout}${result.stderr}`);
 }
 
 /** Compiles a package's src/ into `out`/dist with its own tsconfig, `paths` as given. */
-function compile(pkg: string, out: string, paths: Record<string, string[]> = {}): void {
+async function compile(pkg: string, out: string, paths: Record<string, string[]> = {}): Promise<void> {
   const config = join(out, 'tsconfig.stage.json');
   writeFileSync(config, JSON.stringify({
     extends: join(pkg, 'tsconfig.json'),
@@ -36,7 +46,7 @@ function compile(pkg: string, out: string, paths: Record<string, string[]> = {})
     include: [join(pkg, 'src')],
   }));
   try {
-    tsc(config);
+    await tsc(config);
   } finally {
     rmSync(config, { force: true });
   }
@@ -53,18 +63,18 @@ function bundle(name: string, into: string): void {
 }
 
 /** Both packages staged under `out` (`out`/client, `out`/cli), ready to pack or to run as installed. */
-export function stagePackages(out: string): StagedPackages {
+export async function stagePackages(out: string): Promise<StagedPackages> {
   const staged = { client: join(out, 'client'), cli: join(out, 'cli') };
   for (const dir of Object.values(staged)) {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
   }
-  compile(PACKAGES.client.dir, staged.client);
+  await compile(PACKAGES.client.dir, staged.client);
   // the generated types the declarations import, beside them
   cpSync(join(PACKAGES.client.dir, 'src', 'api.d.ts'), join(staged.client, 'dist', 'api.d.ts'));
   const clientManifest = JSON.parse(readFileSync(join(PACKAGES.client.dir, 'package.json'), 'utf8')) as { bundleDependencies?: string[] };
   for (const name of clientManifest.bundleDependencies ?? []) bundle(name, staged.client);
-  compile(PACKAGES.cli.dir, staged.cli, { '@lead-intelligence/client': [join(staged.client, 'dist', 'index.d.ts')] });
+  await compile(PACKAGES.cli.dir, staged.cli, { '@lead-intelligence/client': [join(staged.client, 'dist', 'index.d.ts')] });
   for (const [name, dir] of Object.entries(staged)) {
     const source = PACKAGES[name as keyof StagedPackages].dir;
     for (const file of ['package.json', 'README.md']) cpSync(join(source, file), join(dir, file));
@@ -72,14 +82,15 @@ export function stagePackages(out: string): StagedPackages {
   return staged;
 }
 
-/** `npm pack` of each staged package into `destination`; the tarballs' paths. */
-export function packPackages(staged: StagedPackages, destination: string): StagedPackages {
+/** `npm pack` of each staged package into `destination`, both at once; the tarballs' paths. */
+export async function packPackages(staged: StagedPackages, destination: string): Promise<StagedPackages> {
   mkdirSync(destination, { recursive: true });
-  const pack = (dir: string): string => {
-    const run = spawnSync('npm', ['pack', '--json', '--pack-destination', destination], { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
-    if (run.status !== 0) throw new Error(`npm pack in ${dir} failed:\n${run.stdout}${run.stderr}`);
-    const [{ filename }] = JSON.parse(run.stdout) as { filename: string }[];
+  const pack = async (dir: string): Promise<string> => {
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', destination], { cwd: dir, env: { ...process.env, npm_config_update_notifier: 'false' } });
+    if (packed.status !== 0) throw new Error(`npm pack in ${dir} failed:\n${packed.stdout}${packed.stderr}`);
+    const [{ filename }] = JSON.parse(packed.stdout) as { filename: string }[];
     return join(destination, filename);
   };
-  return { client: pack(staged.client), cli: pack(staged.cli) };
+  const [client, cli] = await Promise.all([pack(staged.client), pack(staged.cli)]);
+  return { client, cli };
 }

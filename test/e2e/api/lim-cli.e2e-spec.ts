@@ -28,14 +28,13 @@ describe('lim (packages/cli) against the mesh', () => {
   const started: Running[] = [];
 
   beforeAll(async () => {
-    lim = LimBuild.build();
+    lim = await LimBuild.build();
     ({ mesh, cert, receiver, ws, other, testKey } = await startWebhooksFixture({ EVENTS_STREAM_POLL_MS: '200' }));
     await mesh.startApp('crm');
   }, 180_000);
   afterAll(async () => {
     await Promise.all(started.map((p) => p.stop()));
     await closeWebhooksFixture({ mesh, cert, receiver });
-    lim?.dispose();
   }, 120_000);
 
   const env = (key: string | null = ws.key) => ({ LIM_API_KEY: key ?? undefined, LIM_API_BASE: mesh.baseUrl });
