@@ -40,10 +40,10 @@ export interface SearchConfig {
    */
   readDatabaseUrl: string | undefined;
   /**
-   * Where a query finds its ranked ids (SEARCH_INDEX): `bands`, the GIN indexes per lens and rank
-   * band in PostgreSQL (the default), or `memory`, an inverted index each search process builds
-   * from PostgreSQL at start-up and keeps current (MemorySearchIndex; PostgreSQL keeps the bands'
-   * layout). Anything else, the removed `rum` included, is a ConfigError (IndexLayout).
+   * Where a query finds its ranked ids (SEARCH_INDEX): `memory` (the default), an inverted index
+   * each search process builds from PostgreSQL at start-up and keeps current (MemorySearchIndex;
+   * PostgreSQL keeps the bands' layout), or `bands`, the GIN indexes per lens and rank band in
+   * PostgreSQL. Anything else, the removed `rum` included, is a ConfigError (IndexLayout).
    */
   index: IndexLayout;
   /** With SEARCH_INDEX=memory: how often a process looks for batches other processes wrote (SEARCH_INDEX_POLL_MS). */

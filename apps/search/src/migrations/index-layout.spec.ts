@@ -4,8 +4,9 @@ import { searchIndexOf } from './index-layout';
 
 describe('SEARCH_INDEX', () => {
   it.each([
-    [undefined, 'bands'],
-    ['', 'bands'],
+    // the default by measurement (issue 37 item 4; docs/decisions.md, "Search index chosen by measurement")
+    [undefined, 'memory'],
+    ['', 'memory'],
     ['bands', 'bands'],
     ['memory', 'memory'],
   ])('%j is %j', (raw, layout) => {

@@ -14,14 +14,15 @@ import { BANDS, bandPredicate, LENSES } from './1764000009000-entities-terms-ban
 export type IndexLayout = 'bands' | 'memory';
 
 /**
- * SEARCH_INDEX: `bands` (also when unset) or `memory` (an inverted index in each search process,
- * MemorySearchIndex; PostgreSQL keeps the bands' layout, so that a switch back is a restart).
+ * SEARCH_INDEX: `memory` (also when unset: an inverted index in each search process,
+ * MemorySearchIndex; PostgreSQL keeps the bands' layout, so that a switch back is a restart) or
+ * `bands`; the default by measurement (docs/decisions.md, "Search index chosen by measurement").
  * `rum` is refused with what to do instead: a deployment that still asks for it must not start
  * as if it had asked for something else.
  */
 export function searchIndexOf(raw: string | undefined): IndexLayout {
-  if (raw === undefined || raw === '' || raw === 'bands') return 'bands';
-  if (raw === 'memory') return 'memory';
+  if (raw === undefined || raw === '' || raw === 'memory') return 'memory';
+  if (raw === 'bands') return 'bands';
   if (raw === 'rum') {
     throw new ConfigError('SEARCH_INDEX=rum was removed (it lost to the rank bands on every measure, docs/decisions.md): ' +
       'unset SEARCH_INDEX (or set bands); search then drops its RUM indexes and builds the bands at its next start or `npm run migrate -- search`');
