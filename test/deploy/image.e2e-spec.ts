@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { SERVICE_NAMES, ServiceName } from '@app/contracts';
 import { assembleImage, imageContents, ImageContents } from '../../tools/image/deps';
 import { APP_NODE_FLAGS, APP_V8_FLAGS, freePort, httpReady, portVariable, ROOT, stopApp, waitFor } from '../../tools/mesh/processes';
-import { TestMesh } from '../harness';
+import { HARNESS, TestMesh } from '../harness';
 
 /**
  * One image per service (Dockerfile, `image` stage: tools/image/deps.ts). With no Docker engine
@@ -107,7 +107,7 @@ describe('per-service images: only the service\'s code and production packages, 
     const running = { name: service, port, child, exited: new Promise<number | null>((r) => child.once('exit', (code) => r(code))) };
     try {
       await Promise.race([
-        waitFor(`${service} from its image`, () => httpReady(port), 30_000),
+        waitFor(`${service} from its image`, () => httpReady(port), HARNESS.readyTimeoutMs),
         running.exited.then((code) => Promise.reject(new Error(`${service} exited with ${code}:\n${log.join('').slice(-3000)}`))),
       ]);
       expect(log.join('')).not.toMatch(/Cannot find module/);

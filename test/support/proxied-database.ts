@@ -1,7 +1,7 @@
 import { ServiceName } from '@app/contracts';
 import { freePort, httpReady, RunningApp, spawnApp, waitFor } from '../../tools/mesh/processes';
 import { TcpProxy } from '../../tools/mesh/tcp-proxy';
-import { PG_SERVER_URL, TestMesh } from '../harness';
+import { HARNESS, PG_SERVER_URL, TestMesh } from '../harness';
 
 /**
  * A replica of `service` started beside the mesh's own whose database connections go through a
@@ -15,6 +15,6 @@ export async function startBehindDatabaseProxy(mesh: TestMesh, service: ServiceN
   viaProxy.host = `127.0.0.1:${proxy.port}`;
   const log: string[] = [];
   const app = spawnApp(service, { ...mesh.env, [`${service.toUpperCase()}_DATABASE_URL`]: viaProxy.toString(), DB_PROBE_INTERVAL_MS: '200', ...env }, await freePort(), (line) => log.push(line));
-  await waitFor(`${service} behind the proxy`, () => httpReady(app.port), 30_000);
+  await waitFor(`${service} behind the proxy`, () => httpReady(app.port), HARNESS.readyTimeoutMs);
   return { proxy, app, log };
 }

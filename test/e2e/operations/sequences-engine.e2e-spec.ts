@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TestMesh, meshHookTimeoutMs } from '../../harness';
+import { HARNESS, TestMesh, meshHookTimeoutMs } from '../../harness';
 import { SMTP_CONNECTIONS_PER_MAILBOX } from '../../../apps/sequences/src/mailboxes/mailboxes.repository';
 import { eventually, SmtpSink } from '../../support/smtp-sink';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
@@ -25,7 +25,7 @@ describe('sequences engine with two replicas', () => {
     sink = await SmtpSink.start();
     mesh = await TestMesh.start(['gateway', 'crm', 'sequences'], { SEQUENCES_TICK_MS: '50', SEQUENCES_BATCH: '50', SEQUENCES_SEND_LEASE_MS: '3000' });
     second = spawnApp('sequences', mesh.env, await freePort(), () => undefined);
-    await waitFor('second sequences replica', () => httpReady(second.port), 30_000);
+    await waitFor('second sequences replica', () => httpReady(second.port), HARNESS.readyTimeoutMs);
     const made = await mesh.workspace();
     key = made.key;
     ws = made.workspace.id;

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TestMesh } from '../../harness';
+import { HARNESS, meshHookTimeoutMs, TestMesh } from '../../harness';
 import { ImapTestServer } from '../../support/imap-server';
 import { eventually, SmtpSink } from '../../support/smtp-sink';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
@@ -78,7 +78,7 @@ describe('inbound mail by IMAP polling', () => {
       SEQUENCES_TICK_MS: '50', SEQUENCES_IMAP_POLL_MS: String(POLL_MS), NODE_EXTRA_CA_CERTS: cert.caFile,
     });
     second = spawnApp('sequences', mesh.env, await freePort(), () => undefined);
-    await waitFor('second sequences replica', () => httpReady(second.port), 30_000);
+    await waitFor('second sequences replica', () => httpReady(second.port), HARNESS.readyTimeoutMs);
     const made = await mesh.workspace();
     key = made.key;
     ws = made.workspace.id;
@@ -89,7 +89,7 @@ describe('inbound mail by IMAP polling', () => {
     mailboxes.unreachable = (await mesh.admin('mailbox:create', '--workspace', ws, '--email', 'gone@sender.test', '--smtp-url', smtp, '--imap-url', `imap://u:p@127.0.0.1:${closedPort}`)).id;
     mailboxes.plain = (await mesh.admin('mailbox:create', '--workspace', ws, '--email', 'out@sender.test', '--smtp-url', smtp, '--imap-url', imap.url())).id;
     mailboxes.tls = (await mesh.admin('mailbox:create', '--workspace', ws, '--email', 'secure@sender.test', '--smtp-url', smtp, '--imap-url', imaps.url())).id;
-  });
+  }, meshHookTimeoutMs(4)); // three apps and a second sequences replica
   afterAll(async () => {
     if (second) await stopApp(second, 3000);
     await mesh?.close();

@@ -1,6 +1,6 @@
 import { randomToken } from '@app/platform';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
-import { ApiResponse, RequestOptions, TestMesh } from '../../harness';
+import { ApiResponse, HARNESS, RequestOptions, TestMesh } from '../../harness';
 import { expectApiError, expectRateLimitHeaders, RATE_LIMIT, sleep } from '../../support/gateway-assertions';
 import { allowance } from '../../support/timing';
 
@@ -21,7 +21,7 @@ describe('two gateways share the rate limit and idempotency (e2e)', () => {
     mesh = await TestMesh.start(['gateway', 'crm']);
     ({ workspace: { id: workspaceId }, key } = await mesh.workspace());
     second = spawnApp('gateway', mesh.appEnv('gateway'), await freePort(), 'ignore');
-    await waitFor('the second gateway', () => httpReady((second as RunningApp).port), 30_000);
+    await waitFor('the second gateway', () => httpReady((second as RunningApp).port), HARNESS.readyTimeoutMs);
   }, 60_000);
   afterAll(async () => {
     if (second) await stopApp(second, 3000);
@@ -59,7 +59,7 @@ describe('two gateways share the rate limit and idempotency (e2e)', () => {
   it('a keyed POST whose gateway was SIGKILLed mid-request is answered by the other within seconds, with the one lead the first attempt made', async () => {
     // a third gateway to kill, and crm held (SIGSTOP) so the request is mid-flight when it dies
     const doomed = spawnApp('gateway', mesh.appEnv('gateway'), await freePort(), 'ignore');
-    await waitFor('the gateway to kill', () => httpReady(doomed.port), 30_000);
+    await waitFor('the gateway to kill', () => httpReady(doomed.port), HARNESS.readyTimeoutMs);
     const crm = mesh.apps.get('crm')!;
     const idempotencyKey = randomToken(16);
     const lead = { full_name: 'Orphaned Claim', email: `orphan-${randomToken(6).toLowerCase()}@example.com` };
