@@ -76,16 +76,11 @@ export const HARNESS = {
 };
 
 /**
- * The settings of the mesh of all six services that files share (`TestMesh.sharedAll`): the
- * union of what those files need, none of which changes what another of them asserts (docs/testing.md,
- * "Shared meshes").
- */
-/**
  * The bound of a `beforeAll` that starts a mesh of `apps` apps of its own and then sets up what its
  * tests need: the longest the start can take by the harness's bounds (startTimeoutMs), plus jest's
- * own 60 s for the rest of the hook (seeding, fixtures, peers). Jest's 60 s alone ended such hooks
- * of four apps on a loaded machine while the harness still waited for a service's readiness
- * (reveals, with a second `npm test` beside it, 2026-11-29).
+ * own bound (testTimeoutMs) for the rest of the hook (seeding, fixtures, peers). Jest's bound alone
+ * (60 s then) ended such hooks of four apps on a loaded machine while the harness still waited for
+ * a service's readiness (reveals, with a second `npm test` beside it, 2026-11-29).
  */
 export function meshHookTimeoutMs(apps: number): number {
   return HARNESS.startTimeoutMs(apps) + HARNESS.testTimeoutMs;
@@ -94,6 +89,11 @@ export function meshHookTimeoutMs(apps: number): number {
 /** The bound of a `beforeAll` that asks for `TestMesh.sharedAll()` (it may be the file that starts it). */
 export const SHARED_ALL_START_MS = HARNESS.startTimeoutMs(SERVICE_NAMES.length);
 
+/**
+ * The settings of the mesh of all six services that files share (`TestMesh.sharedAll`): the
+ * union of what those files need, none of which changes what another of them asserts (docs/testing.md,
+ * "Shared meshes").
+ */
 export const SHARED_ALL_SETTINGS: Readonly<Record<string, string>> = Object.freeze({
   // every key look-up reaches the database: a member's role changed there is the gateway's at once (idempotency)
   KEY_CACHE_TTL_MS: '0',

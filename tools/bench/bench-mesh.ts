@@ -13,7 +13,7 @@ import {
 /**
  * How long each app may take to answer its readiness check (BENCH_READY_MS, default 30 s). A search
  * process with SEARCH_INDEX=memory is ready once its index is built from the database: at 3M-10M
- * entities, or on a loaded machine at 1M, that is past 30 s (k8s allows it 120 s: startupProbe).
+ * entities, or on a loaded machine at 1M, that is past 30 s (k8s allows it 300 s: startupProbe).
  */
 const READY_MS = Number(process.env.BENCH_READY_MS || 30_000);
 export const BENCH_PG = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
