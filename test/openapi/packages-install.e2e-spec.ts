@@ -2,7 +2,7 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, ROOT, waitFor } from '../../tools/mesh/processes';
+import { freePort, ROOT, runToEnd, waitFor } from '../../tools/mesh/processes';
 import { packPackages } from '../../tools/packages/stage';
 import { SHARED_ALL_SETTINGS, SHARED_ALL_START_MS, TestMesh } from '../harness';
 import { Running, startExampleReceiver } from '../support/running';
@@ -89,12 +89,10 @@ export async function run() {
     writeFileSync(join(app, 'typed.mts'), `import { LeadIntelClient, verifySignature } from '@lead-intelligence/client';\n${call}`);
     writeFileSync(join(app, 'typed.cts'), `import { LeadIntelClient, verifySignature } from '@lead-intelligence/client';\n${call}`);
     writeFileSync(join(app, 'wrong.mts'), `import { LeadIntelClient } from '@lead-intelligence/client';\nfor await (const lead of new LeadIntelClient({ apiKey: 'k' }).paginate('/leads')) void lead.no_such_field;\n`);
-    const tsc = (files: string[]) => new Promise<{ status: number; stdout: string }>((resolve) => {
-      execFile(process.execPath, [
-        join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'ES2022',
-        '--lib', 'ES2023,DOM', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types'), ...files,
-      ], { cwd: app, encoding: 'utf8' }, (err, stdout) => resolve({ status: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout }));
-    });
+    const tsc = (files: string[]) => runToEnd(process.execPath, [
+      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'ES2022',
+      '--lib', 'ES2023,DOM', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types'), ...files,
+    ], { cwd: app });
     // two compilers at once: each is one process mostly on one core
     const [typed, wrong] = await Promise.all([tsc(['typed.mts', 'typed.cts']), tsc(['wrong.mts'])]);
     expect({ status: typed.status, out: typed.stdout }).toEqual({ status: 0, out: '' });

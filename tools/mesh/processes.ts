@@ -1,4 +1,4 @@
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { join } from 'node:path';
@@ -51,6 +51,19 @@ export function tcpAnswers(host: string, port: number, timeoutMs = 1000): Promis
     socket.setTimeout(timeoutMs, () => done(false));
     socket.once('error', () => done(false));
     socket.connect(port, host, () => done(true));
+  });
+}
+
+/**
+ * A child process run to its end: its exit status (1 when it could not run or was killed) and
+ * output. Never rejects: the caller reads the status.
+ */
+export function runToEnd(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(command, args, { ...options, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = (err as { code?: unknown } | null)?.code;
+      resolve({ status: err ? (typeof code === 'number' ? code : 1) : 0, stdout, stderr: stderr || (err && typeof code !== 'number' ? err.message : '') });
+    });
   });
 }
 

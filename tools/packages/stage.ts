@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../mesh/processes';
+import { ROOT, runToEnd } from '../mesh/processes';
 
 /**
  * The integrator's packages as npm publishes them: packages/client (`@lead-intelligence/client`)
@@ -22,18 +21,8 @@ export interface StagedPackages {
   cli: string;
 }
 
-/** A child process to its end: its exit status and output (never rejects). */
-function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ status: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(command, args, { ...options, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = (err as { code?: unknown } | null)?.code;
-      resolve({ status: err ? (typeof code === 'number' ? code : 1) : 0, stdout, stderr: stderr || (err && typeof code !== 'number' ? err.message : '') });
-    });
-  });
-}
-
 async function tsc(project: string): Promise<void> {
-  const result = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { cwd: ROOT });
+  const result = await runToEnd(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { cwd: ROOT });
   if (result.status !== 0) throw new Error(`tsc -p ${project} failed:\n${result.stdout}${result.stderr}`);
 }
 
@@ -86,7 +75,7 @@ export async function stagePackages(out: string): Promise<StagedPackages> {
 export async function packPackages(staged: StagedPackages, destination: string): Promise<StagedPackages> {
   mkdirSync(destination, { recursive: true });
   const pack = async (dir: string): Promise<string> => {
-    const packed = await run('npm', ['pack', '--json', '--pack-destination', destination], { cwd: dir, env: { ...process.env, npm_config_update_notifier: 'false' } });
+    const packed = await runToEnd('npm', ['pack', '--json', '--pack-destination', destination], { cwd: dir, env: { ...process.env, npm_config_update_notifier: 'false' } });
     if (packed.status !== 0) throw new Error(`npm pack in ${dir} failed:\n${packed.stdout}${packed.stderr}`);
     const [{ filename }] = JSON.parse(packed.stdout) as { filename: string }[];
     return join(destination, filename);
