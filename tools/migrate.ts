@@ -90,20 +90,18 @@ async function onServiceDatabase<T>(service: string, options: MigrateOptions, ve
 }
 
 /**
- * `run`: the names of the migrations applied, oldest first. search's are followed by its ranking
- * indexes (applyIndexLayout: the bands built where missing, the indexes of the removed
- * SEARCH_INDEX=rum dropped), each change named after the migrations; SEARCH_INDEX is checked
- * first, so that a value search would refuse at its start (rum among them) migrates nothing.
+ * `run`: the names of the migrations applied, oldest first. For search, SEARCH_INDEX is checked
+ * first, so that a value search would refuse at its start (the removed `rum` and `bands` among
+ * them) migrates nothing.
  */
 export function migrateService(service: string, options: MigrateOptions = {}): Promise<string[]> {
   const env = options.env ?? process.env;
   return onServiceDatabase(service, options, async (databaseUrl, migrations) => {
-    if (service !== 'search') return runMigrations(databaseUrl, migrations);
-    // through search's migrations module, as the table above: only search's image carries it (tools/image/deps.ts)
-    const layout = require('../apps/search/src/migrations') as typeof import('../apps/search/src/migrations');
-    layout.searchIndexOf(env.SEARCH_INDEX);
-    const applied = await runMigrations(databaseUrl, migrations);
-    return [...applied, ...(await layout.applyIndexLayout(databaseUrl))];
+    if (service === 'search') {
+      // through search's migrations module, as the table above: only search's image carries it (tools/image/deps.ts)
+      (require('../apps/search/src/migrations') as typeof import('../apps/search/src/migrations')).searchIndexOf(env.SEARCH_INDEX);
+    }
+    return runMigrations(databaseUrl, migrations);
   });
 }
 

@@ -122,37 +122,45 @@ describe('tools/migrate (the one-shot migration entry of the compose steps and J
     }
   });
 
-  it("search: a database that ran the removed SEARCH_INDEX=rum (its bands dropped, a RUM index per lens) gets its bands back and the RUM indexes dropped when migrated, rows kept, replicas at once doing it once; SEARCH_INDEX=rum is refused, saying it was removed", async () => {
+  it("search: the removed layouts' indexes are dropped by a migration, the rank bands (as the build before left them) and a RUM index per lens (what SEARCH_INDEX=rum left behind), rows kept, replicas at once doing it once; SEARCH_INDEX=bands and rum are refused, saying they were removed", async () => {
     const url = databaseUrlFor('search', env);
     const ranking = async () => (await query<{ name: string; am: string }>(url,
       `SELECT c.relname AS name, a.amname AS am FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
         WHERE i.indrelid = 'entities_rank'::regclass AND c.relname <> 'entities_rank_pkey' ORDER BY 1`)).map((r) => `${r.name} ${r.am}`);
     const lenses = ['leads', 'investors', 'researchers', 'grants'];
     const bands = lenses.flatMap((lens) => Array.from({ length: 12 }, (_, i) => `entities_terms_${lens}_b${i} gin`)).sort();
-    const rum = lenses.map((lens) => `entities_rum_${lens}`).sort();
+    const rum = lenses.map((lens) => `entities_rum_${lens} gin`).sort();
+    const drop = SERVICE_MIGRATIONS.search[SERVICE_MIGRATIONS.search.length - 1].name;
     try {
       expect(await migrateService('search', { env })).toEqual(SERVICE_MIGRATIONS.search.map((m) => m.name));
-      expect(await ranking()).toEqual(bands);
+      expect(drop).toBe('DropRankBands1764000019000');
+      expect(await ranking()).toEqual([]);
       await query(url, `INSERT INTO entities (id, ext_key, lens, name, rank_score, search_text, terms) VALUES ('ent_1', 'k:1', 'leads', 'A', 7, 'fintech', to_tsvector('simple', 'fintech'))`);
+      // the database as the build before this migration left it: the band indexes
+      expect(await revertServiceMigration('search', { env })).toBe(drop);
+      expect(await ranking()).toEqual(bands);
+      for (const removed of ['bands', 'rum']) {
+        await expect(migrateService('search', { env: { ...env, SEARCH_INDEX: removed } })).rejects.toThrow(ConfigError);
+        await expect(migrateService('search', { env: { ...env, SEARCH_INDEX: removed } }))
+          .rejects.toThrow(new RegExp(`^SEARCH_INDEX=${removed} was removed \\(.*\\): unset SEARCH_INDEX \\(or set memory\\)`));
+      }
+      expect(await ranking()).toEqual(bands);
+      const runs = await Promise.all([undefined, 'memory', ''].map((index) => migrateService('search', { env: { ...env, SEARCH_INDEX: index } })));
+      expect(runs.flat()).toEqual([drop]);
+      expect(await ranking()).toEqual([]);
+
       // what SEARCH_INDEX=rum left behind: no band index, one index per lens by the names it gave them
       // (built here with GIN: the rum access method needs an extension this server need not have, and
       // the drop goes by those names)
+      await revertServiceMigration('search', { env });
       await query(url, bands.map((b) => `DROP INDEX ${b.split(' ')[0]};`).join('\n'));
       for (const lens of lenses) await query(url, `CREATE INDEX entities_rum_${lens} ON entities_rank USING gin (terms) WHERE lens = '${lens}'`);
-      expect(await ranking()).toEqual(rum.map((r) => `${r} gin`));
-
-      await expect(migrateService('search', { env: { ...env, SEARCH_INDEX: 'rum' } })).rejects.toThrow(ConfigError);
-      await expect(migrateService('search', { env: { ...env, SEARCH_INDEX: 'rum' } }))
-        .rejects.toThrow(/^SEARCH_INDEX=rum was removed \(.*\): unset SEARCH_INDEX \(or set bands\)/);
-      expect(await ranking()).toEqual(rum.map((r) => `${r} gin`));
-
-      const runs = await Promise.all([undefined, 'bands', 'memory'].map((index) => migrateService('search', { env: { ...env, SEARCH_INDEX: index } })));
-      expect(runs.flat().sort()).toEqual([...bands.map((b) => `created ${b.split(' ')[0]}`), ...rum.map((r) => `dropped ${r}`)].sort());
-      expect(await ranking()).toEqual(bands);
+      expect(await ranking()).toEqual(rum);
+      expect(await migrateService('search', { env })).toEqual([drop]);
+      expect(await ranking()).toEqual([]);
       expect(await query(url, `SELECT id FROM entities_rank WHERE lens = 'leads' AND terms @@ 'fintech'::tsquery`)).toEqual([{ id: 'ent_1' }]);
       expect(await migrateService('search', { env })).toEqual([]);
-      expect(await migrateService('search', { env: { ...env, SEARCH_INDEX: 'memory' } })).toEqual([]);
-      await expect(migrateService('search', { env: { ...env, SEARCH_INDEX: 'elastic' } })).rejects.toThrow(/SEARCH_INDEX must be bands or memory, got "elastic"/);
+      await expect(migrateService('search', { env: { ...env, SEARCH_INDEX: 'elastic' } })).rejects.toThrow(/SEARCH_INDEX must be memory \(or unset\), got "elastic"/);
     } finally {
       await dropDatabase(url);
     }

@@ -92,11 +92,11 @@ describe('npm start tells the truth about PostgreSQL and NATS', () => {
     expect(output).not.toContain(SECRET);
   });
 
-  it('SEARCH_INDEX=rum (removed, issue 37 item 4): refused at once as a configuration error saying so and what to set, before anything starts', async () => {
-    const { code, output, ms } = await startFails({ SEARCH_INDEX: 'rum', DATABASE_URL: `postgres://devx_no_such_role:${SECRET}@127.0.0.1:5432/postgres` });
+  it('SEARCH_INDEX=bands (removed, issue 37 item 4, as rum was): refused at once as a configuration error saying so and what to set, before anything starts', async () => {
+    const { code, output, ms } = await startFails({ SEARCH_INDEX: 'bands', DATABASE_URL: `postgres://devx_no_such_role:${SECRET}@127.0.0.1:5432/postgres` });
     expect(code).toBe(1);
-    expect(output).toContain('[mesh] configuration: SEARCH_INDEX=rum was removed (');
-    expect(output).toContain('unset SEARCH_INDEX (or set bands)');
+    expect(output).toContain('[mesh] configuration: SEARCH_INDEX=bands was removed (');
+    expect(output).toContain('unset SEARCH_INDEX (or set memory)');
     // said before PostgreSQL was even asked (that DATABASE_URL would be refused), no service started
     expect(output).not.toContain('PostgreSQL at');
     expect(output).not.toMatch(/^\[(gateway|crm|search|billing|sequences|webhooks)\]/m);

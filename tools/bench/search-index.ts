@@ -22,7 +22,7 @@ function collect(): void {
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MB`;
 
 /**
- * `npm run bench -- search-index`: the in-memory index of SEARCH_INDEX=memory built from the
+ * `npm run bench -- search-index`: a search process's in-memory index built from the
  * search database at SEARCH_DATABASE_URL (seeded before, e.g. by `npm run bench -- search` with
  * the same SEARCH_DATABASE_URL): the time and CPU of a build (a search replica's start), the
  * memory it holds (RSS, V8 heap, typed arrays by structure, peak RSS) after a full collection,
@@ -61,12 +61,12 @@ export async function runSearchIndexBench(): Promise<void> {
       + `peak rss of the process ${mb(process.resourceUsage().maxRSS * 1024)} (rss before the build ${mb(before.rss)})\n`);
 
     // the query inside the index, as a search process runs it (queryOf, then top)
-    const config = { index: 'memory' } as SearchConfig;
+    const config = {} as SearchConfig;
     const memory = new MemorySearchIndex(pool, config, new SearchReads(pool, config, undefined as never));
     memory.serve(index);
     const queries = await Promise.all(SECTORS.flatMap((q) => STAGES.flatMap((stage) => TYPES.map(async (type) =>
-      memory.queryOf('investors', q, conditionsFor('investors', { stage: [stage], type: [type] }).conditions)))));
-    // a page's ids from its offset (EntitiesRepository's searchMemory): page 1 ids 0-25, page 40 ids 975-1000
+      memory.queryOf('investors', q, conditionsFor({ stage: [stage], type: [type] }))))));
+    // a page's ids from its offset (EntitiesRepository.search): page 1 ids 0-25, page 40 ids 975-1000
     for (const [page, need, offset] of [[1, 26, 0], [40, 1001, 975]] as const) {
       const samples: number[] = [];
       let hits = 0;

@@ -199,7 +199,7 @@ export async function runSearchBench(): Promise<void> {
   };
   const found: Results = { served: {}, first: {}, floor: {}, servedFloor: {} };
   for (const line of GOALS) say(line);
-  say(`run: node ${process.version}, ${ENTITIES > 0 ? `${ENTITIES.toLocaleString('en-US')} entities seeded` : 'index already there'}, SEARCH_INDEX=${process.env.SEARCH_INDEX || '(default)'}, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${new Date().toISOString()}`);
+  say(`run: node ${process.version}, ${ENTITIES > 0 ? `${ENTITIES.toLocaleString('en-US')} entities seeded` : 'index already there'}, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}, ${new Date().toISOString()}`);
   try {
     const searchPid = mesh.apps.get('search')?.child.pid;
     const searchCpu = cpuSeconds(searchPid);
@@ -227,7 +227,7 @@ export async function runSearchBench(): Promise<void> {
     await db.query('CHECKPOINT');
     say(`  CHECKPOINT after the seed: ${((Date.now() - checkpointStarted) / 1000).toFixed(1)} s (not in the seed rate)`);
     const [sizes] = (await db.query<{ table_mb: string; indexes_mb: string; n: string }>(
-      // with entities_rank (migration 0013), the narrow copy the band indexes are on
+      // with entities_rank (migration 0013), the narrow copy search's in-memory index is built from
       `SELECT (pg_table_size('entities') + coalesce(pg_table_size(to_regclass('entities_rank')), 0)) / 1048576 AS table_mb,
               (pg_indexes_size('entities') + coalesce(pg_indexes_size(to_regclass('entities_rank')), 0)) / 1048576 AS indexes_mb,
               (SELECT n FROM entities_count) AS n`)).rows;

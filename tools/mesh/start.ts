@@ -118,7 +118,7 @@ function portOf(name: ServiceName): number {
 }
 
 async function main(): Promise<void> {
-  // a SEARCH_INDEX search would refuse (the removed `rum` among them) is said once, before anything
+  // a SEARCH_INDEX search would refuse (the removed `rum` and `bands` among them) is said once, before anything
   // starts, rather than by search restarting every 2 s
   searchIndexOf(process.env.SEARCH_INDEX);
   await ensurePostgres();

@@ -66,7 +66,7 @@ export class DrillWriter {
     const credits = new CreditsService(new LedgerRepository(poolOf(billing)), uow, loadBillingConfig({}));
     const searchConfig = loadSearchConfig({});
     const searchPool = new Pool(poolConfig(urls.search, poolSettings({})));
-    const entities = new EntitiesRepository(searchPool, searchConfig, new SearchReads(searchPool, searchConfig, undefined as never));
+    const entities = new EntitiesRepository(searchPool, new SearchReads(searchPool, searchConfig, undefined as never));
     return new DrillWriter(billing, uow, credits, searchPool, entities);
   }
 

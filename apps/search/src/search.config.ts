@@ -1,19 +1,13 @@
 import { envInt, optionalDatabaseUrl } from '@app/platform';
-import { IndexLayout, searchIndexOf } from './migrations/index-layout';
+import { searchIndexOf } from './migrations/index-layout';
 import { loadVerifierConfig, VerifierConfig } from './reveals/email-verifier';
 
 /** The search service's own settings (docs/configuration.md), read once at start-up. */
 export interface SearchConfig {
   /** Deadline of search's requests to billing and crm in the search and reveal sagas. */
   peerTimeoutMs: number;
-  /** Queries whose ordered hit ids a process keeps (EntitiesRepository.search); 0 reads every page from the index. */
+  /** Queries (and page offsets) whose ordered hit ids a process keeps (MemorySearchIndex.top); 0 ranks every page in the index. */
   rankedCacheEntries: number;
-  /**
-   * How many first-time rankings (EntitiesRepository.rank) a process runs in PostgreSQL at once;
-   * the others wait their turn. About the database's cores divided by search's replicas: more
-   * backends than cores ranking at once cost each ranking more CPU, not less time.
-   */
-  rankConcurrency: number;
   /** How long a concurrent reveal of the same entity waits for the first one before 409. */
   revealWaitMs: number;
   /**
@@ -39,14 +33,7 @@ export interface SearchConfig {
    * everything else stay on the primary. Unset: everything reads the primary.
    */
   readDatabaseUrl: string | undefined;
-  /**
-   * Where a query finds its ranked ids (SEARCH_INDEX): `memory` (the default), an inverted index
-   * each search process builds from PostgreSQL at start-up and keeps current (MemorySearchIndex;
-   * PostgreSQL keeps the bands' layout), or `bands`, the GIN indexes per lens and rank band in
-   * PostgreSQL. Anything else, the removed `rum` included, is a ConfigError (IndexLayout).
-   */
-  index: IndexLayout;
-  /** With SEARCH_INDEX=memory: how often a process looks for batches other processes wrote (SEARCH_INDEX_POLL_MS). */
+  /** How often a process's in-memory index looks for batches other processes wrote (SEARCH_INDEX_POLL_MS). */
   indexPollMs: number;
 }
 
@@ -55,10 +42,11 @@ export const SEARCH_CONFIG = Symbol('SEARCH_CONFIG');
 export function loadSearchConfig(env: NodeJS.ProcessEnv = process.env): SearchConfig {
   const peerTimeoutMs = envInt(env, 'SEARCH_PEER_TIMEOUT_MS', 5000, 100, 120_000);
   const verifier = loadVerifierConfig(env);
+  // SEARCH_INDEX names the one index there is, or is unset: a removed layout (rum, bands) is a ConfigError
+  searchIndexOf(env.SEARCH_INDEX);
   return {
     peerTimeoutMs,
     rankedCacheEntries: envInt(env, 'SEARCH_RANKED_CACHE', 256, 0, 1_000_000),
-    rankConcurrency: envInt(env, 'SEARCH_RANK_CONCURRENCY', 2, 1, 1000),
     revealWaitMs: envInt(env, 'REVEAL_WAIT_MS', 30_000, 0, 600_000),
     revealClaimAbandonedMs: envInt(env, 'REVEAL_CLAIM_ABANDONED_MS', 3 * peerTimeoutMs + verifier.totalMs + 5000, 1000, 86_400_000),
     refundRetryMs: envInt(env, 'SEARCH_REFUND_RETRY_MS', 5000, 10, 86_400_000),
@@ -70,7 +58,6 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv = process.env): SearchCo
       sweepMs: envInt(env, 'SEARCH_LEASE_SWEEP_MS', 1000, 10, 600_000),
     },
     readDatabaseUrl: optionalDatabaseUrl(env, 'SEARCH_READ_DATABASE_URL'),
-    index: searchIndexOf(env.SEARCH_INDEX),
     indexPollMs: envInt(env, 'SEARCH_INDEX_POLL_MS', 1000, 10, 3_600_000),
   };
 }

@@ -1,25 +1,26 @@
 import { SUBJECTS } from '@app/contracts';
-import { facet, RANK_BANDS } from '../../../apps/search/src/entities/entity';
+import { facet } from '../../../apps/search/src/entities/entity';
 import { seedEntity } from '../../../apps/search/src/entities/seed';
 import { TestMesh } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';
 
 /**
- * Rank-ordered access (issue 25): pages are read band by band from the top of the rank scale and
- * the read stops in the band that fills the page. Nothing of that may change which entities a
- * query returns or their order, so every page of several queries and filters, read through the
- * API's pagination (in order, and out of order), is compared with a ranking computed here by brute
- * force: every entity of the lens read back, matched and sorted in the test by (rank_score DESC,
- * id), ids compared byte by byte as the `C` collation does. A few thousand seeded entities, plus
- * entities ranked on and next to every band boundary, outside the 0..999,999 scale, and tied.
+ * Rank-ordered access (issues 25 and 37): a search process ranks a query's matches in its in-memory
+ * index, whose documents are numbered in rank order, and stops at the page's last one. Nothing of
+ * that may change which entities a query returns or their order, so every page of several queries
+ * and filters, read through the API's pagination (in order, and out of order), is compared with a
+ * ranking computed here by brute force: every entity of the lens read back, matched and sorted in
+ * the test by (rank_score DESC, id), ids compared byte by byte as the `C` collation does. A few
+ * thousand seeded entities, plus entities ranked on and next to each of BOUNDARIES, outside the
+ * 0..999,999 scale, and tied.
  */
 /**
- * The ranking indexes under test: the run's SEARCH_INDEX (`memory`, the default, when unset: the search
- * process's in-memory index, issue 37; `SEARCH_INDEX=bands` for the rank bands).
+ * Ranks where rank-ordered reads have split the scale: the bounds of the rank bands (issue 25,
+ * deleted by issue 37), whose reads were tested on them; any ranks would do for the in-memory index.
  */
-const INDEX = process.env.SEARCH_INDEX || 'memory';
+const BOUNDARIES = [999_511, 999_023, 998_046, 996_093, 992_187, 984_375, 968_750, 937_500, 875_000, 750_000, 500_000];
 
-describe(`search pages against a brute-force ranking (SEARCH_INDEX=${INDEX})`, () => {
+describe('search pages against a brute-force ranking', () => {
   let mesh: TestMesh;
   let key: string;
 
@@ -70,11 +71,11 @@ describe(`search pages against a brute-force ranking (SEARCH_INDEX=${INDEX})`, (
     // the gateway starts while the index is filled: three services starting at once on a busy
     // two-core machine kept the gateway from being ready within the harness's 30 s
     // every page of a few dozen queries, more than a minute's default budget of one key
-    mesh = await TestMesh.start(['billing', 'search'], { RATE_LIMIT_PER_MINUTE: '100000', SEARCH_INDEX: INDEX });
+    mesh = await TestMesh.start(['billing', 'search'], { RATE_LIMIT_PER_MINUTE: '100000' });
     const fill = async () => {
       expect(await mesh.admin('search:seed', '--count', '4000')).toMatchObject({ inserted: 4000 });
-      // on, just above and just below every band boundary, outside the scale, and tied ranks
-      const ranks = [-5, 0, 1_000_000, 2_000_000, ...RANK_BANDS.flatMap((t) => [t - 1, t, t, t + 1])];
+      // on, just above and just below every boundary, outside the scale, and tied ranks
+      const ranks = [-5, 0, 1_000_000, 2_000_000, ...BOUNDARIES.flatMap((t) => [t - 1, t, t, t + 1])];
       const entities = ranks.flatMap((rank, n) => [0, 1].map((copy) => ({
         ext_key: `test:band-${n}-${copy}`, lens: 'leads', name: `Bandedge Person ${n}`, organization: 'Band Edge Example', domain: 'bandedge.example.com',
         details: { industry: copy === 0 ? 'fintech' : 'robotics' }, facets: [facet('country', copy === 0 ? 'US' : 'DE')], rank_score: rank,
@@ -99,7 +100,7 @@ describe(`search pages against a brute-force ranking (SEARCH_INDEX=${INDEX})`, (
 
   it('free text and facets over band boundaries: every page, and pages asked out of order', async () => {
     const bandedge = brute('leads', 'bandedge', {});
-    expect(bandedge.length).toBe(2 * (4 + 4 * RANK_BANDS.length));
+    expect(bandedge.length).toBe(2 * (4 + 4 * BOUNDARIES.length));
     await expectSame('lens=leads&q=bandedge', bandedge);
     await expectSame('lens=leads&q=bandedge%20fintech&filters[country]=US', brute('leads', 'bandedge fintech', { country: ['US'] }));
     const fintech = brute('leads', 'fintech', {});
@@ -128,13 +129,12 @@ describe(`search pages against a brute-force ranking (SEARCH_INDEX=${INDEX})`, (
     const indexFiles = () => mesh.query<{ name: string; file: string }>('search',
       `SELECT c.relname AS name, c.relfilenode::text AS file FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid IN ('entities'::regclass, 'entities_rank'::regclass) ORDER BY 1`);
     const before = await indexFiles();
-    expect(before.filter((i) => i.name.startsWith('entities_terms_leads')).length).toBeGreaterThanOrEqual(RANK_BANDS.length + 1);
     // pages asked before the ingest: their ranked ids are kept by the search process
     await expectSame('lens=leads&q=fintech', brute('leads', 'fintech', {}), [1, 2]);
     const total = rows.length;
-    // 1%: new entities of every lens, ranked on every band boundary, at the top and below the scale;
-    // and seeded entities whose rank moves across bands (same ext_key: updated in place)
-    const ranks = [2_000_000, 1_000_000, -1, ...RANK_BANDS.flatMap((t) => [t, t - 1])];
+    // 1%: new entities of every lens, ranked on every boundary, at the top and below the scale;
+    // and seeded entities whose rank moves across them (same ext_key: updated in place)
+    const ranks = [2_000_000, 1_000_000, -1, ...BOUNDARIES.flatMap((t) => [t, t - 1])];
     const added = Array.from({ length: Math.ceil(total / 100) - 16 }, (_, k) => ({ ...seedEntity(100_000 + k), rank_score: ranks[k % ranks.length] }));
     const moved = Array.from({ length: 16 }, (_, k) => ({ ...seedEntity(k * 4 + (k % 4)), rank_score: ranks[(k * 5) % ranks.length] }));
     const res = await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, { entities: [...added, ...moved] });
@@ -153,14 +153,11 @@ describe(`search pages against a brute-force ranking (SEARCH_INDEX=${INDEX})`, (
     await expectSame('lens=investors&filters[stage]=seed', brute('investors', '', { stage: ['seed'] }), [1, 3, 2]);
     await expectSame('lens=researchers', brute('researchers', '', {}), [1, 40]);
     await expectSame('lens=grants&filters[agency]=NIH', brute('grants', '', { agency: ['NIH'] }));
-    // the pages above were ranked by the layout under test, not by a fallback of another
+    // the pages above were ranked by the search process's own index: PostgreSQL read the pages' rows
+    // by primary key, and has no ranking index to read (no GIN index on either table)
     const scans = (prefix: string) => mesh.query<{ n: string }>('search', `SELECT coalesce(sum(idx_scan), 0)::text AS n FROM pg_stat_user_indexes WHERE starts_with(indexrelname, $1)`, [prefix]);
-    if (INDEX === 'memory') {
-      // by the search process's own index: PostgreSQL read the pages' rows by primary key, and no ranking index
-      await waitFor('scans of entities_pkey (statistics are flushed within a second)', async () => Number((await scans('entities_pkey'))[0].n) > 0, 10_000);
-      expect((await scans('entities_terms_'))[0].n).toBe('0');
-    } else {
-      await waitFor('scans of entities_terms_* (statistics are flushed within a second)', async () => Number((await scans('entities_terms_'))[0].n) > 0, 10_000);
-    }
+    await waitFor('scans of entities_pkey (statistics are flushed within a second)', async () => Number((await scans('entities_pkey'))[0].n) > 0, 10_000);
+    expect(await mesh.query('search', `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+      WHERE i.indrelid IN ('entities'::regclass, 'entities_rank'::regclass) AND a.amname <> 'btree'`)).toEqual([]);
   });
 });

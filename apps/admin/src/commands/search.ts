@@ -123,17 +123,13 @@ export const ingestCommands: AdminCommand[] = [
       const { parallel, attempts } = loadSeedSettings();
       let inserted = 0;
       let updated = 0;
-      // each batch leaves its index entries in the GIN pending lists (merge: false), and the last
-      // request (no entities) merges them once, after its answer: merging after every batch cost
-      // more than the batch
       const send: SendBatch = async (entities, at) => {
-        const r = await admin.askIdempotent<{ inserted: number; updated: number }>(SUBJECTS.search.ingest, operatorContext(), { entities, merge: false }, attempts,
+        const r = await admin.askIdempotent<{ inserted: number; updated: number }>(SUBJECTS.search.ingest, operatorContext(), { entities }, attempts,
           retryNotice(`ingest ${provider} records ${at}..${at + entities.length - 1}`));
         inserted += r.inserted;
         updated += r.updated;
       };
       const records = JSON_LINES_FILE.test(file) ? await ingestLines(provider, file, parallel, send) : await ingestWhole(provider, file, parallel, send);
-      await admin.askIdempotent(SUBJECTS.search.ingest, operatorContext(), { entities: [] }, attempts, retryNotice(`ingest ${provider} merge`));
       return { provider, records, inserted, updated };
     },
   },

@@ -1,13 +1,10 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { EmailStatus, ID_PREFIX, Lens, LENSES, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
+import { EmailStatus, ID_PREFIX, Lens, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL, ReadBatch } from '@app/platform';
-import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { SearchReads } from '../search/search-reads.store';
-import { EntityInput, facetTerms, RANK_BANDS, rankBandSql, searchTextOf } from './entity';
-import { Gate } from './gate';
+import { EntityInput, facetTerms, searchTextOf } from './entity';
 import { MemorySearchIndex } from './memory-search-index.store';
 
 export interface EntityRow {
@@ -37,47 +34,23 @@ export interface Page {
 }
 
 /**
- * A filter condition: SQL for the next `$n` placeholder and its value. `terms` is the expression the
- * condition matches `terms` through (`e.terms`).
+ * A filter condition as the in-memory index asks it: a document has one of the facets (`F:` ||
+ * facet in `terms`), every word of a text (as plainto_tsquery('simple') makes them), or a numeric
+ * column compared with a value (NULL never matches).
  */
-export interface Condition {
-  sql: (next: () => string, terms: string) => string;
-  /** The same condition for the in-memory index (SEARCH_INDEX=memory): see ConditionMatch. */
-  match: ConditionMatch;
-}
-
-/**
- * A condition as the in-memory index asks it: a document has one of the facets (`F:` || facet in
- * `terms`), every word of a text (as plainto_tsquery('simple') makes them), or a numeric column
- * compared with a value (NULL never matches).
- */
-export type ConditionMatch =
+export type Condition =
   | { facets: string[] }
   | { words: string }
   | { column: 'num_min' | 'num_max'; op: '>=' | '<=' | '<'; value: number };
 
 /** Ids a query can page through: 40 pages of 25, and one more to tell `has_more`. */
 const RANKED_MAX = SEARCH_MAX_PAGE * SEARCH_PER_PAGE + 1;
-/** Query shapes whose band read is kept as a named statement on one connection (see readBanded). */
-const BAND_STATEMENTS_PER_CONNECTION = 64;
 /**
  * The index generation (migration 0011): a column of the one row every batch updates in its own
  * transaction, so a snapshot sees a batch's rows and its generation together, on the primary as on
  * a streaming replica (a sequence's value on a replica moves only when its WAL-logged look-ahead does).
  */
 const GENERATION_SQL = `SELECT generation::text AS generation FROM entities_count`;
-
-/**
- * The ordered ids of a query read so far, in (rank_score DESC, id) order: the first `ids.length`
- * hits of the full order, or every match (up to RANKED_MAX) when `complete`. A first page reads
- * the rank bands from the top down until its page is filled; a deeper page reads up to RANKED_MAX.
- */
-interface RankedIds {
-  generation: string;
-  ids: string[];
-  /** Every match (up to RANKED_MAX) is in; when not, `ids` are the first hits, too few for a deeper page. */
-  complete: boolean;
-}
 
 /**
  * `terms` of a row of the batch (migrations 0004, 0005): its words (as to_tsvector('simple') makes
@@ -203,19 +176,16 @@ function entityOf(row: PageRow & { page?: unknown; of_page?: unknown }): EntityR
 
 @Injectable()
 export class EntitiesRepository {
-  private readonly rankedCacheEntries: number;
-  /** The first-time rankings running in PostgreSQL at once (SEARCH_RANK_CONCURRENCY). */
-  private readonly rankings: Gate;
-
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(SEARCH_CONFIG) config: SearchConfig,
     private readonly reads: SearchReads,
-    // absent where a repository is made by hand (tools, tests): the bands path
+    // absent in a writer made by hand (the restore drill's): no index of its own to keep current, no pages
     @Optional() private readonly memory?: MemorySearchIndex,
-  ) {
-    this.rankedCacheEntries = config.rankedCacheEntries;
-    this.rankings = new Gate(config.rankConcurrency);
+  ) {}
+
+  private get index(): MemorySearchIndex {
+    if (!this.memory) throw new Error('EntitiesRepository made without a MemorySearchIndex reads no pages');
+    return this.memory;
   }
 
   /**
@@ -248,7 +218,7 @@ export class EntitiesRepository {
       ({ rows: counted } = await client.query<{ inserted: string; total: string }>(UPSERT_FROM_LOAD_SQL));
       // the index's size (migration 0010) and generation (0011) move in the batch's transaction, sent with its COMMIT;
       // the batch's ext_keys are logged under that generation (migration 1764000017000) for the in-memory
-      // indexes of search processes (SEARCH_INDEX=memory) to read what changed, and entries older than an
+      // indexes of search processes to read what changed, and entries older than an
       // hour go (looked at every 64th batch)
       const [stamped] = await client.query(`WITH g AS (UPDATE entities_count SET n = n + ${Number(counted[0].inserted)}, generation = generation + 1 RETURNING generation),
           logged AS (INSERT INTO entities_changes (generation, ext_keys) SELECT g.generation, ARRAY(SELECT ext_key FROM entities_load) FROM g RETURNING generation),
@@ -263,19 +233,9 @@ export class EntitiesRepository {
     client.release();
     // this process's index has the batch before the batch is answered (other processes read it
     // within SEARCH_INDEX_POLL_MS, or at their next page read, which finds the generation moved)
-    if (this.memory?.enabled) await this.memory.catchUp(generation);
+    await this.memory?.catchUp(generation);
     const inserted = Number(counted[0].inserted);
     return { inserted, updated: Number(counted[0].total) - inserted };
-  }
-
-  /**
-   * Merges the GIN indexes' pending lists (fastupdate) into the indexes. Rows inserted go to a
-   * pending list that every search must scan linearly; after a bulk write it is merged at once
-   * instead of waiting for autovacuum, so searches stay index-fast while ingestion goes on.
-   */
-  async mergePendingIndexEntries(): Promise<void> {
-    // hand-written: a PostgreSQL function call, nothing an entity manager has
-    await this.pool.query(`SELECT gin_clean_pending_list(indexrelid) FROM pg_index WHERE indrelid = 'entities_rank'::regclass AND indexrelid::regclass::text LIKE 'entities\\_terms\\_%'`);
   }
 
   /**
@@ -289,161 +249,29 @@ export class EntitiesRepository {
   }
 
   /**
-   * One page of a lens: the text query and the filters narrow the set through the GIN indexes;
-   * hits come in a fixed order (static rank, then id), at most 40 pages * 25 + 1 of them.
-   *
-   * The ordered ids of a query (up to 1,001) are kept per process, stamped with the index
-   * generation (a sequence every write bumps after it commits), so a page — page 40 as page 1 —
-   * is 26 primary-key reads once the query has run: PostgreSQL reads every match of a query once
-   * per generation instead of once per page. A page served from a stamped list is checked against
-   * the current generation in the statement that reads its rows; a write in between discards the
-   * list and the query runs again. `SEARCH_RANKED_CACHE` (entries, default 256) sets the size;
-   * 0 reads every page straight from the index.
+   * One page of a lens: the first offset + limit ids of the query in (rank_score DESC, id) order
+   * (at most 40 pages * 25 + 1) from this process's in-memory index (MemorySearchIndex, which keeps
+   * the ids of recent queries: SEARCH_RANKED_CACHE), then the page's rows by primary key in one
+   * statement, which reads the generation too. A page whose generation is newer than the index's
+   * (a batch another process wrote, not polled yet) brings the index up to it and is asked again,
+   * so a page reflects every batch committed before it was read.
    *
    * The workspace's opportunity profile (investors' match_score) comes with the page, read by the
-   * same statement: one PostgreSQL round trip per served page instead of two.
+   * same statement: one PostgreSQL round trip per page instead of two.
    *
    * Pages are read where SearchReads says: a streaming replica when SEARCH_READ_DATABASE_URL is set.
    */
-  async search(workspaceId: string, lens: Lens, q: string, conditions: Condition[], params: unknown[], offset: number, limit: number): Promise<Page> {
-    if (this.memory?.enabled) return this.searchMemory(this.memory, workspaceId, lens, q, conditions, offset, limit);
-    const { filter, values } = this.whereOf(q, conditions, params);
-    const key = JSON.stringify([lens, filter, values]);
-    const need = Math.min(offset + limit, RANKED_MAX);
-    const cached = this.rankedCacheEntries > 0 ? this.ranked.get(key) : undefined;
-    if (cached && (cached.ids.length >= need || cached.complete)) {
-      this.ranked.delete(key); // most recently used last
-      this.ranked.set(key, cached);
-      const page = await this.pageOf(workspaceId, cached.ids.slice(offset, offset + limit));
-      if (page.generation === cached.generation) return page;
-      this.ranked.delete(key);
-    }
-    const fresh = await this.rank(key, lens, filter, values, need);
-    return this.pageOf(workspaceId, fresh.ids.slice(offset, offset + limit));
-  }
-
-  /**
-   * A page from the in-memory index (SEARCH_INDEX=memory): the first offset + limit ids of the
-   * query in rank order (at most RANKED_MAX), then the page's rows by primary key in one statement,
-   * which reads the generation too. A page whose generation is newer than the index's (a batch
-   * another process wrote, not polled yet) brings the index up to it and is asked again, so a
-   * page reflects every batch committed before it was read, as the ranked ids do (search above).
-   */
-  private async searchMemory(memory: MemorySearchIndex, workspaceId: string, lens: Lens, q: string, conditions: Condition[], offset: number, limit: number): Promise<Page> {
-    const query = await memory.queryOf(lens, q, conditions);
+  async search(workspaceId: string, lens: Lens, q: string, conditions: Condition[], offset: number, limit: number): Promise<Page> {
+    const index = this.index;
+    const query = await index.queryOf(lens, q, conditions);
     const need = Math.min(offset + limit, RANKED_MAX);
     for (let attempt = 0; ; attempt++) {
-      const { generation, ids } = memory.top(query, need, offset);
+      const { generation, ids } = index.top(query, need, offset);
       const page = await this.pageOf(workspaceId, ids.slice(0, limit));
       // a page read on a streaming replica behind the index's source is served as read
       if (BigInt(page.generation) <= generation || attempt === 2) return page;
-      await memory.catchUp(BigInt(page.generation));
+      await index.catchUp(BigInt(page.generation));
     }
-  }
-
-  private readonly ranked = new Map<string, RankedIds>();
-  /** The band reads prepared on each connection of the pool (readBanded). */
-  private readonly bandStatements = new WeakMap<PoolClient, Set<string>>();
-  private readonly ranking = new Map<string, Promise<RankedIds>>();
-
-  /**
-   * The ordered ids of a query, at least `need` of them (or all there are, up to RANKED_MAX), read
-   * once for concurrent callers. A first page reads `need` hits (26); any deeper page reads up to
-   * RANKED_MAX at once, so pages 2..40 are then served from the list.
-   *
-   * Rank-ordered access (migration 0009): `terms` has a GIN index per lens and rank band
-   * (RANK_BANDS), on `entities_rank`, the narrow copy of the columns a ranking and its filters read
-   * (migration 0013: a match costs a read of a narrow row, not of the whole entity), so one
-   * statement reads the bands from the top down, each band's matches sorted
-   * by (rank_score DESC, id), and its LIMIT stops the reading in the band that fills the page: the
-   * bands below are never started. Each band is as wide as all above it, so a read fetches at most
-   * about twice the rows it returns, whatever the size of the index (before, a first page 40 read
-   * and sorted every match of the lens). Bands are disjoint ranges of rank_score, so their
-   * concatenation in band order is exactly the order of one ORDER BY over every match.
-   */
-  private async rank(key: string, lens: Lens, filter: string[], values: unknown[], need: number): Promise<RankedIds> {
-    for (let running = this.ranking.get(key); running; running = this.ranking.get(key)) {
-      const done = await running.catch(() => undefined);
-      if (done && (done.ids.length >= need || done.complete)) return done;
-      if (this.ranking.get(key) === running) this.ranking.delete(key);
-    }
-    const limit = need <= SEARCH_PER_PAGE + 1 ? need : RANKED_MAX;
-    // at most SEARCH_RANK_CONCURRENCY rankings at once: with more rankings than the database has
-    // cores, each one costs PostgreSQL more CPU, and none of them ends sooner (docs/history/benchmarks.md,
-    // "Rankings at once")
-    const work = this.rankings.run(async () => {
-      const read = (LENSES as readonly string[]).includes(lens) ? await this.readBanded(lens, filter, values, limit) : undefined;
-      const { generation, ids } = read ?? await this.readRanked(`e.lens = $${values.length + 1}${filter.map((c) => ` AND ${c}`).join('')}`, [...values, lens], limit);
-      return this.keep(key, { generation, ids, complete: ids.length < limit || ids.length >= RANKED_MAX });
-    });
-    this.ranking.set(key, work);
-    return work.finally(() => this.ranking.delete(key));
-  }
-
-  /**
-   * The first `limit` ids of `filter` in one lens of LENSES, band by band from the top (see rank),
-   * and the generation of the same snapshot; undefined if PostgreSQL did not hand the bands on in
-   * their order (a plan that does not run an Append's children one after the other, which a
-   * non-parallel plan always does): the caller then reads with one ORDER BY over every match.
-   */
-  private async readBanded(lens: Lens, filter: string[], values: unknown[], limit: number): Promise<{ generation: string; ids: string[] } | undefined> {
-    const rest = filter.map((c) => ` AND ${c}`).join('');
-    // the lens and the band's bounds are constants in the text (the lens one of LENSES), so that the
-    // planner can prove the band index's predicate; no ORDER BY over the Append, which would read every
-    // band. The limit is a parameter: a first page and a deeper one of the same shape share one
-    // statement, planned once per connection instead of twice.
-    const limitParam = `$${values.length + 1}`;
-    const bands = Array.from({ length: RANK_BANDS.length + 1 }, (_, i) =>
-      `(SELECT ${i} AS band, e.id FROM entities_rank e WHERE e.lens = '${lens}' AND ${rankBandSql(i, 'e.rank_score')}${rest} ORDER BY e.rank_score DESC, e.id LIMIT ${limitParam})`);
-    const text = `SELECT g.generation, m.band, m.id FROM (${GENERATION_SQL}) g
-         LEFT JOIN LATERAL (${bands.join('\n UNION ALL ')} LIMIT ${limitParam}) m ON true`;
-    const params = [...values, limit];
-    // Planning twelve band reads costs PostgreSQL more than running them for a first page (the
-    // planner weighs every band index for every band),
-    // and the plan does not depend on the values: one named statement per query shape (lens and
-    // which filters) and connection, planned once as a generic plan (in auto mode PostgreSQL kept
-    // planning a first page afresh). At most BAND_STATEMENTS_PER_CONNECTION shapes are kept per
-    // connection; others are planned per read.
-    const name = `search-bands-${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-    const rows = await this.reads.run(async (client) => {
-      let kept = this.bandStatements.get(client);
-      if (!kept) this.bandStatements.set(client, (kept = new Set()));
-      if (!kept.has(name) && kept.size >= BAND_STATEMENTS_PER_CONNECTION) {
-        return (await client.query<{ generation: string; band: number | null; id: string | null }>(text, params)).rows;
-      }
-      kept.add(name);
-      // hand-written: the ids and the generation from one snapshot, with the band predicates spelled
-      // out for the planner (a failure destroys the connection, its transaction with it: SearchReads.run)
-      await client.query('BEGIN READ ONLY; SET LOCAL plan_cache_mode = force_generic_plan');
-      const banded = await client.query<{ generation: string; band: number | null; id: string | null }>({ name, text, values: params });
-      await client.query('COMMIT');
-      return banded.rows;
-    });
-    if (rows[0].id === null) return { generation: rows[0].generation, ids: [] };
-    for (let r = 1; r < rows.length; r++) if ((rows[r].band as number) < (rows[r - 1].band as number)) return undefined;
-    return { generation: rows[0].generation, ids: rows.map((r) => r.id as string) };
-  }
-
-  /**
-   * The ids of `where` over `entities e` in (rank_score DESC, id) order, at most `limit`, and the
-   * generation of the same snapshot.
-   */
-  private async readRanked(where: string, values: unknown[], limit: number): Promise<{ generation: string; ids: string[] }> {
-    // hand-written: the ids and the generation from one snapshot
-    const { rows } = await this.reads.run((client) => client.query<{ generation: string; id: string | null }>(
-      `SELECT g.generation, m.id FROM (${GENERATION_SQL}) g
-         LEFT JOIN LATERAL (SELECT e.id, e.rank_score FROM entities e WHERE ${where} ORDER BY e.rank_score DESC, e.id LIMIT ${limit}) m ON true
-        ORDER BY m.rank_score DESC, m.id`,
-      values,
-    ));
-    return { generation: rows[0].generation, ids: rows[0].id === null ? [] : rows.map((r) => r.id as string) };
-  }
-
-  private keep(key: string, entry: RankedIds): RankedIds {
-    this.ranked.delete(key);
-    this.ranked.set(key, entry);
-    while (this.ranked.size > this.rankedCacheEntries) this.ranked.delete(this.ranked.keys().next().value as string);
-    return entry;
   }
 
   /**
@@ -503,22 +331,6 @@ export class EntitiesRepository {
       if (row.n !== null) page.rows.push(entityOf(row));
     }
     return pages;
-  }
-
-  /**
-   * The conditions of a query over `e` (`entities`, or `entities_rank`, which has every column they
-   * name) but its lens, with their parameters numbered from $1 (every read names the lens as a
-   * constant, or after these). Words and facets are matched in `terms`, so they make one GIN scan
-   * of each band's index.
-   */
-  private whereOf(q: string, conditions: Condition[], params: unknown[]): { filter: string[]; values: unknown[] } {
-    const values: unknown[] = [...params];
-    if (q.trim() !== '') values.push(q);
-    let n = 0;
-    const next = () => `$${++n}`;
-    const filter = conditions.map((c) => c.sql(next, 'e.terms'));
-    if (q.trim() !== '') filter.push(`e.terms @@ plainto_tsquery('simple', ${next()})`);
-    return { filter, values };
   }
 
   /**

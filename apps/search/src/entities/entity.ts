@@ -2,15 +2,6 @@ import { EntityInput } from '@app/contracts';
 
 export { EntityInput, facet } from '@app/contracts';
 
-/** A tsquery lexeme as text: quoted, with its quotes doubled and its backslashes escaped. */
-const lexeme = (token: string): string => `'${token.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
-
-/**
- * A tsquery (as text) matching entities with any of these facets in `terms` (migration
- * 0004_entities_terms: every facet is there as 'F:' || facet).
- */
-export const anyFacet = (facets: string[]): string => facets.map((f) => lexeme(`F:${f}`)).join(' | ');
-
 /**
  * The facet tokens of `terms`: 'F:' || facet, each once. A facet of 2,000 bytes or more is left
  * out (a tsvector lexeme is at most 2,047 bytes; filter values are at most 100 characters, so no
@@ -25,25 +16,6 @@ export function facetTerms(facets: readonly unknown[] | undefined): string[] {
     terms.add(`F:${value}`);
   }
   return [...terms];
-}
-
-/**
- * The rank bands of every lens (migration 0009): band 0 is `rank_score >= RANK_BANDS[0]`, band i
- * is `RANK_BANDS[i] <= rank_score < RANK_BANDS[i - 1]`, the last `rank_score < RANK_BANDS[10]`.
- * On the 0..999,999 scale every connector and the seed use, band i (i < 11) holds 1/2^(12-i) of
- * it, the last band half: each band is as wide as every band above it together, so a read that
- * stops after the band where its page is filled reads at most about twice the matches it needs,
- * whatever the size of the index. Each band of each lens has a partial GIN index of `terms`
- * (`entities_terms_<lens>_b<i>`, whose predicates name these numbers: keep them equal; a different
- * number here makes the planner ignore those indexes, never changes a result).
- */
-export const RANK_BANDS: readonly number[] = [999_511, 999_023, 998_046, 996_093, 992_187, 984_375, 968_750, 937_500, 875_000, 750_000, 500_000];
-
-/** The rank condition of band `i` over `column` (constants, so the planner can prove a band index's predicate). */
-export function rankBandSql(i: number, column: string): string {
-  if (i === 0) return `${column} >= ${RANK_BANDS[0]}`;
-  if (i === RANK_BANDS.length) return `${column} < ${RANK_BANDS[i - 1]}`;
-  return `${column} >= ${RANK_BANDS[i]} AND ${column} < ${RANK_BANDS[i - 1]}`;
 }
 
 /** `jane@acme.com` -> `j***@acme.com` */

@@ -4,7 +4,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import { PG_POOL, runPeriodically } from '@app/platform';
 import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { SearchReads } from '../search/search-reads.store';
-import type { ConditionMatch } from './entities.repository';
+import type { Condition } from './entities.repository';
 import { IndexDoc, IndexQuery, MemoryIndex, SegmentBuilder } from './memory-index';
 
 /** Texts whose lexemes PostgreSQL gave, kept per process (most recently used last). */
@@ -180,8 +180,7 @@ export async function buildIndex(client: PoolClient): Promise<MemoryIndex> {
 }
 
 /**
- * The in-memory index of this search process (SEARCH_INDEX=memory; docs/decisions.md, "Search in
- * memory"). PostgreSQL stays the source of truth: the index is built from it at start-up (the
+ * The in-memory index of this search process (docs/decisions.md, "Search in memory"). PostgreSQL stays the source of truth: the index is built from it at start-up (the
  * process is not ready, nor in its NATS queue group, before: Nest awaits onModuleInit), and kept
  * at the index generation by reading what the batches since wrote (entities_changes): after a
  * batch this process wrote, when a page read finds a newer generation, and every
@@ -194,14 +193,10 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
   private catchingUp?: Promise<void>;
   private stopPolling?: () => void;
   private readonly lexemeCache = new Map<string, string[]>();
-  readonly enabled: boolean;
 
-  constructor(@Inject(PG_POOL) private readonly pool: Pool, @Inject(SEARCH_CONFIG) private readonly config: SearchConfig, private readonly reads: SearchReads) {
-    this.enabled = config.index === 'memory';
-  }
+  constructor(@Inject(PG_POOL) private readonly pool: Pool, @Inject(SEARCH_CONFIG) private readonly config: SearchConfig, private readonly reads: SearchReads) {}
 
   async onModuleInit(): Promise<void> {
-    if (!this.enabled) return;
     await this.rebuild();
     this.stopPolling = runPeriodically(() => this.catchUp(), this.config.indexPollMs);
   }
@@ -304,7 +299,7 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
    * The query of a lens, a text and the conditions of conditionsFor: words as PostgreSQL's
    * plainto_tsquery('simple') makes them (lexemes), facets as the terms they are.
    */
-  async queryOf(lens: string, q: string, conditions: readonly { match: ConditionMatch }[]): Promise<IndexQuery> {
+  async queryOf(lens: string, q: string, conditions: readonly Condition[]): Promise<IndexQuery> {
     const all: string[] = [];
     const anyOf: string[][] = [];
     const numeric: IndexQuery['numeric'][number][] = [];
@@ -315,7 +310,7 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
       if (lexemes.length === 0) none = true;
       all.push(...lexemes);
     };
-    for (const { match } of conditions) {
+    for (const match of conditions) {
       if ('facets' in match) anyOf.push(match.facets.map((f) => `F:${f}`));
       else if ('words' in match) await words(match.words);
       else numeric.push(match);

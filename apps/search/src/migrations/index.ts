@@ -15,6 +15,7 @@ import { RevealsOwner1764000014000 } from './1764000014000-reveals-owner';
 import { CreditLeases1764000016000 } from './1764000016000-credit-leases';
 import { EntitiesChanges1764000017000 } from './1764000017000-entities-changes';
 import { LeaseTakeCustomPlans1764000018000 } from './1764000018000-lease-take-custom-plans';
+import { DropRankBands1764000019000 } from './1764000019000-drop-rank-bands';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -44,11 +45,12 @@ export const MIGRATIONS = [
   CreditLeases1764000016000,
   EntitiesChanges1764000017000,
   LeaseTakeCustomPlans1764000018000,
+  DropRankBands1764000019000,
 ];
 
 /**
- * The index layout applied after the migrations (SEARCH_INDEX): reached through this module, so
- * `tools/migrate.js` loads it only when it migrates search, and the other services' images (which
- * hold migrate.js, not search's code: tools/image/deps.ts) do not carry it.
+ * SEARCH_INDEX's check (a removed layout is refused before anything is migrated): reached through
+ * this module, so `tools/migrate.js` loads it only when it migrates search, and the other
+ * services' images (which hold migrate.js, not search's code: tools/image/deps.ts) do not carry it.
  */
-export { applyIndexLayout, searchIndexOf } from './index-layout';
+export { searchIndexOf } from './index-layout';

@@ -1,39 +1,28 @@
 import { Injectable } from '@nestjs/common';
-import { Lens, OpportunityProfile, RequestContext, SEARCH_PER_PAGE, SearchHit, SearchRequest, SearchResults } from '@app/contracts';
+import { OpportunityProfile, RequestContext, SEARCH_PER_PAGE, SearchHit, SearchRequest, SearchResults } from '@app/contracts';
 import { DomainError } from '@app/platform';
 import { LeasesService } from '../credits/leases.service';
-import { Condition, ConditionMatch, EntitiesRepository, EntityRow } from '../entities/entities.repository';
-import { anyFacet, facet, maskEmail, maskPhone } from '../entities/entity';
+import { Condition, EntitiesRepository, EntityRow } from '../entities/entities.repository';
+import { facet, maskEmail, maskPhone } from '../entities/entity';
 import { ProfilesRepository } from './profiles.repository';
 
 const FACET_KEYS = new Set(['industry', 'country', 'size', 'stage', 'sector', 'type', 'state', 'region', 'institution', 'agency', 'program', 'mechanism']);
 
-/** Filters of the spec as SQL over the indexed columns (values were validated by the gateway). */
-export function conditionsFor(lens: Lens, filters: Record<string, string[]>): { conditions: Condition[]; params: unknown[] } {
+/** Filters of the spec as conditions of the in-memory index (values were validated by the gateway); values of one facet key are OR. */
+export function conditionsFor(filters: Record<string, string[]>): Condition[] {
   const conditions: Condition[] = [];
-  const params: unknown[] = [];
-  const add = (value: unknown, match: ConditionMatch, sql: (p: string, terms: string) => string) => {
-    params.push(value);
-    conditions.push({ sql: (next, terms) => sql(next(), terms), match });
-  };
+  const numeric = (value: number, column: 'num_min' | 'num_max', op: '>=' | '<=' | '<') => conditions.push({ column, op, value });
   for (const [key, values] of Object.entries(filters ?? {})) {
     if (!Array.isArray(values) || values.length === 0) continue;
-    // facets and words are matched in `terms` (one GIN index, migration 0004): values of one key are OR
-    if (FACET_KEYS.has(key)) {
-      const facets = values.map((v) => facet(key, v));
-      add(anyFacet(facets), { facets }, (p, terms) => `${terms} @@ ${p}::tsquery`);
-    } else if (key === 'title') add(values.join(' '), { words: values.join(' ') }, (p, terms) => `${terms} @@ plainto_tsquery('simple', ${p})`);
+    if (FACET_KEYS.has(key)) conditions.push({ facets: values.map((v) => facet(key, v)) });
+    else if (key === 'title') conditions.push({ words: values.join(' ') });
     else if (key === 'check_min') numeric(Math.max(...values.map(Number)), 'num_max', '>=');
     else if (key === 'check_max') numeric(Math.min(...values.map(Number)), 'num_min', '<=');
     else if (key === 'min_works') numeric(Math.max(...values.map(Number)), 'num_min', '>=');
     else if (key === 'recency') numeric(new Date().getUTCFullYear() - Math.min(...values.map(Number)), 'num_max', '>=');
     else if (key === 'deadline_before') numeric(Math.min(...values.map((v) => Math.floor(Date.parse(`${v}T00:00:00Z`) / 86_400_000))), 'num_max', '<');
   }
-  function numeric(value: number, column: 'num_min' | 'num_max', op: '>=' | '<=' | '<') {
-    add(value, { column, op, value }, (p) => `e.${column} ${op} ${p}::bigint`);
-  }
-  void lens;
-  return { conditions, params };
+  return conditions;
 }
 
 /** 0..100: sector overlap 40, stage 25, amount within the check size 25, location 10. */
@@ -114,10 +103,10 @@ export class SearchService {
     const charge = ctx.livemode !== false && ctx.mode !== 'test';
     if (!charge && page !== 1) throw DomainError.invalid('page', 'Test keys can read page 1 only');
     const ref = `search:${ctx.request_id}`;
-    const { conditions, params } = conditionsFor(request.lens, request.filters);
+    const conditions = conditionsFor(request.filters);
     // the page is read while its credit is charged (a read changes nothing); it is returned only
     // once the charge is committed, and refunded when the read failed
-    const read = this.entities.search(ctx.workspace_id, request.lens, request.q ?? '', conditions, params, (page - 1) * SEARCH_PER_PAGE, SEARCH_PER_PAGE + 1);
+    const read = this.entities.search(ctx.workspace_id, request.lens, request.q ?? '', conditions, (page - 1) * SEARCH_PER_PAGE, SEARCH_PER_PAGE + 1);
     read.catch(() => undefined); // awaited below; not an unhandled rejection while the charge runs
     if (charge) await this.leases.charge(ctx, ref);
     try {
