@@ -1,4 +1,5 @@
 import { jetstream } from '@nats-io/jetstream';
+import { Client } from 'pg';
 import { eventSubject } from '@app/contracts';
 import { newId } from '@app/platform/ids';
 import { waitFor } from '../../../tools/mesh/processes';
@@ -137,6 +138,22 @@ describe('GET /events/stream', () => {
     await quiet();
     expect([ids(s), ids(resumed)]).toEqual([[newer, older], [older]]);
     resumed.close();
+  }, 60_000);
+
+  it('a write transaction running in another database of the server (the gateway\'s, here) delays nothing: the event arrives while it still runs', async () => {
+    const other = new Client({ connectionString: mesh.databaseUrl('gateway') });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('SELECT pg_current_xact_id()');
+      const s = await stream(ws.key);
+      const [id] = await publish(ws.workspace.id, [{}]);
+      await until('the event, the other database\'s transaction still running', () => s.events.length >= 1);
+      expect(ids(s)).toEqual([id]);
+      s.close();
+    } finally {
+      await other.end();
+    }
   }, 60_000);
 
   it('`types` keeps those event types; a value that is not event types separated by commas is 400 with param types', async () => {

@@ -9,7 +9,8 @@ import { waitFor } from '../../../../tools/mesh/processes';
  * position, in the order their transactions became final. An event stored by a transaction that
  * is still running when a newer event is already committed (the fan-out runs two transactions at
  * once, and each producer makes its own ids) is held back until it commits, then read before the
- * newer one: a reader that went on by id from the newer event would never see it.
+ * newer one: a reader that went on by id from the newer event would never see it. Only this
+ * database's transactions hold events back: those of the server's other databases cannot store one.
  */
 describe('webhooks events stream over NATS', () => {
   let mesh: TestMesh;
@@ -28,9 +29,9 @@ describe('webhooks events stream over NATS', () => {
 
   const read = async (body: object, ctx: object = ws) => mesh.rpc(SUBJECTS.webhooks.eventsStream, ctx, { limit: 100, ...body });
   /**
-   * A read once it has data: a transaction of anything else on the server that began before the
-   * insert's commit (other databases included) holds the events back until it ends, as it does
-   * for a stream.
+   * A read once it has data: a transaction of this database (the service's own, say its claim's
+   * heartbeat) that began before the insert's commit holds the events back until it ends, as it
+   * does for a stream.
    */
   const readSome = async (body: object, ctx: object = ws) => {
     let answer: Awaited<ReturnType<typeof read>> | undefined;
@@ -68,6 +69,59 @@ describe('webhooks events stream over NATS', () => {
     expect((await read({ after: after.response.position })).response.data).toEqual([]);
     // resuming after the older event by its id reads the newer one only
     expect((await readSome({ last_event_id: older })).response.data.map((e: { id: string }) => e.id)).toEqual([newer]);
+  });
+
+  /** A transaction with an xid, left running in another database of the same server (another service's, say). */
+  const elsewhere = async () => {
+    const url = new URL(mesh.databaseUrl('webhooks'));
+    url.pathname = '/postgres';
+    const client = new Client({ connectionString: url.toString() });
+    await client.connect();
+    await client.query('BEGIN');
+    const { rows } = await client.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid');
+    return { xid: BigInt(rows[0].xid), end: () => client.end() };
+  };
+  const positionTx = (position: string) => BigInt(position.split(':')[0]);
+
+  it('a transaction running in another database of the server holds nothing back: the start is past it and an event is read while it runs', async () => {
+    const foreign = await elsewhere();
+    try {
+      let start: Awaited<ReturnType<typeof read>> | undefined;
+      await waitFor('a start past the other database\'s transaction', async () => positionTx((start = await read({})).response.position) > foreign.xid, 10_000, 20);
+      const id = newId('evt_');
+      await insert(db, id);
+      const after = await readSome({ after: start!.response.position });
+      expect(after.response.data.map((e: { id: string }) => e.id)).toEqual([id]);
+      expect(positionTx(after.response.position)).toBeGreaterThan(foreign.xid);
+    } finally {
+      await foreign.end();
+    }
+  });
+
+  it('beside a transaction of another database, a transaction of this one still holds back its events and every one committed after it', async () => {
+    const foreign = await elsewhere();
+    const slow = new Client({ connectionString: mesh.databaseUrl('webhooks') });
+    await slow.connect();
+    try {
+      await slow.query('BEGIN');
+      const older = newId('evt_', Date.now() - 60_000);
+      await insert(slow, older);
+      const { rows: [{ xid }] } = await slow.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid');
+      // a stream started now starts before the running transaction of this database: its event is not skipped
+      const start = await read({});
+      expect(positionTx(start.response.position)).toBeLessThanOrEqual(BigInt(xid));
+      const newer = newId('evt_');
+      await insert(db, newer);
+      const whileRunning = await read({ after: start.response.position });
+      expect(whileRunning.response.data).toEqual([]);
+      expect(positionTx(whileRunning.response.position)).toBeLessThanOrEqual(BigInt(xid));
+      await slow.query('COMMIT');
+      const after = await readSome({ after: whileRunning.response.position });
+      expect(after.response.data.map((e: { id: string }) => e.id)).toEqual([older, newer]);
+    } finally {
+      await slow.end();
+      await foreign.end();
+    }
   });
 
   it('keeps to the workspace, its mode and the types asked; a full page says has_more and the next read goes on from it', async () => {

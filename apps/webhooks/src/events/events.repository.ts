@@ -23,10 +23,10 @@ export interface EventFilter {
 
 /**
  * Where a reader of the stream is: after the event `id` stored by transaction `tx`. Events are
- * read in (tx, id) order, and only those whose transaction ended before the oldest one still
- * running: a transaction that commits later has a greater id than every one read, so nothing can
- * be stored behind a reader's position (an event's own id orders by when it was made, not by when
- * it was stored).
+ * read in (tx, id) order, and only those below the horizon (HORIZON): a transaction of this
+ * database that commits later has a greater id than every one read, so nothing can be stored
+ * behind a reader's position (an event's own id orders by when it was made, not by when it was
+ * stored).
  */
 export interface StreamPosition {
   /** The storing transaction's id (xid8), as text. */
@@ -43,6 +43,34 @@ export interface StreamFilter {
   after: StreamPosition;
   limit: number;
 }
+
+/**
+ * The horizon of the statement's snapshot: the oldest transaction still running that may be of
+ * this database, or the snapshot's xmax when none runs. Every transaction of this database below
+ * it has ended, so the snapshot sees all it stored; those of the server's other databases (another
+ * service's import, a migration, a test suite beside) cannot store an event and do not hold it
+ * (docs/decisions.md, "GET /events/stream"). A running xid is passed over only when a backend of
+ * another database holds it (pg_stat_activity, which shows datid and backend_xid of every role's
+ * backends): read after the snapshot, such a row names the transaction's own database, so a race
+ * can only keep an xid in (an ended backend, a slot not yet filled), never pass one of this
+ * database over. Prepared transactions are never passed over. pg_stat_activity is read once per
+ * transaction, so this must stay one statement of its own transaction (the pool's autocommit).
+ * Running xids are compared as 32-bit xids by equality only (two running ones never share them).
+ * `h` is materialized so that the horizon a read answers is the one its rows were compared with.
+ */
+const HORIZON = `
+  s AS (SELECT pg_current_snapshot() AS snapshot),
+  elsewhere AS MATERIALIZED (
+    SELECT backend_xid FROM pg_stat_activity
+    WHERE backend_xid IS NOT NULL AND datid <> (SELECT oid FROM pg_database WHERE datname = current_database())
+  ),
+  h AS MATERIALIZED (
+    SELECT coalesce(
+      (SELECT min(x) FROM pg_snapshot_xip(s.snapshot) AS x WHERE NOT EXISTS (SELECT FROM elsewhere WHERE backend_xid = xid(x))),
+      pg_snapshot_xmax(s.snapshot)
+    ) AS horizon
+    FROM s
+  )`;
 
 /**
  * The statements of webhook_events: each public event stored once at consumption, read back by
@@ -90,21 +118,23 @@ export class EventsRepository {
   }
 
   /**
-   * The final events after the position, in (tx, id) order, and the horizon of this read: the
-   * oldest transaction still running, before which every transaction has ended.
+   * The final events after the position, in (tx, id) order, and the horizon of this read (HORIZON).
+   * A named statement: every open stream reads once a poll, and planning it cost several times
+   * running it.
    */
   async stream(filter: StreamFilter, retentionDays: number): Promise<{ rows: (StoredEvent & { tx: string })[]; horizon: string }> {
-    const { rows } = await this.pool.query<{ horizon: string; id: string | null; envelope: EventEnvelope | null; tx: string | null }>(
-      `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
-       SELECT h.xmin::text AS horizon, e.id, e.envelope, e.tx::text AS tx
+    const { rows } = await this.pool.query<{ horizon: string; id: string | null; envelope: EventEnvelope | null; tx: string | null }>({
+      name: 'webhooks-events-stream',
+      text: `WITH ${HORIZON}
+       SELECT h.horizon::text AS horizon, e.id, e.envelope, e.tx::text AS tx
        FROM h LEFT JOIN LATERAL (
          SELECT id, envelope, tx FROM webhook_events
-         WHERE workspace_id = $1 AND livemode = $2 AND (tx, id) > ($3::xid8, $4::text) AND tx < h.xmin
+         WHERE workspace_id = $1 AND livemode = $2 AND (tx, id) > ($3::xid8, $4::text) AND tx < h.horizon
            AND created >= now() - $5 * interval '1 day' AND ($6::text[] IS NULL OR type = ANY ($6))
          ORDER BY tx, id LIMIT $7
        ) e ON true`,
-      [filter.workspaceId, filter.livemode, filter.after.tx, filter.after.id, retentionDays, filter.types ?? null, filter.limit],
-    );
+      values: [filter.workspaceId, filter.livemode, filter.after.tx, filter.after.id, retentionDays, filter.types ?? null, filter.limit],
+    });
     return {
       horizon: rows[0].horizon,
       rows: rows.filter((row) => row.id !== null).map((row) => ({ id: row.id!, envelope: row.envelope!, tx: row.tx! })),
@@ -121,9 +151,9 @@ export class EventsRepository {
     return rows[0];
   }
 
-  /** The oldest transaction still running: every event stored from now on has a tx at or after it. */
+  /** The horizon now (HORIZON): every event stored from now on has a tx at or after it. */
   async horizon(): Promise<string> {
-    const { rows } = await this.pool.query<{ horizon: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon');
+    const { rows } = await this.pool.query<{ horizon: string }>({ name: 'webhooks-events-horizon', text: `WITH ${HORIZON} SELECT horizon::text AS horizon FROM h` });
     return rows[0].horizon;
   }
 

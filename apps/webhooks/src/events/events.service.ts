@@ -79,8 +79,8 @@ export class EventsService implements OnApplicationBootstrap, OnApplicationShutd
   /**
    * GET /events/stream: the final events after the position asked (docs/decisions.md, "The events
    * stream"). Resuming after a `Last-Event-ID` starts right after that event; with neither a
-   * position nor an id, the stream starts at the present: nothing yet, and the position of the
-   * oldest transaction still running.
+   * position nor an id, the stream starts at the present: nothing yet, and the horizon's position
+   * (before every transaction of this database still running).
    */
   async stream(ctx: RequestContext, request: StreamEventsRequest): Promise<StreamEventsPage> {
     const retention = this.config.eventsRetentionDays;
