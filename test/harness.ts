@@ -19,6 +19,7 @@ import { ProvisionOutcome } from '@app/platform/jetstream';
 import {
   freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
 } from '../tools/mesh/processes';
+import { TIMING_SCALE } from './support/timing';
 
 export const PG_SERVER_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -88,6 +89,17 @@ export function meshHookTimeoutMs(apps: number): number {
 
 /** The bound of a `beforeAll` that asks for `TestMesh.sharedAll()` (it may be the file that starts it). */
 export const SHARED_ALL_START_MS = HARNESS.startTimeoutMs(SERVICE_NAMES.length);
+
+/**
+ * The bound of a test or hook that takes longer than jest's own bound by its nature (a chaos run,
+ * packing and installing packages, a container build): `ms` is the test's own expectation of its
+ * length, scaled by the machine (TEST_TIMING_SCALE, as `allowance`), and never below jest's bound
+ * (HARNESS.testTimeoutMs), so raising TEST_TIMEOUT_MS raises it too. A bound on waiting, not an
+ * assertion of speed; a test that fits in jest's bound sets none (docs/testing.md, "Harness settings").
+ */
+export function longTestMs(ms: number): number {
+  return Math.max(Math.round(ms * TIMING_SCALE), HARNESS.testTimeoutMs);
+}
 
 /**
  * The settings of the mesh of all six services that files share (`TestMesh.sharedAll`): the

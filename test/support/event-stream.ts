@@ -1,6 +1,7 @@
 import { jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
 import { NatsConnection } from '@nats-io/transport-node';
 import { EVENTS_STREAM, EventEnvelope } from '@app/contracts';
+import { allowance } from './timing';
 
 export interface StreamEvent {
   seq: number;
@@ -41,7 +42,7 @@ export class EventStreamReader {
   }
 
   /** Waits until the stream holds an event that matches, then returns it. */
-  async waitFor(match: (event: StreamEvent) => boolean, timeoutMs = 10_000): Promise<StreamEvent> {
+  async waitFor(match: (event: StreamEvent) => boolean, timeoutMs = allowance(10_000)): Promise<StreamEvent> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = (await this.all()).find(match);

@@ -1,5 +1,6 @@
 import { ApiResponse, TestMesh } from '../harness';
 import { ISO_DATE_TIME } from './leads';
+import { allowance } from './timing';
 
 /** Helpers of the export end-to-end tests. */
 
@@ -44,7 +45,7 @@ export async function createExport(mesh: TestMesh, key: string, body: object, he
 }
 
 /** Polls GET /exports/{id} until the job is completed or failed. */
-export async function waitForExport(mesh: TestMesh, key: string, id: string, timeoutMs = 30_000): Promise<any> {
+export async function waitForExport(mesh: TestMesh, key: string, id: string, timeoutMs = allowance(30_000)): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await mesh.request('GET', `/exports/${id}`, { key });

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ROOT, waitFor } from '../../tools/mesh/processes';
+import { HARNESS } from '../harness';
 
 /** A process started by a test, its stdout read line by line. */
 export class Running {
@@ -42,6 +43,6 @@ export async function startExampleReceiver(port: number, secret: string, started
     env: { PATH: process.env.PATH, WEBHOOK_SECRET: secret, PORT: String(port) }, cwd: ROOT,
   }));
   started.push(running);
-  await waitFor('the receiver listening', async () => running.lines.some((l) => l.includes(`webhook receiver on port ${port}`)), 10_000, 50);
+  await waitFor('the receiver listening', async () => running.lines.some((l) => l.includes(`webhook receiver on port ${port}`)), HARNESS.readyTimeoutMs, 50);
   return running;
 }

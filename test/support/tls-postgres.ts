@@ -4,6 +4,7 @@ import { userInfo } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitFor } from '../../tools/mesh/processes';
+import { HARNESS } from '../harness';
 import { PrivateCa } from './private-ca';
 
 const BIN = process.env.PG_TEST_BIN_DIR || '/usr/lib/postgresql/15/bin';
@@ -53,7 +54,7 @@ export async function startTlsPostgres(ca: PrivateCa): Promise<TlsPostgres> {
       } catch {
         return false;
       }
-    }, 20_000, 100),
+    }, HARNESS.readyTimeoutMs, 100),
     exited,
   ]);
   return {

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { TestMesh } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';
+import { allowance } from '../../support/timing';
 
 /**
  * `search:seed` survives one slow request (issue 25): the chunks in flight are held up in
@@ -21,7 +22,7 @@ describe('admin search:seed with a request that outlives its deadline', () => {
     try {
       // the lock is taken once the seed has written its first chunks, and held past the CLI's deadline
       const seed = mesh.adminRaw(['search:seed', '--count', '6000']);
-      await waitFor('first chunks', async () => Number((await mesh.query('search', 'SELECT n FROM entities_count'))[0].n) >= 1000, 30_000, 20);
+      await waitFor('first chunks', async () => Number((await mesh.query('search', 'SELECT n FROM entities_count'))[0].n) >= 1000, allowance(30_000), 20);
       await holder.query('BEGIN');
       await holder.query('LOCK TABLE entities IN SHARE MODE');
       await new Promise((r) => setTimeout(r, 12_000));

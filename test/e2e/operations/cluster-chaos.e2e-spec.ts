@@ -1,4 +1,5 @@
 import { CHAOS_CHECKS, runChaos } from '../../../tools/chaos/chaos';
+import { longTestMs } from '../../harness';
 
 /**
  * The short variant of `npm run chaos -- --cluster`: the shape production runs (two processes of
@@ -31,5 +32,5 @@ describe('cluster chaos (short)', () => {
     expect(report.checks.map((c) => c.name).sort()).toEqual([...CHECKED].sort());
     for (const check of report.checks) expect({ check: check.name, ok: check.ok, detail: check.detail }).toMatchObject({ ok: true });
     expect(report.clients.caller).toMatchObject({ errors: 0, unanswered: 0 });
-  }, 180_000);
+  }, longTestMs(180_000));
 });

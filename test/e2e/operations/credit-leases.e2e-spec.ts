@@ -1,6 +1,7 @@
 import { TestMesh, meshHookTimeoutMs } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';
 import { expectApiError } from '../../support/gateway-assertions';
+import { allowance } from '../../support/timing';
 
 /**
  * Search pages paid from a per-workspace credit lease (issue 37, item 2): search charges each
@@ -13,12 +14,15 @@ import { expectApiError } from '../../support/gateway-assertions';
  * a lease is charged against for 3 s at most (SEARCH_LEASE_TTL_MS), returned after 600 ms without
  * a page (SEARCH_LEASE_IDLE_MS), and every search process sweeps every 100 ms.
  */
+const LEASE_TTL_MS = 3000;
+const LEASE_IDLE_MS = 600;
+
 describe('credit leases of search pages', () => {
   let mesh: TestMesh;
 
   beforeAll(async () => {
     mesh = await TestMesh.start(['gateway', 'billing', 'search'], {
-      SEARCH_LEASE_TTL_MS: '3000', SEARCH_LEASE_IDLE_MS: '600', SEARCH_LEASE_SWEEP_MS: '100',
+      SEARCH_LEASE_TTL_MS: String(LEASE_TTL_MS), SEARCH_LEASE_IDLE_MS: String(LEASE_IDLE_MS), SEARCH_LEASE_SWEEP_MS: '100',
       // 200 pages at once from one key: the per-key budget is not what is tested here
       RATE_LIMIT_PER_MINUTE: '10000',
     });
@@ -29,7 +33,7 @@ describe('credit leases of search pages', () => {
   async function account(plan: number) {
     const workspace = await mesh.createWorkspace({ name: 'leases', planCredits: plan });
     const { key } = await mesh.key(workspace.id, 'live');
-    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, allowance(10_000));
     return { ws: workspace.id as string, key: key as string };
   }
   const page = (key: string, n = 1) => mesh.request('GET', `/search?lens=leads&page=${n}`, { key });
@@ -87,7 +91,7 @@ describe('credit leases of search pages', () => {
     const [lease] = await mesh.query('billing', `SELECT amount, state FROM credit_leases WHERE workspace_id = $1 ORDER BY created_at`, [ws]);
     expect(lease.amount).toBeGreaterThanOrEqual(1);
     // no request of the workspace after these: the lease goes back by itself once idle (600 ms)
-    await waitFor('the idle lease settled', async () => (await mesh.query('billing', `SELECT 1 FROM credit_leases WHERE workspace_id = $1 AND state = 'open'`, [ws])).length === 0, 15_000, 50);
+    await waitFor('the idle lease settled', async () => (await mesh.query('billing', `SELECT 1 FROM credit_leases WHERE workspace_id = $1 AND state = 'open'`, [ws])).length === 0, LEASE_IDLE_MS + allowance(14_400), 50);
     const { balance, leased, refs } = await books(ws);
     expect([balance, leased]).toEqual([37, 0]);
     expect([...refs].sort()).toEqual(served.map(refOf).sort());
@@ -108,14 +112,14 @@ describe('credit leases of search pages', () => {
     for (const r of before) expect(r.status).toBe(200);
     // pages arriving while search dies: some answered, some not; whatever search committed before it died is charged once
     const burst = Array.from({ length: 12 }, (_, i) => page(key, 3 + i));
-    await waitFor('pages charged in the burst', async () => (await mesh.query('search', 'SELECT count(*)::int AS n FROM credit_lease_pages WHERE workspace_id = $1', [ws]))[0].n >= 6, 15_000, 5);
+    await waitFor('pages charged in the burst', async () => (await mesh.query('search', 'SELECT count(*)::int AS n FROM credit_lease_pages WHERE workspace_id = $1', [ws]))[0].n >= 6, allowance(15_000), 5);
     await mesh.killApp('search');
     const answered = await Promise.all(burst);
     expect((await mesh.query('billing', `SELECT 1 FROM credit_leases WHERE workspace_id = $1 AND state = 'open'`, [ws])).length).toBeGreaterThan(0);
     const recorded = (await mesh.query('search', 'SELECT ref FROM credit_lease_pages WHERE workspace_id = $1 AND NOT refunded', [ws])).map((r) => r.ref as string);
     // another search process (the dead one's memory gone) settles the lease once it has expired
     await mesh.startApp('search');
-    await waitFor('the dead process\'s lease settled', async () => (await mesh.query('billing', `SELECT 1 FROM credit_leases WHERE workspace_id = $1 AND state = 'open'`, [ws])).length === 0, 20_000, 50);
+    await waitFor('the dead process\'s lease settled', async () => (await mesh.query('billing', `SELECT 1 FROM credit_leases WHERE workspace_id = $1 AND state = 'open'`, [ws])).length === 0, LEASE_TTL_MS + allowance(17_000), 50);
     const { balance, leased, refs } = await books(ws);
     expect(leased).toBe(0);
     expect([...refs].sort()).toEqual([...recorded].sort());

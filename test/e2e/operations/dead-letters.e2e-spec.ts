@@ -2,9 +2,10 @@ import { jetstream } from '@nats-io/jetstream';
 import { EVENT, eventSubject, WorkspaceCreatedData } from '@app/contracts';
 import { buildEnvelope } from '@app/platform';
 import { newId } from '@app/platform/ids';
-import { TestMesh } from '../../harness';
+import { meshHookTimeoutMs, TestMesh } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate, testCertificate } from '../../../tools/webhooks/https-receiver';
+import { allowance } from '../../support/timing';
 
 /**
  * A poison event ends in the consuming service's dead-letter store after its last delivery, with
@@ -52,10 +53,10 @@ describe('dead-letter store of durable consumers', () => {
     await workspaceCreated({ workspace_id: 'ws_after_poison', plan: 'starter', plan_credits: 100, pack_credits: 0 });
 
     // no head-of-line blocking: the event behind the poison one is handled while the poison one waits for its retries
-    await waitFor('the good event handled', async () => (await accounts('ws_after_poison')).length === 1, 10_000);
+    await waitFor('the good event handled', async () => (await accounts('ws_after_poison')).length === 1, allowance(10_000));
     expect((await dead()).length).toBe(0);
 
-    await waitFor('the poison event stored as dead', async () => (await dead()).length === 1, 20_000);
+    await waitFor('the poison event stored as dead', async () => (await dead()).length === 1, 2000 + 4000 + allowance(14_000)); // the backoffs the test set, and the machine's part
     expect(await dead()).toEqual([
       { consumer: 'billing', event_id: poison, type: 'workspace.created', last_error: 'poison account ws_poison_1 refused', attempts: 3 },
     ]);
@@ -151,7 +152,7 @@ describe('dead-letter store of the webhooks fan-out', () => {
        END $fn$`,
     );
     await mesh.query('webhooks', 'CREATE TRIGGER refuse_poison BEFORE INSERT ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION refuse_poison()');
-  }, 60_000);
+  }, meshHookTimeoutMs(2));
 
   afterAll(async () => {
     await mesh?.close();
@@ -182,9 +183,9 @@ describe('dead-letter store of the webhooks fan-out', () => {
     for (let i = 5; i < 10; i++) good.push(await publish(`Good lead ${i}`));
     await mesh.startApp('webhooks');
 
-    await waitFor('the good events delivered', async () => good.every((id) => seen.includes(id)), 20_000);
+    await waitFor('the good events delivered', async () => good.every((id) => seen.includes(id)), allowance(20_000));
     const stored = () => mesh.query('webhooks', 'SELECT consumer, event_id, last_error, attempts FROM dead_events');
-    await waitFor('the poison event stored as dead', async () => (await stored()).length === 1, 20_000);
+    await waitFor('the poison event stored as dead', async () => (await stored()).length === 1, allowance(20_000));
     expect(await stored()).toEqual([{ consumer: 'webhooks-dispatcher', event_id: poison, last_error: 'poison delivery refused', attempts: 2 }]);
     expect(seen).not.toContain(poison);
     expect(new Set(seen).size).toBe(seen.length);
@@ -197,9 +198,9 @@ describe('dead-letter store of the webhooks fan-out', () => {
       replayed: [{ consumer: 'webhooks-dispatcher', event_id: poison }],
       failed: [],
     });
-    await waitFor('the replayed event delivered', async () => seen.includes(poison), 15_000);
+    await waitFor('the replayed event delivered', async () => seen.includes(poison), allowance(15_000));
     expect(await stored()).toEqual([]);
     await new Promise((r) => setTimeout(r, 500));
     expect(seen.filter((id) => id === poison)).toHaveLength(1);
-  }, 90_000);
+  });
 });

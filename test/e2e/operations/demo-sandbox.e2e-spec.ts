@@ -5,6 +5,7 @@ import { candidateAddresses } from '../../../apps/search/src/reveals/email-verif
 import { DemoSandbox, startDemoSandbox } from '../../../tools/mesh/demo-sandbox';
 import { waitFor } from '../../../tools/mesh/processes';
 import { TestMesh, meshHookTimeoutMs } from '../../harness';
+import { allowance } from '../../support/timing';
 
 /**
  * `npm start`'s demo mail sandbox, started as start.ts starts it, with search pointed at it the
@@ -23,7 +24,7 @@ describe('demo mail sandbox', () => {
     expect(await mesh.admin('search:seed', '--count', '400')).toMatchObject({ inserted: 400 });
     const workspace = await mesh.createWorkspace({ name: 'demo', planCredits: 1000 });
     key = (await mesh.key(workspace.id, 'live')).key;
-    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, allowance(10_000));
   }, meshHookTimeoutMs(4));
   afterAll(async () => {
     await mesh?.close();

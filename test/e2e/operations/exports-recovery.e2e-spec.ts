@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
-import { TestMesh } from '../../harness';
+import { HARNESS, TestMesh } from '../../harness';
 import { createExport, csvObjects, download, insertLeads, waitForExport } from '../../support/exports';
 import { sleep } from '../../support/gateway-assertions';
+import { allowance } from '../../support/timing';
 
 /**
  * Export jobs against failures and replicas: a crm killed mid-export (SIGKILL, no clean-up)
@@ -39,12 +40,12 @@ describe('export jobs: crash recovery and replicas', () => {
 
   it('two crm replicas share the queue and never run one job twice', async () => {
     second = spawnApp('crm', mesh.env, await freePort(), (line) => secondLog.push(line));
-    await waitFor('second crm', () => httpReady((second as RunningApp).port), 30_000);
+    await waitFor('second crm', () => httpReady((second as RunningApp).port), HARNESS.readyTimeoutMs);
 
     const { workspace, key } = await mesh.workspace();
     await insertLeads(mesh, workspace.id, 3000, 'Replica');
     const created = await Promise.all(Array.from({ length: 10 }, (_, i) => createExport(mesh, key, { format: i % 2 ? 'json' : 'csv' })));
-    const done = await Promise.all(created.map((res) => waitForExport(mesh, key, res.body.id, 60_000)));
+    const done = await Promise.all(created.map((res) => waitForExport(mesh, key, res.body.id, allowance(60_000))));
     for (const exp of done) expect(exp).toMatchObject({ status: 'completed', row_count: 3000 });
 
     const ids = done.map((exp) => exp.id);
@@ -72,14 +73,14 @@ describe('export jobs: crash recovery and replicas', () => {
     await waitFor('export processing', async () => {
       const [row] = await mesh.query('crm', 'SELECT status FROM exports WHERE id = $1', [id]);
       return row.status === 'processing';
-    }, 10_000, 20);
+    }, allowance(10_000), 20);
     await sleep(600);
     await mesh.killApp('crm');
     const [killed] = await mesh.query('crm', 'SELECT status, attempts, row_count, locked_until > now() AS leased FROM exports WHERE id = $1', [id]);
     expect(killed).toMatchObject({ status: 'processing', attempts: 1, row_count: null });
 
     await mesh.startApp('crm');
-    const done = await waitForExport(mesh, key, id, 60_000);
+    const done = await waitForExport(mesh, key, id, allowance(60_000));
     expect(done).toMatchObject({ status: 'completed', row_count: 50_000 });
     const [row] = await mesh.query('crm', 'SELECT attempts FROM exports WHERE id = $1', [id]);
     expect(row.attempts).toBe(2);
@@ -106,7 +107,7 @@ describe('export jobs: crash recovery and replicas', () => {
     await waitFor('export processing', async () => {
       const [row] = await mesh.query('crm', 'SELECT status FROM exports WHERE id = $1', [id]);
       return row.status === 'processing';
-    }, 10_000, 20);
+    }, allowance(10_000), 20);
     await sleep(300);
     expect(await mesh.stopApp('crm')).toBe(0);
     const [stopped] = await mesh.query('crm', 'SELECT status, attempts, locked_by FROM exports WHERE id = $1', [id]);
@@ -114,7 +115,7 @@ describe('export jobs: crash recovery and replicas', () => {
     expect(await mesh.query('crm', 'SELECT 1 FROM export_attempts WHERE export_id = $1', [id])).toHaveLength(0);
 
     await mesh.startApp('crm');
-    const done = await waitForExport(mesh, key, id, 60_000);
+    const done = await waitForExport(mesh, key, id, allowance(60_000));
     expect(done).toMatchObject({ status: 'completed', row_count: 30_000 });
     const [row] = await mesh.query('crm', 'SELECT attempts FROM exports WHERE id = $1', [id]);
     expect(row.attempts).toBe(1);

@@ -1,7 +1,8 @@
 import { randomToken } from '@app/platform';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
-import { ApiResponse, TestMesh } from '../../harness';
+import { ApiResponse, HARNESS, meshHookTimeoutMs, TestMesh } from '../../harness';
 import { sleep } from '../../support/gateway-assertions';
+import { allowance } from '../../support/timing';
 
 /**
  * Graceful stop (issue 15 item 4). A crm replica that gets SIGTERM while 200 API requests are in
@@ -20,8 +21,8 @@ describe('graceful drain (e2e)', () => {
     mesh = await TestMesh.start(['gateway', 'crm'], { RATE_LIMIT_PER_MINUTE: '100000' });
     ({ key, workspace: { id: workspaceId } } = await mesh.workspace());
     second = spawnApp('crm', mesh.env, await freePort(), (line) => secondLog.push(line));
-    await waitFor('second crm', () => httpReady((second as RunningApp).port), 30_000);
-  }, 60_000);
+    await waitFor('second crm', () => httpReady((second as RunningApp).port), HARNESS.readyTimeoutMs);
+  }, meshHookTimeoutMs(3)); // two apps and a second crm replica
   afterAll(async () => {
     if (second) await stopApp(second, 3000);
     await mesh?.close();
@@ -67,9 +68,9 @@ describe('graceful drain (e2e)', () => {
     await waitFor('outbox published', async () => {
       const [row] = await mesh.query<{ n: number }>('crm', 'SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
       return row.n === 0;
-    }, 10_000);
+    }, allowance(10_000));
     expect((await mesh.request('GET', `/leads/${seeded.body.id}`, { key })).status).toBe(200);
-  }, 60_000);
+  });
 
   it('a gateway stopped with requests in flight answers them, then refuses connections', async () => {
     const crm = second as RunningApp;
@@ -90,5 +91,5 @@ describe('graceful drain (e2e)', () => {
     expect(answered.map((r) => r.status)).toEqual(Array(30).fill(200));
     expect(await mesh.apps.get('gateway')!.exited).toBe(0);
     await expect(fetch(`${mesh.baseUrl}/leads`)).rejects.toThrow();
-  }, 60_000);
+  });
 });

@@ -6,6 +6,7 @@ import { randomToken } from '@app/platform';
 import { TestMesh, meshHookTimeoutMs } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';
 import { expectApiError } from '../../support/gateway-assertions';
+import { allowance } from '../../support/timing';
 
 /**
  * Billing paused (SIGSTOP) past search's deadline while two reveals of one workspace each ask it
@@ -63,7 +64,7 @@ describe('a late credit consume after its refund (billing paused past search\'s 
     const workspace = await mesh.createWorkspace({ name: 'late-consume', planCredits: 10 });
     ws = workspace.id;
     ({ key } = await mesh.key(ws, 'live'));
-    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [ws])).length === 1, 10_000);
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [ws])).length === 1, allowance(10_000));
 
     // what search asks of billing and what billing answers, read beside them
     const nc = await mesh.natsClient();
@@ -105,9 +106,9 @@ describe('a late credit consume after its refund (billing paused past search\'s 
       process.kill(billingPid(), 'SIGSTOP');
       try {
         x = reveal(ids.late_x, keyX);
-        await waitFor('the first consume sent', async () => consumes.length === 1, 10_000, 10);
+        await waitFor('the first consume sent', async () => consumes.length === 1, allowance(10_000), 10);
         y = reveal(ids.late_y);
-        await waitFor('the second consume sent', async () => distinct(consumes).length === 2, 10_000, 10);
+        await waitFor('the second consume sent', async () => distinct(consumes).length === 2, allowance(10_000), 10);
         // search gave up on both consumes at its deadline and refunds their refs
         await waitFor('both refunds sent', async () => distinct(refunds).length === 2, 3 * PEER_TIMEOUT_MS, 10);
         failedRefs = distinct(refunds);
@@ -121,7 +122,7 @@ describe('a late credit consume after its refund (billing paused past search\'s 
       await waitFor('billing waiting for the account', async () => {
         const [{ n }] = await mesh.query('billing', `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
         return n >= 2;
-      }, 10_000, 10);
+      }, allowance(10_000), 10);
     } finally {
       await lock.query('COMMIT').catch(() => undefined);
       await lock.end();
@@ -138,7 +139,7 @@ describe('a late credit consume after its refund (billing paused past search\'s 
     // billing answered every late consume and every refund: for each failed claim, either the
     // consume came first and its refund gave the credit back, or the refund came first and the
     // consume took nothing
-    await waitFor('billing answered the late consumes and the refunds', async () => [...consumes, ...refunds].every((s) => answers.has(s.reply)), 15_000, 20);
+    await waitFor('billing answered the late consumes and the refunds', async () => [...consumes, ...refunds].every((s) => answers.has(s.reply)), allowance(15_000), 20);
     for (const ref of failedRefs) {
       const consumed = consumes.filter((s) => s.ref === ref).map((s) => answers.get(s.reply)!);
       const refunded = refunds.filter((s) => s.ref === ref).map((s) => answers.get(s.reply)!);
@@ -164,7 +165,7 @@ describe('a late credit consume after its refund (billing paused past search\'s 
     expect(replay.body).toEqual(keyed.body);
     const retries = [keyed, retried];
     // nothing left for search to give back, and the books end exact
-    await waitFor('no refund queued in search', async () => (await mesh.query('search', 'SELECT 1 FROM pending_refunds')).length === 0, 3 * PEER_TIMEOUT_MS + 10_000);
+    await waitFor('no refund queued in search', async () => (await mesh.query('search', 'SELECT 1 FROM pending_refunds')).length === 0, 3 * PEER_TIMEOUT_MS + allowance(10_000));
     expect(await total()).toBe(before - 2);
     const [books] = await mesh.query('billing',
       'SELECT (SELECT sum(amount)::int FROM ledger_entries WHERE workspace_id = $1) AS sum, plan_balance + pack_balance AS total FROM credit_accounts WHERE workspace_id = $1', [ws]);
@@ -173,5 +174,5 @@ describe('a late credit consume after its refund (billing paused past search\'s 
     for (const ref of failedRefs) expect(finalNets[ref] ?? 0).toBe(0);
     for (const retry of retries) expect(finalNets[retry.body.id]).toBe(-1);
     expect(Object.values(finalNets).reduce((a, b) => a + b, 0)).toBe(-2);
-  }, 90_000);
+  });
 });

@@ -3,7 +3,7 @@ import { connect, nanos, NatsConnection, PermissionViolationError } from '@nats-
 import { natsInboxPrefix, NatsIdentity, SUBJECTS } from '@app/contracts';
 import { askService, connectMesh } from '@app/platform';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
-import { testContext, TestMesh, meshHookTimeoutMs } from '../../harness';
+import { HARNESS, meshHookTimeoutMs, testContext, TestMesh } from '../../harness';
 
 /**
  * The bus trusts nobody by default: nats-server runs with the mesh's generated configuration
@@ -231,7 +231,7 @@ describe('a service started before the stream is provisioned', () => {
   it('waits for it, logging who provisions it, without creating it, and is ready once the operator has', async () => {
     const log: string[] = [];
     app = spawnApp('billing', mesh.env, await freePort(), (line) => log.push(line));
-    await waitFor('billing waiting for the stream', async () => log.some((line) => /waiting for the EVENTS stream/.test(line)), 90_000, 100);
+    await waitFor('billing waiting for the stream', async () => log.some((line) => /waiting for the EVENTS stream/.test(line)), HARNESS.readyTimeoutMs, 100);
     expect(log.find((line) => /waiting for the EVENTS stream/.test(line))).toMatch(/migrate -- bus/);
 
     probeConnection = await connectMesh(mesh.probeOptions());
@@ -240,7 +240,7 @@ describe('a service started before the stream is provisioned', () => {
     expect(await httpReady(app.port).catch(() => false)).toBe(false);
 
     expect(await mesh.provisionBus()).toBe('created');
-    await waitFor('billing ready', () => httpReady(app!.port), 60_000, 100);
+    await waitFor('billing ready', () => httpReady(app!.port), HARNESS.readyTimeoutMs, 100);
     expect((await probe.consumers.info('EVENTS', 'billing')).config.filter_subject).toBe('events.workspace.created');
     expect((await probe.streams.info('EVENTS')).config.subjects).toEqual(['events.>']);
   });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ServiceName } from '@app/contracts';
-import { TestMesh } from '../../harness';
+import { HARNESS, TestMesh } from '../../harness';
 import { freePort, spawnApp } from '../../../tools/mesh/processes';
 
 /**
@@ -32,7 +32,7 @@ describe('production secrets', () => {
     const ready = new Promise<'ready'>((resolve) => {
       poll = setInterval(() => lines.some((l) => l.includes(`${name} ready`)) && resolve('ready'), 50);
     });
-    const outcome = await Promise.race([app.exited, ready, new Promise<'slow'>((r) => (slow = setTimeout(() => r('slow'), 45_000)))]).finally(() => {
+    const outcome = await Promise.race([app.exited, ready, new Promise<'slow'>((r) => (slow = setTimeout(() => r('slow'), HARNESS.readyTimeoutMs)))]).finally(() => {
       clearInterval(poll);
       clearTimeout(slow);
     });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_CORPUS_SIZE, DemoSandbox, startDemoSandbox } from '../../../tools/mesh/demo-sandbox';
 import { freePort, ROOT } from '../../../tools/mesh/processes';
-import { TestMesh } from '../../harness';
+import { longTestMs, meshHookTimeoutMs, TestMesh } from '../../harness';
 import { commandsOf, missingLines, shapeDifferences, shellBlocks, ShellBlock } from '../../support/doc-blocks';
 
 /**
@@ -51,7 +51,7 @@ describe('docs/quickstart.md, run against a mesh', () => {
     // as npm start seeds it (tools/mesh/start.ts)
     expect(await mesh.admin('search:seed', '--count', String(DEMO_CORPUS_SIZE), '--if-empty', 'true')).toMatchObject({ inserted: expect.any(Number) });
     env.API = mesh.baseUrl;
-  }, 240_000);
+  }, meshHookTimeoutMs(6)); // six apps, one after the other, and the demo corpus
   afterAll(async () => {
     await mesh?.close();
     await sandbox?.close();
@@ -88,7 +88,7 @@ describe('docs/quickstart.md, run against a mesh', () => {
         expect({ line: block.line, missing: missingLines(block.expected.text, mapped) }).toEqual({ line: block.line, missing: [] });
       }
     }
-  }, 300_000);
+  }, longTestMs(300_000));
 
   it("the README's demo reveal table is what this mesh answers: the first six hits of page 1 of each lens, revealed one after the other", async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -129,7 +129,7 @@ describe('docs/quickstart.md, run against a mesh', () => {
     expect(seen).toEqual(rows);
     const sum = (kind: string) => Object.values(seen).reduce((n, s) => n + (s[kind] ?? 0), 0);
     expect([sum('valid'), sum('catch_all'), sum('phone_only'), sum('no_contact_found'), charged, refunded]).toEqual(total!.slice(1, 7).map(Number));
-  }, 120_000);
+  });
 
   it("the README's commands (a workspace, keys, a lead, credits, a search, a reveal) run as written, their placeholders filled as they are learned", async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -162,7 +162,7 @@ describe('docs/quickstart.md, run against a mesh', () => {
     }
     expect(ran).toBeGreaterThanOrEqual(7);
     expect([...learned.keys()].sort()).toEqual(['ent_…', 'svc_live_…', 'svc_test_…', 'ws_…']);
-  }, 120_000);
+  });
 });
 
 interface BlockOutput { block: ShellBlock; stdout: string; stderr: string; code: number }
@@ -180,7 +180,7 @@ async function runBlocks(blocks: ShellBlock[], env: NodeJS.ProcessEnv): Promise<
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
   child.stderr.on('data', (d) => (stderr += d));
-  const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 240_000);
+  const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), longTestMs(240_000));
   await new Promise<void>((resolve) => child.once('close', () => resolve()));
   clearTimeout(timer);
   try {

@@ -1,8 +1,9 @@
 import { httpReady, RunningApp, stopApp, waitFor } from '../../../tools/mesh/processes';
-import { TestMesh } from '../../harness';
+import { meshHookTimeoutMs, TestMesh } from '../../harness';
 import { startBehindDatabaseProxy } from '../../support/proxied-database';
 import { TcpProxy } from '../../../tools/mesh/tcp-proxy';
 import { sleep } from '../../support/gateway-assertions';
+import { allowance } from '../../support/timing';
 
 /**
  * Readiness means ready for NATS too (issue 15 item 5). Two crm replicas, one reaching its
@@ -23,7 +24,7 @@ describe('a replica that loses its database leaves its queue groups (e2e)', () =
     let log: string[];
     ({ proxy, app: cutOff, log } = await startBehindDatabaseProxy(mesh, 'crm'));
     cutLog = log;
-  }, 60_000);
+  }, meshHookTimeoutMs(3)); // two apps and a crm replica behind the proxy
   afterAll(async () => {
     if (cutOff) await stopApp(cutOff, 3000);
     await proxy?.close();
@@ -68,13 +69,13 @@ describe('a replica that loses its database leaves its queue groups (e2e)', () =
     expect(cutLog.filter((line) => line.includes('leaving the queue groups'))).toHaveLength(1);
 
     proxy.restore();
-    await waitFor('the replica to be ready again', () => httpReady(cutOff!.port), 10_000);
+    await waitFor('the replica to be ready again', () => httpReady(cutOff!.port), allowance(10_000));
     // it joins its queue group again: requests reach it (and none fails on the way)
     const failures: string[] = [];
     await waitFor('the replica to serve again', async () => {
       failures.push(...(await load(leadId, 200)));
       return (await servedByCutOff()) > before;
-    }, 10_000, 0);
+    }, allowance(10_000), 0);
     expect(failures).toEqual([]);
-  }, 60_000);
+  });
 });

@@ -1,5 +1,5 @@
 import { SUBJECTS } from '@app/contracts';
-import { TestMesh } from '../../harness';
+import { meshHookTimeoutMs, TestMesh } from '../../harness';
 import { startDns, startTarpit } from '../../../tools/mesh/mail-peers';
 import { freePort, waitFor } from '../../../tools/mesh/processes';
 import { allowance } from '../../support/timing';
@@ -22,7 +22,7 @@ describe('reveal against mail servers that never answer', () => {
       a: { 'mx1.tarpit.test': '127.0.0.2', 'mx2.tarpit.test': '127.0.0.3', 'mx3.tarpit.test': '127.0.0.4' },
     });
     mesh = await TestMesh.start(['gateway', 'billing', 'search', 'crm'], { EMAIL_VERIFY_DNS_SERVERS: dns.server, EMAIL_VERIFY_SMTP_PORT: String(smtpPort) });
-  });
+  }, meshHookTimeoutMs(4));
   afterAll(async () => {
     await mesh?.close();
     await tarpit?.close();
@@ -39,7 +39,7 @@ describe('reveal against mail servers that never answer', () => {
     const [{ id }] = await mesh.query('search', `SELECT id FROM entities WHERE ext_key = 't:tarpit'`);
     const workspace = await mesh.createWorkspace({ name: 'tarpit', planCredits: 10 });
     const { key } = await mesh.key(workspace.id, 'live');
-    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, allowance(10_000));
 
     expect((await mesh.request('GET', '/credits', { key })).body.balance.total).toBe(10);
     const started = Date.now();
@@ -51,5 +51,5 @@ describe('reveal against mail servers that never answer', () => {
     expect(tarpit.connections()).toBeGreaterThanOrEqual(1);
     const balance = await mesh.request('GET', '/credits', { key });
     expect(balance.body.balance.total).toBe(10);
-  }, 30_000);
+  });
 });

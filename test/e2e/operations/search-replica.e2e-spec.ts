@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { SUBJECTS } from '@app/contracts';
-import { TestMesh } from '../../harness';
+import { meshHookTimeoutMs, TestMesh } from '../../harness';
 import { PgPair } from '../../../tools/mesh/pg-pair';
 import { freePort, waitFor } from '../../../tools/mesh/processes';
+import { allowance } from '../../support/timing';
 
 /**
  * Search past one server (issue 25): with SEARCH_READ_DATABASE_URL naming search's database on a
@@ -62,15 +63,15 @@ describe('search pages on a streaming standby (SEARCH_READ_DATABASE_URL), reveal
     expect(await mesh.admin('search:seed', '--count', '300')).toMatchObject({ inserted: 300 });
     const workspace = await mesh.createWorkspace({ name: 'replica', planCredits: 1000 });
     key = (await mesh.key(workspace.id, 'live')).key;
-    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, allowance(10_000));
     const standby = pair.standby!.port;
-    await waitFor('the seed on the standby', async () => Number((await on(standby, 'SELECT count(*) AS n FROM entities'))[0].n) === 300, 30_000, 100);
-  }, 240_000); // two PostgreSQL clusters (initdb, pg_basebackup) and four services
+    await waitFor('the seed on the standby', async () => Number((await on(standby, 'SELECT count(*) AS n FROM entities'))[0].n) === 300, allowance(30_000), 100);
+  }, meshHookTimeoutMs(4)); // four services; the two PostgreSQL clusters (initdb, pg_basebackup) in the rest of the hook
   afterAll(async () => {
     await mesh?.close();
     await pair?.stop();
     rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  });
 
   it('pages come from the standby: with its replay paused, an entity written on the primary is on no page, and a reveal of it is read on the primary', async () => {
     const standby = pair.standby!.port;
@@ -100,7 +101,7 @@ describe('search pages on a streaming standby (SEARCH_READ_DATABASE_URL), reveal
     await waitFor('the entity on a page read on the standby', async () => {
       const res = await search('replicamarkerone');
       return res.status === 200 && res.body.data.length === 1 && res.body.data[0].entity_id === id && res.body.data[0].revealed === true;
-    }, 15_000, 100);
+    }, allowance(15_000), 100);
   });
 
   it('a standby that is gone does not take search down: pages are read on the primary', async () => {

@@ -5,6 +5,7 @@ import { HARNESS, TestMesh, meshHookTimeoutMs } from '../../harness';
 import { SMTP_CONNECTIONS_PER_MAILBOX } from '../../../apps/sequences/src/mailboxes/mailboxes.repository';
 import { eventually, SmtpSink } from '../../support/smtp-sink';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
+import { allowance } from '../../support/timing';
 
 const LEADS = 300;
 
@@ -57,7 +58,7 @@ describe('sequences engine with two replicas', () => {
     expect(res.body.enrolled).toHaveLength(LEADS);
     process.stdout.write(`enrolling ${LEADS} leads took ${enrollMs} ms\n`);
     await mesh.admin('sequence:launch', '--sequence', sequenceId);
-    await eventually('a first part of the batch', () => sink.mails.length >= 60, 20_000);
+    await eventually('a first part of the batch', () => sink.mails.length >= 60, allowance(20_000));
     // both replicas sending: not one Message-ID twice so far
     const before = sink.mails.map((m) => m.messageId);
     expect(new Set(before).size).toBe(before.length);
@@ -65,7 +66,7 @@ describe('sequences engine with two replicas', () => {
     // a message the killed replica handed over without recording it reaches the sink before the
     // survivor takes it over (lease) and records it: done is every lead mailed and every message recorded sent
     const sentCount = async () => (await mesh.query('sequences', `SELECT count(*)::int AS n FROM email_messages WHERE direction = 'outbound' AND status = 'sent'`))[0].n;
-    await eventually('every lead mailed and every message recorded sent', async () => new Set(sink.mails.map((m) => m.to)).size === LEADS && (await sentCount()) === LEADS, 30_000);
+    await eventually('every lead mailed and every message recorded sent', async () => new Set(sink.mails.map((m) => m.to)).size === LEADS && (await sentCount()) === LEADS, allowance(30_000));
     const byRecipient = new Map<string, Set<string>>();
     for (const m of sink.mails) byRecipient.set(m.to, (byRecipient.get(m.to) ?? new Set()).add(m.messageId));
     expect([...byRecipient.values()].filter((ids) => ids.size !== 1)).toEqual([]);

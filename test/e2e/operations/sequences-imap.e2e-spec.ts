@@ -6,6 +6,7 @@ import { ImapTestServer } from '../../support/imap-server';
 import { eventually, SmtpSink } from '../../support/smtp-sink';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
 import { TestCertificate, testCertificate } from '../../../tools/webhooks/https-receiver';
+import { allowance } from '../../support/timing';
 
 const POLL_MS = 200;
 
@@ -40,7 +41,7 @@ describe('inbound mail by IMAP polling', () => {
   const twoMorePolls = async (mailboxId: string) => {
     for (let i = 0; i < 2; i++) {
       const before = (await state(mailboxId)).last_polled_at.getTime();
-      await eventually('another poll', async () => (await state(mailboxId)).last_polled_at.getTime() > before, 10_000);
+      await eventually('another poll', async () => (await state(mailboxId)).last_polled_at.getTime() > before, allowance(10_000));
     }
   };
   /** sequences_imap_messages_total by kind, summed over both replicas. */

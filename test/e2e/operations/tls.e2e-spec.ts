@@ -3,7 +3,7 @@ import { createConnection } from 'node:net';
 import { connect } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { pgClientConfig } from '@app/platform';
-import { TestMesh } from '../../harness';
+import { meshHookTimeoutMs, TestMesh } from '../../harness';
 import { makePrivateCa, PrivateCa } from '../../support/private-ca';
 import { startTlsPostgres, TlsPostgres } from '../../support/tls-postgres';
 
@@ -28,7 +28,7 @@ describe('TLS to NATS and PostgreSQL', () => {
     mesh = await TestMesh.start(['gateway', 'crm'], { DATABASE_URL: pg.url, NATS_TLS_SERVER_NAME: 'nats.mesh.internal', ...pgTls() }, {
       natsTls: { caFile: ca.caFile, server: ca.server, client: ca.client },
     });
-  }, 120_000);
+  }, meshHookTimeoutMs(2)); // and a PostgreSQL with TLS before it
   afterAll(async () => {
     await mesh?.close();
     await pg?.stop();

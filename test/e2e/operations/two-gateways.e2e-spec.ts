@@ -1,6 +1,6 @@
 import { randomToken } from '@app/platform';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
-import { ApiResponse, HARNESS, RequestOptions, TestMesh } from '../../harness';
+import { ApiResponse, HARNESS, meshHookTimeoutMs, RequestOptions, TestMesh } from '../../harness';
 import { expectApiError, expectRateLimitHeaders, RATE_LIMIT, sleep } from '../../support/gateway-assertions';
 import { allowance } from '../../support/timing';
 
@@ -22,7 +22,7 @@ describe('two gateways share the rate limit and idempotency (e2e)', () => {
     ({ workspace: { id: workspaceId }, key } = await mesh.workspace());
     second = spawnApp('gateway', mesh.appEnv('gateway'), await freePort(), 'ignore');
     await waitFor('the second gateway', () => httpReady((second as RunningApp).port), HARNESS.readyTimeoutMs);
-  }, 60_000);
+  }, meshHookTimeoutMs(3)); // two apps and a second gateway
   afterAll(async () => {
     if (second) await stopApp(second, 3000);
     await mesh?.close();
@@ -67,7 +67,7 @@ describe('two gateways share the rate limit and idempotency (e2e)', () => {
     crm.child.kill('SIGSTOP');
     try {
       const inFlight = fetch(`http://127.0.0.1:${doomed.port}/api/v1/leads`, { method: 'POST', headers, body: JSON.stringify(lead) }).catch(() => 'no answer');
-      await waitFor('the claim taken', async () => (await mesh.query('gateway', 'SELECT 1 FROM idempotency_records WHERE key = $1', [idempotencyKey])).length === 1, 10_000, 50);
+      await waitFor('the claim taken', async () => (await mesh.query('gateway', 'SELECT 1 FROM idempotency_records WHERE key = $1', [idempotencyKey])).length === 1, allowance(10_000), 50);
       await sleep(300); // its request to crm published
       doomed.child.kill('SIGKILL');
       await doomed.exited;
@@ -88,7 +88,7 @@ describe('two gateways share the rate limit and idempotency (e2e)', () => {
     expect(Date.now() - started).toBeLessThan(allowance(5000));
     const stored = await mesh.query<{ id: string }>('crm', 'SELECT id FROM leads WHERE email = $1', [lead.email]);
     expect(stored).toEqual([{ id: answer.body.id }]);
-  }, 60_000);
+  });
 
   /** A fresh key, with 20 s or more left in the window when it returns (a burst must not straddle two windows). */
   async function freshKeyAtWindowStart(): Promise<string> {

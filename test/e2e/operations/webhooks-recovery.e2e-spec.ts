@@ -3,7 +3,8 @@ import { eventSubject } from '@app/contracts';
 import { newId } from '@app/platform/ids';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate, testCertificate } from '../../../tools/webhooks/https-receiver';
-import { TestMesh } from '../../harness';
+import { HARNESS, meshHookTimeoutMs, TestMesh } from '../../harness';
+import { allowance } from '../../support/timing';
 
 /**
  * The dispatcher dies with SIGKILL mid-burst: its claims lapse, unacknowledged events come back,
@@ -27,7 +28,7 @@ describe('webhooks recovery', () => {
     workspaceId = ws.workspace.id;
     const res = await mesh.request('POST', '/webhook_endpoints', { key: ws.key, body: { url: receiver.url('/burst'), events: ['lead.created'] } });
     expect(res.status).toBe(201);
-  }, 60_000);
+  }, meshHookTimeoutMs(2));
   let second: RunningApp | undefined;
   afterAll(async () => {
     if (second) await stopApp(second, 3000);
@@ -55,20 +56,20 @@ describe('webhooks recovery', () => {
         await js.publish(eventSubject('lead.created'), JSON.stringify(envelope), { msgID: id });
       }
     })();
-    await waitFor('some deliveries', async () => seen.size >= 100, 15_000, 10);
+    await waitFor('some deliveries', async () => seen.size >= 100, allowance(15_000), 10);
     await mesh.killApp('webhooks');
     await publishing;
     expect(seen.size).toBeLessThan(500);
     await mesh.startApp('webhooks');
-    await waitFor('every event', async () => ids.every((id) => seen.has(id)), 45_000, 100);
+    await waitFor('every event', async () => ids.every((id) => seen.has(id)), allowance(45_000), 100);
     expect(seen.size).toBe(500);
-  }, 60_000);
+  });
 
   it('two dispatcher replicas: both send, every event once, one attempt each', async () => {
     // the second replica has room for 4 attempts per endpoint, so most of its deliveries go
     // through the claim query; the first claims fresh ones in its fan-out and claims the rest too
     second = spawnApp('webhooks', { ...mesh.env, WEBHOOK_ENDPOINT_CONCURRENCY: '4' }, await freePort(), () => undefined);
-    await waitFor('second webhooks replica', () => httpReady((second as RunningApp).port), 30_000);
+    await waitFor('second webhooks replica', () => httpReady((second as RunningApp).port), HARNESS.readyTimeoutMs);
     const ws = await mesh.workspace();
     const res = await mesh.request('POST', '/webhook_endpoints', { key: ws.key, body: { url: receiver.url('/replicas'), events: ['*'] } });
     expect(res.status).toBe(201);
@@ -81,7 +82,7 @@ describe('webhooks recovery', () => {
     await waitFor('earlier outcomes recorded', async () => {
       const [row] = await mesh.query('webhooks', `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`);
       return row.n === 0;
-    }, 15_000, 100);
+    }, allowance(15_000), 100);
     const firstBefore = await successes(first.port);
     const secondBefore = await successes(second.port);
     const js = jetstream(await mesh.natsClient());
@@ -95,7 +96,7 @@ describe('webhooks recovery', () => {
       };
       return js.publish(eventSubject('lead.created'), JSON.stringify(envelope), { msgID: id });
     }));
-    await waitFor('every event', async () => receiver.at('/replicas').length >= 600, 45_000, 50);
+    await waitFor('every event', async () => receiver.at('/replicas').length >= 600, allowance(45_000), 50);
     await new Promise((r) => setTimeout(r, 1000)); // a duplicate would have arrived by now
     const requests = receiver.at('/replicas').map((r) => JSON.parse(r.rawBody).id as string);
     expect(requests).toHaveLength(600);
@@ -103,7 +104,7 @@ describe('webhooks recovery', () => {
     await waitFor('outcomes recorded', async () => {
       const [row] = await mesh.query('webhooks', `SELECT count(*)::int AS n FROM webhook_attempts WHERE endpoint_id = $1`, [res.body.id]);
       return row.n === 600;
-    }, 15_000, 100);
+    }, allowance(15_000), 100);
     const attempts = await mesh.query('webhooks', `SELECT attempt, outcome FROM webhook_attempts WHERE endpoint_id = $1`, [res.body.id]);
     expect(attempts.every((a) => a.attempt === 1 && a.outcome === 'succeeded')).toBe(true);
     const deliveries = await mesh.query('webhooks', `SELECT status, attempts FROM webhook_deliveries WHERE endpoint_id = $1`, [res.body.id]);
@@ -115,5 +116,5 @@ describe('webhooks recovery', () => {
     expect(firstAfter - firstBefore).toBeGreaterThan(0);
     expect(secondAfter - secondBefore).toBeGreaterThan(0);
     expect(firstAfter - firstBefore + secondAfter - secondBefore).toBe(600);
-  }, 90_000);
+  });
 });
