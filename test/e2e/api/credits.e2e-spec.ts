@@ -4,6 +4,7 @@ import { CONSUME_PRIOR_SQL } from '../../../apps/billing/src/credits/ledger.repo
 import { SHARED_ALL_START_MS, TestMesh } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';
 import { expectApiError } from '../../support/gateway-assertions';
+import { allowance } from '../../support/timing';
 
 describe('credits', () => {
   let mesh: TestMesh;
@@ -17,7 +18,7 @@ describe('credits', () => {
   async function account(plan: number, pack: number) {
     const workspace = await mesh.createWorkspace({ name: 'credits', planCredits: plan, packCredits: pack });
     const { key } = await mesh.key(workspace.id, 'live');
-    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, allowance(10_000));
     return { ws: workspace.id as string, key: key as string };
   }
   const consume = (ws: string, ref: string, reason = 'search_page') => mesh.rpc(SUBJECTS.billing.creditsConsume, { workspace_id: ws }, { ref, reason });

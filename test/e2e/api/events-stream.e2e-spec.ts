@@ -4,7 +4,7 @@ import { eventSubject } from '@app/contracts';
 import { newId } from '@app/platform/ids';
 import { waitFor } from '../../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate } from '../../../tools/webhooks/https-receiver';
-import { TestMesh } from '../../harness';
+import { meshHookTimeoutMs, TestMesh } from '../../harness';
 import { expectApiError, RATE_LIMIT } from '../../support/gateway-assertions';
 import { SseClient } from '../../support/sse';
 import { closeWebhooksFixture, startWebhooksFixture, Workspace } from '../../support/webhooks-fixture';
@@ -36,7 +36,7 @@ describe('GET /events/stream', () => {
       EVENTS_STREAM_HEARTBEAT_MS: '1000',
       EVENTS_STREAMS_PER_KEY: String(STREAMS_PER_KEY),
     }));
-  }, 120_000);
+  }, meshHookTimeoutMs(2)); // the webhooks fixture: a gateway and the webhooks service
   afterAll(async () => {
     for (const stream of opened) stream.close();
     await closeWebhooksFixture({ mesh, cert, receiver });
@@ -77,7 +77,7 @@ describe('GET /events/stream', () => {
    */
   const stored = async (...eventIds: string[]) =>
     (await mesh.query('webhooks', 'SELECT id FROM webhook_events WHERE id = ANY ($1) ORDER BY tx, id', [eventIds])).map((r: { id: string }) => r.id);
-  const until = (what: string, check: () => boolean | Promise<boolean>, ms = 15_000) => waitFor(what, async () => check(), ms, 50);
+  const until = (what: string, check: () => boolean | Promise<boolean>, ms = allowance(15_000)) => waitFor(what, async () => check(), ms, 50);
   const quiet = (ms = 1000) => new Promise((r) => setTimeout(r, ms));
 
   it('a key\'s stream carries its workspace\'s events of its mode, each the envelope GET /events/{id} answers; the other mode\'s and another workspace\'s never arrive', async () => {
@@ -101,7 +101,7 @@ describe('GET /events/stream', () => {
     expect(test.json()[0]).toMatchObject({ id: testEvent, livemode: false, workspace_id: ws.workspace.id });
     expect(live.ended).toBe(false);
     for (const s of [live, test, foreign]) s.close();
-  }, 60_000);
+  });
 
   it('Last-Event-ID resumes right after that event: every event stored since, once each and in order, then the new ones', async () => {
     const first = await stream(ws.key);
@@ -123,7 +123,7 @@ describe('GET /events/stream', () => {
     expect(ids(later)).toEqual([e]);
     resumed.close();
     later.close();
-  }, 60_000);
+  });
 
   it('an event stored after a newer one (an older id, a slower producer) is still sent, once, and a resume after the newer one sends it', async () => {
     const s = await stream(ws.key);
@@ -138,7 +138,7 @@ describe('GET /events/stream', () => {
     await quiet();
     expect([ids(s), ids(resumed)]).toEqual([[newer, older], [older]]);
     resumed.close();
-  }, 60_000);
+  });
 
   it('a write transaction running in another database of the server (the gateway\'s, here) delays nothing: the event arrives while it still runs', async () => {
     const other = new Client({ connectionString: mesh.databaseUrl('gateway') });
@@ -154,7 +154,7 @@ describe('GET /events/stream', () => {
     } finally {
       await other.end();
     }
-  }, 60_000);
+  });
 
   it('`types` keeps those event types; a value that is not event types separated by commas is 400 with param types', async () => {
     const s = await stream(ws.key, '?types=credits.low,lead.updated');
@@ -167,7 +167,7 @@ describe('GET /events/stream', () => {
       const { refused } = await open(ws.key, query);
       expectApiError(refused!, 400, 'invalid_request', query.startsWith('?type=') ? 'type' : 'types');
     }
-  }, 60_000);
+  });
 
   it('a Last-Event-ID of another workspace\'s event, of the other mode\'s or of none is 400 with param Last-Event-ID', async () => {
     const [foreign] = await publish(other.workspace.id, [{}]);
@@ -178,7 +178,7 @@ describe('GET /events/stream', () => {
       const { refused } = await open(ws.key, '', { 'last-event-id': id });
       expectApiError(refused!, 400, 'invalid_request', 'Last-Event-ID');
     }
-  }, 60_000);
+  });
 
   it('without a key, with a malformed or a revoked key: 401 with the error object; revoking the key ends its open stream', async () => {
     const fresh = await mesh.workspace();
@@ -188,10 +188,10 @@ describe('GET /events/stream', () => {
       expectApiError(refused!, 401, 'authentication_failed');
     }
     await mesh.admin('key:revoke', '--key', fresh.keyId);
-    await until('the stream ended', () => s.ended, 15_000);
+    await until('the stream ended', () => s.ended, allowance(15_000));
     const { refused } = await open(fresh.key);
     expectApiError(refused!, 401, 'authentication_failed');
-  }, 60_000);
+  });
 
   it('counts once toward the rate limit however long it stays open; a key holds at most EVENTS_STREAMS_PER_KEY streams (429 beyond)', async () => {
     const fresh = await mesh.workspace();
@@ -214,7 +214,7 @@ describe('GET /events/stream', () => {
       return again === undefined;
     });
     for (const s of streams) s.close();
-  }, 60_000);
+  });
 
   it('a comment line at least every EVENTS_STREAM_HEARTBEAT_MS while nothing happens', async () => {
     const s = await stream(other.key);
@@ -222,7 +222,7 @@ describe('GET /events/stream', () => {
     expect(s.comments.filter((c) => c === 'keep-alive').length).toBeGreaterThanOrEqual(2);
     expect(s.raw.startsWith(`: events of ${other.workspace.id} (live events)\nretry: 1000\n\n`)).toBe(true);
     s.close();
-  }, 30_000);
+  });
 
   it('the gateway stopping ends its streams at once (its drain does not wait for them); the client resumes from its last id on the gateway started again', async () => {
     const s = await stream(ws.key);
@@ -239,5 +239,5 @@ describe('GET /events/stream', () => {
     await quiet();
     expect(ids(resumed)).toEqual(await stored(b, c));
     resumed.close();
-  }, 90_000);
+  });
 });

@@ -4,9 +4,10 @@ import { eventSubject, PUBLIC_EVENT_TYPES, SUBJECTS } from '@app/contracts';
 import { newId } from '@app/platform/ids';
 import { waitFor } from '../../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate } from '../../../tools/webhooks/https-receiver';
-import { TestMesh } from '../../harness';
+import { meshHookTimeoutMs, TestMesh } from '../../harness';
 import { expectApiError } from '../../support/gateway-assertions';
 import { closeWebhooksFixture, deleteEndpoints, startWebhooksFixture, Workspace } from '../../support/webhooks-fixture';
+import { allowance } from '../../support/timing';
 
 const stripe = new Stripe('sk_test_unused');
 const DAY = 86_400_000;
@@ -32,7 +33,7 @@ describe('events', () => {
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_SECRET_KEY: 'c'.repeat(64),
     }));
-  }, 120_000);
+  }, meshHookTimeoutMs(2)); // the webhooks fixture: a gateway and the webhooks service
   afterAll(() => closeWebhooksFixture({ mesh, cert, receiver }));
 
   /**
@@ -58,7 +59,7 @@ describe('events', () => {
   }
   const storedCount = async (workspaceId: string) =>
     (await mesh.query('webhooks', 'SELECT count(*)::int AS n FROM webhook_events WHERE workspace_id = $1', [workspaceId]))[0].n as number;
-  const until = (what: string, check: () => boolean | Promise<boolean>, ms = 15_000) => waitFor(what, async () => check(), ms, 50);
+  const until = (what: string, check: () => boolean | Promise<boolean>, ms = allowance(15_000)) => waitFor(what, async () => check(), ms, 50);
   const createEndpoint = async (key: string, path: string, events: string[] = ['*']) => {
     const res = await mesh.request('POST', '/webhook_endpoints', { key, body: { url: receiver.url(path), events } });
     expect(res.status).toBe(201);
@@ -179,7 +180,7 @@ describe('events', () => {
         delete mesh.env.EVENTS_RETENTION_DAYS;
         await mesh.startApp('webhooks');
       }
-    }, 90_000);
+    });
 
     it.each<[string, string, string]>([
       ['an internal event type', '?type=lead.deleted', 'type'],
@@ -232,7 +233,7 @@ describe('events', () => {
           status: 'pending', attempts: [], next_attempt_at: expect.any(String), created_at: expect.any(String), completed_at: null,
         },
       });
-      await until('the sample delivered', () => receiver.at('/test/sample').length === 1, 10_000);
+      await until('the sample delivered', () => receiver.at('/test/sample').length === 1, allowance(10_000));
       const [req] = receiver.at('/test/sample');
       const event = stripe.webhooks.constructEvent(req.rawBody, req.headers['service-signature'] as string, hook.secret) as unknown as Record<string, unknown>;
       expect(event).toEqual({
@@ -263,7 +264,7 @@ describe('events', () => {
         const res = await sendTest(hook.id, { type }, i % 2 === 0 ? testKey : ws.key);
         expect({ type, status: res.status, event_type: res.body.event_type }).toEqual({ type, status: 202, event_type: type });
       }
-      await until('ten samples', () => receiver.at('/test/types').length === 10, 15_000);
+      await until('ten samples', () => receiver.at('/test/types').length === 10, allowance(15_000));
       const byType = new Map(receiver.at('/test/types').map((r) => {
         const event = JSON.parse(r.rawBody);
         return [event.type, event];
@@ -332,7 +333,7 @@ describe('events', () => {
         id: res.body.id, status: 'failed', next_attempt_at: null,
         attempts: [{ attempt: 1, outcome: 'failed', status_code: 500 }, { attempt: 2, outcome: 'failed', status_code: 500 }],
       });
-    }, 60_000);
+    });
 
     it('the same Idempotency-Key answers the same delivery and sends nothing more; with another body it is 409', async () => {
       const hook = await createEndpoint(ws.key, '/test/idempotent');
@@ -342,13 +343,13 @@ describe('events', () => {
       const again = await sendTest(hook.id, { type: 'lead.created' }, ws.key, headers);
       expect({ status: again.status, replayed: again.headers.get('idempotent-replayed'), body: again.body }).toEqual({ status: 202, replayed: 'true', body: first.body });
       expectApiError(await sendTest(hook.id, { type: 'credits.low' }, ws.key, headers), 409, 'conflict');
-      await until('the sample delivered', () => receiver.at('/test/idempotent').length === 1, 10_000);
+      await until('the sample delivered', () => receiver.at('/test/idempotent').length === 1, allowance(10_000));
       await new Promise((r) => setTimeout(r, 1000));
       expect(receiver.at('/test/idempotent')).toHaveLength(1);
       expect(await mesh.query('webhooks', 'SELECT id FROM webhook_deliveries WHERE endpoint_id = $1', [hook.id])).toEqual([{ id: first.body.id }]);
       // without a key, each request sends one more
       expect((await sendTest(hook.id, { type: 'lead.created' })).status).toBe(202);
-      await until('a second sample', () => receiver.at('/test/idempotent').length === 2, 10_000);
+      await until('a second sample', () => receiver.at('/test/idempotent').length === 2, allowance(10_000));
     });
   });
 });

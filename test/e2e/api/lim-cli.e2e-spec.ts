@@ -4,10 +4,11 @@ import { newId } from '@app/platform/ids';
 import { verifySignature } from '../../../packages/client/src';
 import { freePort, waitFor } from '../../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate } from '../../../tools/webhooks/https-receiver';
-import { TestMesh } from '../../harness';
+import { HARNESS, meshHookTimeoutMs, TestMesh } from '../../harness';
 import { LimBuild } from '../../support/lim';
 import { Running, startExampleReceiver } from '../../support/running';
 import { closeWebhooksFixture, startWebhooksFixture, Workspace } from '../../support/webhooks-fixture';
+import { allowance } from '../../support/timing';
 
 /**
  * Issue 38: `lim`, the integrator's CLI (packages/cli), needing nothing but an API key and the
@@ -31,11 +32,11 @@ describe('lim (packages/cli) against the mesh', () => {
     lim = await LimBuild.build();
     ({ mesh, cert, receiver, ws, other, testKey } = await startWebhooksFixture({ EVENTS_STREAM_POLL_MS: '200' }));
     await mesh.startApp('crm');
-  }, 180_000);
+  }, meshHookTimeoutMs(3)); // the webhooks fixture and crm; lim's build in the rest of the hook
   afterAll(async () => {
     await Promise.all(started.map((p) => p.stop()));
     await closeWebhooksFixture({ mesh, cert, receiver });
-  }, 120_000);
+  });
 
   const env = (key: string | null = ws.key) => ({ LIM_API_KEY: key ?? undefined, LIM_API_BASE: mesh.baseUrl });
   const listen = (args: string[], key?: string) => {
@@ -54,7 +55,7 @@ describe('lim (packages/cli) against the mesh', () => {
     await waitFor('the lead\'s event stored', async () => {
       event = (await mesh.request('GET', `/events?type=${type}`, { key })).body.data.find((e: any) => e.data.object.id === leadId);
       return event !== undefined;
-    }, 15_000, 100);
+    }, allowance(15_000), 100);
     return event;
   };
   const eventLines = (running: Running) => running.json().filter((l) => 'event_id' in l);
@@ -62,7 +63,7 @@ describe('lim (packages/cli) against the mesh', () => {
   it('lim listen prints a whsec_ secret once, forwards the key\'s events to the example receiver, which verifies them, one line each with its status', async () => {
     const port = await freePort();
     const listener = listen(['--forward-to', `http://127.0.0.1:${port}/hooks`]);
-    await waitFor('the listener ready', async () => listener.lines.length >= 1, 15_000, 50);
+    await waitFor('the listener ready', async () => listener.lines.length >= 1, HARNESS.readyTimeoutMs, 50);
     const [ready] = listener.json();
     expect(ready).toEqual({ object: 'listener', forward_to: `http://127.0.0.1:${port}/hooks`, events: ['*'], livemode: true, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/) });
     const example = await exampleReceiver(port, ready.secret);
@@ -71,7 +72,7 @@ describe('lim (packages/cli) against the mesh', () => {
     await createLead(testKey, 'Test Mode Lead');
     await createLead(other.key, 'Another Workspace');
     const event = await eventOfLead(ws.key, leadId);
-    await waitFor('the event forwarded', async () => eventLines(listener).length >= 1, 15_000, 50);
+    await waitFor('the event forwarded', async () => eventLines(listener).length >= 1, allowance(15_000), 50);
     await new Promise((r) => setTimeout(r, 1000));
     // only the key's workspace and mode
     expect(eventLines(listener)).toEqual([{ event_id: event.id, type: 'lead.created', livemode: true, status: 200, latency_ms: expect.any(Number) }]);
@@ -81,7 +82,7 @@ describe('lim (packages/cli) against the mesh', () => {
     expect(await listener.stop()).toBe(0);
     expect(listener.json().at(-1)).toEqual({ object: 'listener', stopped: true, forwarded: 1 });
     expect(listener.lines.filter((l) => l.includes('whsec_'))).toHaveLength(1);
-  }, 60_000);
+  });
 
   it('lim listen --events keeps those types; the body forwarded is GET /events/{id}\'s, signed with the listener\'s secret', async () => {
     const bodies: { body: string; signature: string }[] = [];
@@ -98,13 +99,13 @@ describe('lim (packages/cli) against the mesh', () => {
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     try {
       const listener = listen(['--forward-to', `http://127.0.0.1:${port}/raw`, '--events', 'lead.updated'], testKey);
-      await waitFor('the listener ready', async () => listener.lines.length >= 1, 15_000, 50);
+      await waitFor('the listener ready', async () => listener.lines.length >= 1, HARNESS.readyTimeoutMs, 50);
       const { secret, livemode } = listener.json()[0];
       expect(livemode).toBe(false);
       const leadId = await createLead(testKey, 'Grace Hopper');
       expect((await mesh.request('PATCH', `/leads/${leadId}`, { key: testKey, body: { title: 'Rear Admiral' } })).status).toBe(200);
       const updated = await eventOfLead(testKey, leadId, 'lead.updated');
-      await waitFor('forwarded', async () => bodies.length >= 1, 15_000, 50);
+      await waitFor('forwarded', async () => bodies.length >= 1, allowance(15_000), 50);
       await new Promise((r) => setTimeout(r, 1000));
       expect(bodies).toHaveLength(1);
       expect(bodies[0].body).toBe((await mesh.request('GET', `/events/${updated.id}`, { key: testKey })).text);
@@ -113,15 +114,15 @@ describe('lim (packages/cli) against the mesh', () => {
     } finally {
       server.close();
     }
-  }, 60_000);
+  });
 
   it('lim listen survives a gateway restart: the events stored meanwhile are forwarded after it, none lost or twice', async () => {
     const port = await freePort();
     const listener = listen(['--forward-to', `http://127.0.0.1:${port}/hooks`]);
-    await waitFor('the listener ready', async () => listener.lines.length >= 1, 15_000, 50);
+    await waitFor('the listener ready', async () => listener.lines.length >= 1, HARNESS.readyTimeoutMs, 50);
     const example = await exampleReceiver(port, listener.json()[0].secret);
     const before = await eventOfLead(ws.key, await createLead(ws.key, 'Before Restart'));
-    await waitFor('before forwarded', async () => eventLines(listener).length >= 1, 15_000, 50);
+    await waitFor('before forwarded', async () => eventLines(listener).length >= 1, allowance(15_000), 50);
 
     expect(await mesh.stopApp('gateway')).toBe(0);
     // stored while the gateway is down: published as a service's outbox relay publishes
@@ -131,17 +132,17 @@ describe('lim (packages/cli) against the mesh', () => {
       id: whileDown, object: 'event', type: 'lead.created', api_version: '2026-09-28', created: new Date().toISOString(), workspace_id: ws.workspace.id,
       livemode: true, data: { object: { id: newId('lead_'), object: 'lead', full_name: 'While Down' } },
     }), { msgID: whileDown });
-    await waitFor('stored', async () => (await mesh.query('webhooks', 'SELECT 1 FROM webhook_events WHERE id = $1', [whileDown])).length === 1, 15_000, 100);
+    await waitFor('stored', async () => (await mesh.query('webhooks', 'SELECT 1 FROM webhook_events WHERE id = $1', [whileDown])).length === 1, allowance(15_000), 100);
     await new Promise((r) => setTimeout(r, 1500));
     await mesh.startApp('gateway');
     const after = await eventOfLead(ws.key, await createLead(ws.key, 'After Restart'));
 
-    await waitFor('three forwarded', async () => eventLines(listener).length >= 3, 30_000, 50);
+    await waitFor('three forwarded', async () => eventLines(listener).length >= 3, allowance(30_000), 50);
     await new Promise((r) => setTimeout(r, 1000));
     expect(eventLines(listener).map((l) => [l.event_id, l.status])).toEqual([[before.id, 200], [whileDown, 200], [after.id, 200]]);
     expect(listener.stderr).toMatch(/reconnected, resuming after evt_/);
     await waitFor('the receiver verified all three', async () => example.lines.filter((l) => / lead\.created evt_/.test(l)).length === 3, 5000, 50);
-  }, 90_000);
+  });
 
   it('lim trigger sends a sample to the workspace\'s endpoints that receive the type and prints each receiver\'s status; --forward-to sends it straight to a local receiver, signed', async () => {
     const fresh = await mesh.workspace();
@@ -182,7 +183,7 @@ describe('lim (packages/cli) against the mesh', () => {
     expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('no enabled webhook endpoint of this workspace receives lead.created') });
     const unknown = await lim.run(['trigger', 'lead.nope', '--forward-to', `http://127.0.0.1:${port}/hooks`], env(fresh.key));
     expect({ code: unknown.code, stderr: unknown.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('unknown event type lead.nope') });
-  }, 90_000);
+  });
 
   it('lim events list|get and lim deliveries list|retry print the API\'s JSON', async () => {
     const fresh = await mesh.workspace();
@@ -200,18 +201,18 @@ describe('lim (packages/cli) against the mesh', () => {
     expect(JSON.parse(got.stdout)).toEqual(page.data[0]);
 
     await waitFor('two deliveries attempted', async () =>
-      (await mesh.request('GET', `/webhook_endpoints/${endpoint.id}/deliveries`, { key: fresh.key })).body.data.filter((d: any) => d.attempts.length > 0).length === 2, 15_000, 100);
+      (await mesh.request('GET', `/webhook_endpoints/${endpoint.id}/deliveries`, { key: fresh.key })).body.data.filter((d: any) => d.attempts.length > 0).length === 2, allowance(15_000), 100);
     const deliveries = await lim.run(['deliveries', 'list', '--endpoint', endpoint.id], env(fresh.key));
     expect(JSON.parse(deliveries.stdout)).toEqual((await mesh.request('GET', `/webhook_endpoints/${endpoint.id}/deliveries`, { key: fresh.key })).body);
     const deliveryId = JSON.parse(deliveries.stdout).data[0].id;
     const retried = await lim.run(['deliveries', 'retry', deliveryId], env(fresh.key));
     expect({ code: retried.code, id: JSON.parse(retried.stdout).id, object: JSON.parse(retried.stdout).object }).toEqual({ code: 0, id: deliveryId, object: 'webhook_delivery' });
     await waitFor('a second attempt', async () =>
-      (await mesh.request('GET', `/webhook_endpoints/${endpoint.id}/deliveries`, { key: fresh.key })).body.data.find((d: any) => d.id === deliveryId).attempts.length === 2, 15_000, 100);
+      (await mesh.request('GET', `/webhook_endpoints/${endpoint.id}/deliveries`, { key: fresh.key })).body.data.find((d: any) => d.id === deliveryId).attempts.length === 2, allowance(15_000), 100);
 
     const missing = await lim.run(['events', 'get', 'evt_missing'], env(fresh.key));
     expect({ code: missing.code, stderr: missing.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(/^error: 404 not_found \[id\]: .*\(request req_/) });
-  }, 90_000);
+  });
 
   it('a revoked or unknown key is refused (exit 1, the API\'s error); no key, an unknown flag or a bad URL is a usage error (exit 2)', async () => {
     const fresh = await mesh.workspace();
@@ -233,5 +234,5 @@ describe('lim (packages/cli) against the mesh', () => {
     }
     const help = await lim.run(['--help'], {});
     expect({ code: help.code, usage: help.stdout }).toEqual({ code: 0, usage: expect.stringContaining('listen --forward-to <url>') });
-  }, 60_000);
+  });
 });

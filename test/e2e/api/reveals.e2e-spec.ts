@@ -32,7 +32,7 @@ describe('reveals', () => {
     const workspace = await mesh.createWorkspace({ name: 'reveals', planCredits: plan });
     const live = await mesh.key(workspace.id, 'live');
     const test = await mesh.key(workspace.id, 'test');
-    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, allowance(10_000));
     return { ws: workspace.id as string, key: live.key as string, keyId: live.id as string, testKey: test.key as string };
   }
   // every reveal answered in this file cites real records
@@ -282,7 +282,7 @@ describe('reveals', () => {
     const workspace = await mesh.createWorkspace({ name: 'no-investors', lenses: 'leads,researchers', planCredits: 10 });
     const live = (await mesh.key(workspace.id, 'live')).key as string;
     const test = (await mesh.key(workspace.id, 'test')).key as string;
-    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, allowance(10_000));
     // the investors lens is refused by search too: a reveal cannot reach what search would not show
     expectApiError(await mesh.request('GET', '/search?lens=investors&q=Fund', { key: live }), 403, 'permission_denied', 'lens');
     for (const k of [live, test]) expectApiError(await reveal(ids.catchall, k), 403, 'permission_denied', 'entity_id');

@@ -1,8 +1,9 @@
 import { SUBJECTS } from '@app/contracts';
 import { facet } from '../../../apps/search/src/entities/entity';
 import { seedEntity } from '../../../apps/search/src/entities/seed';
-import { TestMesh } from '../../harness';
+import { meshHookTimeoutMs, TestMesh } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';
+import { allowance } from '../../support/timing';
 
 /**
  * Rank-ordered access (issues 25 and 37): a search process ranks a query's matches in its in-memory
@@ -88,8 +89,8 @@ describe('search pages against a brute-force ranking', () => {
     await Promise.all([mesh.startApp('gateway'), fill()]);
     const workspace = await mesh.createWorkspace({ name: 'rank-order', planCredits: 5000 });
     key = (await mesh.key(workspace.id, 'live')).key;
-    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
-  });
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, allowance(10_000));
+  }, meshHookTimeoutMs(3)); // billing and search, then the gateway
   afterAll(() => mesh?.close());
 
   it('a whole lens, pages 1..40 (every band boundary crossed, ties by id)', async () => {
@@ -156,7 +157,7 @@ describe('search pages against a brute-force ranking', () => {
     // the pages above were ranked by the search process's own index: PostgreSQL read the pages' rows
     // by primary key, and has no ranking index to read (no GIN index on either table)
     const scans = (prefix: string) => mesh.query<{ n: string }>('search', `SELECT coalesce(sum(idx_scan), 0)::text AS n FROM pg_stat_user_indexes WHERE starts_with(indexrelname, $1)`, [prefix]);
-    await waitFor('scans of entities_pkey (statistics are flushed within a second)', async () => Number((await scans('entities_pkey'))[0].n) > 0, 10_000);
+    await waitFor('scans of entities_pkey (statistics are flushed within a second)', async () => Number((await scans('entities_pkey'))[0].n) > 0, allowance(10_000));
     expect(await mesh.query('search', `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
       WHERE i.indrelid IN ('entities'::regclass, 'entities_rank'::regclass) AND a.amname <> 'btree'`)).toEqual([]);
   });

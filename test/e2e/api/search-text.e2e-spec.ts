@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../../../tools/mesh/processes';
 import { TestMesh, meshHookTimeoutMs } from '../../harness';
+import { allowance } from '../../support/timing';
 
 /**
  * Free text (`q`) matches what the spec says, "names, topics, domains, programs": every connector's
@@ -33,7 +34,7 @@ describe('free text over ingested entities', () => {
     mesh = await TestMesh.start(['gateway', 'billing', 'search']);
     const workspace = await mesh.createWorkspace({ name: 'text', planCredits: 500 });
     key = (await mesh.key(workspace.id, 'live')).key;
-    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, allowance(10_000));
   }, meshHookTimeoutMs(3));
   afterAll(async () => {
     await mesh?.close();

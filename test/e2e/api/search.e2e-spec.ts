@@ -10,6 +10,7 @@ import { SearchReads } from '../../../apps/search/src/search/search-reads.store'
 import { TestMesh, meshHookTimeoutMs } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';
 import { expectApiError } from '../../support/gateway-assertions';
+import { allowance } from '../../support/timing';
 
 describe('search', () => {
   let mesh: TestMesh;
@@ -22,7 +23,7 @@ describe('search', () => {
     const workspace = await mesh.admin(...args);
     const { key } = await mesh.key(workspace.id, 'live');
     const { key: testKey } = await mesh.key(workspace.id, 'test');
-    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 10_000);
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, allowance(10_000));
     return { ws: workspace.id as string, key: key as string, testKey: testKey as string };
   }
   const total = async (key: string) => (await mesh.request('GET', '/credits', { key })).body.balance.total as number;
@@ -339,7 +340,7 @@ describe('search', () => {
     expect(asked.length).toBeGreaterThanOrEqual(1);
     const ids = asked.map((a) => a.id);
     await mesh.startApp('billing');
-    await waitFor('the leases asked for settled', async () => (await mesh.query('search', `SELECT 1 FROM credit_leases WHERE id = ANY($1) AND state = 'settled'`, [ids])).length === ids.length, 30_000);
+    await waitFor('the leases asked for settled', async () => (await mesh.query('search', `SELECT 1 FROM credit_leases WHERE id = ANY($1) AND state = 'settled'`, [ids])).length === ids.length, allowance(30_000));
     expect(await mesh.query('billing', 'SELECT state, amount FROM credit_leases WHERE id = ANY($1)', [ids])).toEqual(ids.map(() => ({ state: 'settled', amount: 0 })));
     const after = await mesh.query('billing', `SELECT type FROM ledger_entries WHERE workspace_id = $1 ORDER BY id`, [other.ws]);
     expect(after).toHaveLength(before);

@@ -5,6 +5,7 @@ import { TestMesh, meshHookTimeoutMs } from '../../harness';
 import { EventStreamReader } from '../../support/event-stream';
 import { eventually, SmtpSink } from '../../support/smtp-sink';
 import { expectApiError } from '../../support/gateway-assertions';
+import { allowance } from '../../support/timing';
 
 const UNKNOWN_SEQUENCE = 'seq_0000000000aaaaaaaaaaaaaa';
 const UNKNOWN_LEAD = 'lead_0000000000aaaaaaaaaaaaaa';
@@ -453,7 +454,7 @@ describe('sequences end to end', () => {
     expect(await mesh.query('crm', 'SELECT email_status FROM leads WHERE id = $1', [brook])).toEqual([{ email_status: 'valid' }]);
 
     await mesh.startApp('crm');
-    const updated = await stream.waitFor((e) => e.envelope.type === 'lead.updated' && e.envelope.data.object.id === brook, 20_000);
+    const updated = await stream.waitFor((e) => e.envelope.type === 'lead.updated' && e.envelope.data.object.id === brook, allowance(20_000));
     expect(updated.envelope).toMatchObject({ workspace_id: ws, livemode: true, data: { object: { id: brook, object: 'lead', email: 'brook@target.test', email_status: 'invalid' }, previous_attributes: { email_status: 'valid' } } });
     expect(Object.keys(updated.envelope.data.previous_attributes ?? {})).toEqual(['email_status']);
     const res = await mesh.request('GET', `/leads/${brook}`, { key });

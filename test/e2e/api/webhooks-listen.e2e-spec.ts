@@ -7,8 +7,9 @@ import { PermissionViolationError } from '@nats-io/transport-node';
 import { workspaceEventsSubject } from '@app/contracts';
 import { connectMesh } from '@app/platform';
 import { freePort, ROOT, waitFor } from '../../../tools/mesh/processes';
-import { SHARED_ALL_START_MS, TestMesh } from '../../harness';
+import { HARNESS, SHARED_ALL_START_MS, TestMesh } from '../../harness';
 import { Running, startExampleReceiver } from '../../support/running';
+import { allowance } from '../../support/timing';
 
 type Workspace = Awaited<ReturnType<TestMesh['workspace']>>;
 
@@ -53,14 +54,14 @@ describe('admin listen: the workspace\'s events forwarded to a local receiver', 
     await waitFor('the lead\'s event stored', async () => {
       event = (await mesh.request('GET', '/events?type=lead.created', { key })).body.data.find((e: any) => e.data.object.id === leadId);
       return event !== undefined;
-    }, 15_000, 100);
+    }, allowance(15_000), 100);
     return event;
   };
 
   it('prints a whsec_ secret once, forwards live and test events to the example receiver, which verifies them, and prints a line per event with its status', async () => {
     const port = await freePort();
     const listener = listen('--workspace', ws.workspace.id, '--forward-to', `http://127.0.0.1:${port}/hooks`);
-    await waitFor('the listener ready', async () => listener.lines.length >= 1, 15_000, 50);
+    await waitFor('the listener ready', async () => listener.lines.length >= 1, HARNESS.readyTimeoutMs, 50);
     const [ready] = listener.json();
     expect(ready).toEqual({ object: 'listener', workspace_id: ws.workspace.id, forward_to: `http://127.0.0.1:${port}/hooks`, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{40,}$/) });
     const receiver = await receiverAt(port, ready.secret);
@@ -71,7 +72,7 @@ describe('admin listen: the workspace\'s events forwarded to a local receiver', 
     const live = await eventOfLead(ws.key, liveLead);
     const test = await eventOfLead(testKey, testLead);
 
-    await waitFor('two lines', async () => listener.lines.length >= 3, 15_000, 50);
+    await waitFor('two lines', async () => listener.lines.length >= 3, allowance(15_000), 50);
     const lines = listener.json().slice(1);
     expect(lines).toEqual(expect.arrayContaining([
       { event_id: live.id, type: 'lead.created', livemode: true, status: 200, latency_ms: expect.any(Number) },
@@ -89,14 +90,14 @@ describe('admin listen: the workspace\'s events forwarded to a local receiver', 
     // a receiver that is gone: the line says so, with no status
     await receiver.stop();
     const later = await eventOfLead(ws.key, await createLead(ws.key, 'Alan Turing'));
-    await waitFor('the failed forward', async () => listener.lines.length >= 4, 15_000, 50);
+    await waitFor('the failed forward', async () => listener.lines.length >= 4, allowance(15_000), 50);
     expect(listener.json()[3]).toEqual({ event_id: later.id, type: 'lead.created', livemode: true, status: null, latency_ms: expect.any(Number), error: 'ECONNREFUSED' });
 
     // interrupted: it stops, says how many it forwarded, and exits 0
     expect(await listener.stop()).toBe(0);
     expect(listener.json().at(-1)).toEqual({ object: 'listener', workspace_id: ws.workspace.id, stopped: true, forwarded: 3 });
     expect(listener.lines.filter((l) => l.includes('whsec_'))).toHaveLength(1);
-  }, 60_000);
+  });
 
   it('forwards the exact body of GET /events/{id}, signed at that moment with its own secret; each listener has its own', async () => {
     const bodies: { body: string; signature: string; status: number }[] = [];
@@ -113,12 +114,12 @@ describe('admin listen: the workspace\'s events forwarded to a local receiver', 
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/raw`;
       const [a, b] = [listen('--workspace', ws.workspace.id, '--forward-to', url), listen('--workspace', ws.workspace.id, '--forward-to', url)];
-      await waitFor('both listeners ready', async () => a.lines.length >= 1 && b.lines.length >= 1, 15_000, 50);
+      await waitFor('both listeners ready', async () => a.lines.length >= 1 && b.lines.length >= 1, HARNESS.readyTimeoutMs, 50);
       const [secretA, secretB] = [a.json()[0].secret, b.json()[0].secret];
       expect(secretA).not.toBe(secretB);
       status = 418;
       const event = await eventOfLead(ws.key, await createLead(ws.key, 'Edsger Dijkstra'));
-      await waitFor('both forwarded', async () => bodies.length === 2, 15_000, 50);
+      await waitFor('both forwarded', async () => bodies.length === 2, allowance(15_000), 50);
       const exact = (await mesh.request('GET', `/events/${event.id}`, { key: ws.key })).text;
       for (const got of bodies) expect(got.body).toBe(exact);
       // one signature verifies with one listener's secret only

@@ -2,10 +2,11 @@ import Stripe from 'stripe';
 import { SUBJECTS } from '@app/contracts';
 import { waitFor } from '../../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate } from '../../../tools/webhooks/https-receiver';
-import { TestMesh } from '../../harness';
+import { meshHookTimeoutMs, TestMesh } from '../../harness';
 import { publishEvents } from '../../support/webhook-events';
 import { expectApiError } from '../../support/gateway-assertions';
 import { closeWebhooksFixture, deleteEndpoints, startWebhooksFixture, Workspace } from '../../support/webhooks-fixture';
+import { allowance } from '../../support/timing';
 
 const stripe = new Stripe('sk_test_unused');
 const HOUR = 3_600_000;
@@ -28,7 +29,7 @@ describe('webhook endpoints: retrieve, update, roll the secret', () => {
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_SECRET_KEY: 'b'.repeat(64),
     }));
-  }, 120_000);
+  }, meshHookTimeoutMs(2)); // the webhooks fixture: a gateway and the webhooks service
   afterAll(() => closeWebhooksFixture({ mesh, cert, receiver }));
   // each test makes its own endpoints; a workspace has at most 16
   afterEach(() => deleteEndpoints(mesh, ws.workspace.id));
@@ -38,7 +39,7 @@ describe('webhook endpoints: retrieve, update, roll the secret', () => {
     expect(res.status).toBe(201);
     return res.body as { id: string; secret: string; url: string; events: string[]; description: string | null; status: string; created_at: string };
   };
-  const until = (what: string, check: () => boolean | Promise<boolean>, ms = 15_000) => waitFor(what, async () => check(), ms, 50);
+  const until = (what: string, check: () => boolean | Promise<boolean>, ms = allowance(15_000)) => waitFor(what, async () => check(), ms, 50);
   const endpointRow = async (id: string) => (await mesh.query('webhooks', 'SELECT status, consecutive_failures FROM webhook_endpoints WHERE id = $1', [id]))[0];
   const signaturesOf = (header: string) => header.split(',').filter((p) => p.startsWith('v1=')).length;
 
@@ -160,7 +161,7 @@ describe('webhook endpoints: retrieve, update, roll the secret', () => {
       const [next] = await publishEvents(mesh, ws.workspace.id, 1);
       await until('delivered again', () => receiver.at('/patch/toggle').length === seen + 1);
       expect(JSON.parse(receiver.at('/patch/toggle')[seen].rawBody).id).toBe(next);
-    }, 60_000);
+    });
   });
 
   describe('POST /webhook_endpoints/{id}/secret/roll', () => {
@@ -296,7 +297,7 @@ describe('webhook endpoints: retrieve, update, roll the secret', () => {
         status: 202, body: { ...delivery, status: 'pending', next_attempt_at: expect.any(String), completed_at: null },
       });
       // at once: the retry schedule's minute has not passed on the movable clock
-      await until('attempt 2', () => receiver.at('/deliveries/retry').length === 2, 10_000);
+      await until('attempt 2', () => receiver.at('/deliveries/retry').length === 2, allowance(10_000));
       const [firstReq, secondReq] = receiver.at('/deliveries/retry');
       expect(secondReq.rawBody).toBe(firstReq.rawBody);
       const header = secondReq.headers['service-signature'] as string;

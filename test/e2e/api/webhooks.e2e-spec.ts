@@ -3,10 +3,11 @@ import { SUBJECTS } from '@app/contracts';
 import { waitFor } from '../../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate, testCertificate } from '../../../tools/webhooks/https-receiver';
 import { startDns } from '../../../tools/mesh/mail-peers';
-import { TestMesh } from '../../harness';
+import { meshHookTimeoutMs, TestMesh } from '../../harness';
 import { createLead } from '../../support/leads';
 import { publishEvents as publishEventsTo } from '../../support/webhook-events';
 import { expectApiError } from '../../support/gateway-assertions';
+import { allowance } from '../../support/timing';
 
 type Workspace = Awaited<ReturnType<TestMesh['workspace']>>;
 
@@ -37,7 +38,7 @@ describe('webhooks end to end', () => {
     await Promise.all((Object.keys({ api: 1, deliver: 1, modes: 1, retry: 1, disable: 1, guard: 1, limit: 1, race: 1 }) as Array<keyof typeof ws>).map(async (name) => {
       ws[name] = await mesh.workspace();
     }));
-  }, 60_000);
+  }, meshHookTimeoutMs(3));
   afterAll(async () => {
     await mesh?.close();
     await receiver?.close();
@@ -53,7 +54,7 @@ describe('webhooks end to end', () => {
   const advance = (ms: number) => mesh.rpc(SUBJECTS.webhooks.testClockAdvance, {}, { ms });
   const attempts = async (endpointId: string) =>
     (await mesh.query('webhooks', 'SELECT count(*)::int AS n FROM webhook_attempts WHERE endpoint_id = $1', [endpointId]))[0].n as number;
-  const until = (what: string, check: () => boolean | Promise<boolean>, ms = 15_000) => waitFor(what, async () => check(), ms, 50);
+  const until = (what: string, check: () => boolean | Promise<boolean>, ms = allowance(15_000)) => waitFor(what, async () => check(), ms, 50);
   /** Events straight into the stream, as any service's outbox relay publishes them. */
   const publishEvents = (workspaceId: string, n: number, type = 'lead.created') => publishEventsTo(mesh, workspaceId, n, type);
 
@@ -312,10 +313,10 @@ describe('webhooks end to end', () => {
       receiver.respond('/disable/down', () => ({ status: 500 }));
       await publishEvents(ws.disable.workspace.id, 100);
       const steps = [60, 300, 1800, 7200, 21_600, 54_000];
-      await until('first attempts', async () => (await attempts(hook.id)) === 100, 20_000);
+      await until('first attempts', async () => (await attempts(hook.id)) === 100, allowance(20_000));
       for (let i = 0; i < steps.length; i++) {
         await advance(Math.ceil(steps[i] * 1.11) * 1000);
-        await until(`attempts round ${i + 2}`, async () => (await attempts(hook.id)) === 100 * (i + 2), 20_000);
+        await until(`attempts round ${i + 2}`, async () => (await attempts(hook.id)) === 100 * (i + 2), allowance(20_000));
       }
       await until('disabled', async () =>
         (await mesh.query('webhooks', 'SELECT status FROM webhook_endpoints WHERE id = $1', [hook.id]))[0].status === 'disabled');
@@ -334,6 +335,6 @@ describe('webhooks end to end', () => {
       expect(row.consecutive_failures).toBe(0);
       await publishEvents(ws.disable.workspace.id, 1);
       await until('delivered again', () => receiver.at('/disable/down').length === seen + 1);
-    }, 60_000);
+    });
   });
 });
