@@ -1,4 +1,5 @@
 import { runChaos } from '../../tools/chaos/chaos';
+import { longTestMs } from '../harness';
 
 /**
  * The short variant of `npm run chaos`: each service SIGKILLed and restarted in turn and
@@ -18,5 +19,5 @@ describe('chaos (short)', () => {
       'every ledger sums to its balance', 'no lead got two different emails; re-sends within the bound',
     ]);
     for (const check of report.checks) expect({ check: check.name, ok: check.ok, detail: check.detail }).toMatchObject({ ok: true });
-  }, 300_000);
+  }, longTestMs(300_000));
 });

@@ -8,7 +8,7 @@ import { SERVICE_NAMES, ServiceName } from '@app/contracts';
 import { randomToken } from '@app/platform';
 import { imageContents } from '../../tools/image/deps';
 import { findNatsServer, freePort, httpReady, portVariable, ROOT, waitFor } from '../../tools/mesh/processes';
-import { PG_SERVER_URL } from '../harness';
+import { HARNESS, longTestMs, meshHookTimeoutMs, PG_SERVER_URL } from '../harness';
 import { compose, DOCKERFILE, environmentOf, imageRuntime, mounts, services } from './compose-file';
 
 /**
@@ -195,7 +195,7 @@ describe('docker compose up, each service as a local process with its container\
             const code = await containers.get(dep)!.exited;
             if (code !== 0) throw new Error(`${dep} exited with ${code}:\n${tail(containers.get(dep)!)}`);
           } else if (condition === 'service_healthy') {
-            await waitFor(`${dep} healthy`, () => healthy(dep), 60_000, 250);
+            await waitFor(`${dep} healthy`, () => healthy(dep), HARNESS.readyTimeoutMs, 250);
           }
         }
         if (name === 'postgres') return; // the local server (a database per service comes with DB_PREFIX)
@@ -232,7 +232,7 @@ describe('docker compose up, each service as a local process with its container\
     for (const app of APPS) ports.set(app, await freePort());
     // `docker compose up`: every service without a profile
     await Promise.all(Object.keys(services).filter((name) => !services[name].profiles).map(up));
-  }, 180_000);
+  }, meshHookTimeoutMs(APPS.length)); // compose up: nats, the one-shot steps, the six apps started
 
   afterAll(async () => {
     for (const c of containers.values()) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGTERM');
@@ -249,7 +249,7 @@ describe('docker compose up, each service as a local process with its container\
       await admin.end();
     }
     rmSync(tmp, { recursive: true, force: true });
-  }, 30_000);
+  });
 
   it('the one-shot steps ran and exited 0: the bus\'s configuration and one seed per identity in the volume, the EVENTS stream provisioned as the operator, every database migrated', async () => {
     expect(await containers.get('nats-config')!.exited).toBe(0);
@@ -271,21 +271,22 @@ describe('docker compose up, each service as a local process with its container\
     await Promise.all(APPS.map(async (app) => {
       const container = containers.get(app)!;
       const exitedEarly = container.exited.then((code) => Promise.reject(new Error(`${app} exited with ${code}:\n${tail(container)}`)));
-      await Promise.race([waitFor(`${app} readiness`, () => httpReady(ports.get(app)!), 90_000, 250), exitedEarly]);
+      await Promise.race([waitFor(`${app} readiness`, () => httpReady(ports.get(app)!), HARNESS.startTimeoutMs(APPS.length), 250), exitedEarly]);
       exitedEarly.catch(() => undefined);
       expect(containerEnv(app).NATS_NKEY_SEED_FILE).toBe(join(volumeDir('natsconfig'), 'identities', app, 'seed'));
     }));
-  }, 120_000);
+  }, meshHookTimeoutMs(APPS.length)); // the six apps of compose up, all started at once
 
   it('the image\'s HEALTHCHECK passes in each app\'s container environment', async () => {
     // one after the other: each check is a node process of its own (Docker runs the check every
     // interval until it passes, or `retries` fail after the start period)
     for (const app of APPS) {
+      // the Dockerfile's HEALTHCHECK allows 60 s: a 30 s start period, then 3 retries 10 s apart
       await waitFor(`${app}'s HEALTHCHECK`, () => healthy(app), 60_000, 500).catch((err: Error) => {
         throw new Error(`${err.message}: ${lastHealth.get(app)}`);
       });
     }
-  }, 400_000);
+  }, longTestMs(400_000));
 
   it('a request goes through: the admin CLI (docker compose run admin, the operator) makes a workspace and a key, a lead is created through the gateway and read back', async () => {
     const workspace = await composeRun('admin', ['workspace:create', '--name', `compose-${randomToken(6)}`]);
@@ -303,7 +304,7 @@ describe('docker compose up, each service as a local process with its container\
     expect(lead.id).toMatch(/^lead_/);
     const read = await fetch(`${api}/leads/${lead.id}`, { headers });
     expect({ status: read.status, body: await read.json() }).toMatchObject({ status: 200, body: { id: lead.id, full_name: 'Ada Compose', email: 'ada@compose.example' } });
-  }, 60_000);
+  });
 
   it('the bus refuses an anonymous connection', async () => {
     await expect(connect({ servers: `nats://127.0.0.1:${natsPort}`, reconnect: false })).rejects.toThrow(/authoriz|authentication/i);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { SERVICE_NAMES, ServiceName } from '@app/contracts';
 import { assembleImage, imageContents, ImageContents } from '../../tools/image/deps';
 import { APP_NODE_FLAGS, APP_V8_FLAGS, freePort, httpReady, portVariable, ROOT, stopApp, waitFor } from '../../tools/mesh/processes';
-import { HARNESS, TestMesh } from '../harness';
+import { HARNESS, meshHookTimeoutMs, TestMesh } from '../harness';
 
 /**
  * One image per service (Dockerfile, `image` stage: tools/image/deps.ts). With no Docker engine
@@ -28,7 +28,7 @@ describe('per-service images: only the service\'s code and production packages, 
       for (const file of ['package.json', 'nest-cli.json']) copyFileSync(join(ROOT, file), join(dir, service, file));
     }
     mesh = await TestMesh.start([]);
-  }, 120_000);
+  }, meshHookTimeoutMs(0)); // the six images assembled, and a mesh of no apps
   afterAll(async () => {
     await mesh?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -121,5 +121,5 @@ describe('per-service images: only the service\'s code and production packages, 
     } finally {
       await stopApp(running);
     }
-  }, 60_000);
+  });
 });

@@ -164,7 +164,7 @@ describe('tools/migrate (the one-shot migration entry of the compose steps and J
     } finally {
       await dropDatabase(url);
     }
-  }, 120_000);
+  });
 
   it('gives up on an unreachable server once the wait is over', async () => {
     const unreachable = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/postgres' };
@@ -224,6 +224,6 @@ describe('tools/migrate (the one-shot migration entry of the compose steps and J
       } finally {
         await dropDatabase(url);
       }
-    }, 120_000);
+    });
   });
 });

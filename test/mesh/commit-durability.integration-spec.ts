@@ -40,7 +40,7 @@ describe('commits that need not wait for the standby', () => {
     await admin.query("ALTER SYSTEM SET synchronous_standby_names = 'no_such_standby'");
     await admin.query('SELECT pg_reload_conf()');
     await admin.end();
-  }, 120_000);
+  });
 
   afterAll(async () => {
     for (const client of clients) await client.end().catch(() => undefined);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { CNPG_FAILOVER_DEFAULTS, detectionOfCluster, failoverWatchSettings, FailoverWatchSettings, PgPair, SHIPPED_FAILOVER_DETECTION, writesAccepted } from '../../tools/mesh/pg-pair';
 import { freePort } from '../../tools/mesh/processes';
+import { allowance } from '../support/timing';
 
 /**
  * The cluster run's PostgreSQL pair fails over as CloudNativePG does (issue 35, item 6): a
@@ -26,7 +27,7 @@ describe('the PostgreSQL pair fails over when its watcher sees the primary stop 
     await admin.query('CREATE TABLE marks (n int PRIMARY KEY)');
     await admin.query('INSERT INTO marks VALUES (1)');
     await admin.end();
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await pair?.stop();
@@ -67,7 +68,7 @@ describe('the PostgreSQL pair fails over when its watcher sees the primary stop 
     expect(pair.standby).toBeUndefined();
 
     // rw leads to the new primary: it takes writes, and what the old one acknowledged is there
-    await writesAccepted(pair.rwUrl, 10_000);
+    await writesAccepted(pair.rwUrl, allowance(10_000));
     const db = new Client({ connectionString: pair.rwUrl });
     await db.connect();
     try {
@@ -76,5 +77,5 @@ describe('the PostgreSQL pair fails over when its watcher sees the primary stop 
     } finally {
       await db.end();
     }
-  }, 60_000);
+  });
 });

@@ -2,6 +2,7 @@ import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { backupStartSegment, PreparedSource, prepareSource, restoreAndCheck } from '../../tools/restore-drill/drill';
+import { longTestMs } from '../harness';
 
 /**
  * The restore drill (npm run restore-drill) on real PostgreSQL servers of its own, with small
@@ -18,7 +19,7 @@ describe('restore drill: a point-in-time restore of billing and search', () => {
     dir = mkdtempSync(join(tmpdir(), 'restore-drill-spec-'));
     chmodSync(dir, 0o755);
     source = await prepareSource(dir, { accounts: 12, consumes: 10, entities: 300 }, 'name');
-  }, 180_000);
+  }, longTestMs(180_000));
 
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -48,17 +49,17 @@ describe('restore drill: a point-in-time restore of billing and search', () => {
     expect(outcome.checks).toEqual(ALL_HOLD);
     expect(outcome.segmentsRestored).toBeGreaterThan(0);
     expect(outcome.timing.total_ms).toBe(outcome.timing.unpack_ms + outcome.timing.recovery_ms);
-  }, 180_000);
+  }, longTestMs(180_000));
 
   it('restored to the time the point was made (recovery_target_time, as a Cluster\'s targetTime): the same', async () => {
     const outcome = await restoreAndCheck(source, join(dir, 'to-time'), source.points.time);
     expect(outcome.checks).toEqual(ALL_HOLD);
-  }, 180_000);
+  }, longTestMs(180_000));
 
   it('a target the archive never reaches fails the restore at once, with the server\'s word for it', async () => {
     await expect(restoreAndCheck(source, join(dir, 'to-nowhere'), { kind: 'name', name: 'no-such-point' }))
       .rejects.toThrow(/stopped during recovery[\s\S]*recovery ended before configured recovery target was reached/);
-  }, 180_000);
+  }, longTestMs(180_000));
 
   it('restored to the end of the archive instead, the checks of the point fail, the invariants still hold', async () => {
     const outcome = await restoreAndCheck(source, join(dir, 'to-end'), 'end');
@@ -76,5 +77,5 @@ describe('restore drill: a point-in-time restore of billing and search', () => {
       entities_inserted: source.sourceAfter.after.entities_inserted,
       entities_updated: source.sourceAfter.after.entities_updated,
     });
-  }, 180_000);
+  }, longTestMs(180_000));
 });

@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { SERVICE_NAMES } from '@app/contracts';
 import { randomToken } from '@app/platform';
 import { findNatsServer, freePort, MESH_NATS_IDENTITY_DIR, portVariable, ROOT, startNatsServer, tcpAnswers, waitFor } from '../../tools/mesh/processes';
-import { PG_SERVER_URL } from '../harness';
+import { HARNESS, meshHookTimeoutMs, PG_SERVER_URL } from '../harness';
 import { PostgresAuthPeer } from '../support/postgres-peer';
 import { eventually } from '../support/smtp-sink';
 import { allowance } from '../support/timing';
@@ -107,7 +107,7 @@ describe('npm start tells the truth about PostgreSQL and NATS', () => {
     const port = await freePort();
     const nats = spawn(findNatsServer()!, ['-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
     try {
-      await waitFor('nats-server', () => tcpAnswers('127.0.0.1', port), 10_000);
+      await waitFor('nats-server', () => tcpAnswers('127.0.0.1', port), HARNESS.readyTimeoutMs);
       const { code, output } = await startFails({ NATS_URL: `nats://127.0.0.1:${port}` });
       expect(code).toBe(1);
       expect(output).toContain(`NATS at nats://127.0.0.1:${port} (NATS_URL) answered but runs without JetStream`);
@@ -133,7 +133,7 @@ describe('npm start tells the truth about PostgreSQL and NATS', () => {
     for (const name of SERVICE_NAMES) env[portVariable(name)] = String(await freePort());
     const run = runStart(env);
     try {
-      await waitFor('the addresses', async () => /\[mesh\] {3}Mail .*\n/.test(run.output()) || run.child.exitCode !== null, 150_000, 250);
+      await waitFor('the addresses', async () => /\[mesh\] {3}Mail .*\n/.test(run.output()) || run.child.exitCode !== null, HARNESS.startTimeoutMs(SERVICE_NAMES.length), 250);
       const output = run.output();
       const api = `http://127.0.0.1:${env.PORT}/api/v1`;
       expect(output).toContain(`[mesh] all ${SERVICE_NAMES.length} services ready`);
@@ -172,5 +172,5 @@ describe('npm start tells the truth about PostgreSQL and NATS', () => {
       for (const row of rows) await admin.query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`);
       await admin.end();
     }
-  }, 200_000);
+  }, meshHookTimeoutMs(SERVICE_NAMES.length)); // npm start: nats-server and the six services
 });

@@ -7,6 +7,7 @@ import { parse } from 'yaml';
 import { natsInboxPrefix } from '@app/contracts';
 import { ensureNatsIdentities } from '@app/platform';
 import { findNatsServer, freePort, MESH_NATS_IDENTITY_DIR, ROOT, tcpAnswers, waitFor } from '../../tools/mesh/processes';
+import { HARNESS } from '../harness';
 
 /**
  * `npm run -s nats:config -- --helm-values`: the NATS Helm chart's values overlay that closes the
@@ -57,7 +58,7 @@ describe('nats:config --helm-values', () => {
     writeFileSync(file, rendered(port));
     const server = spawn(findNatsServer() as string, ['-c', file], { stdio: 'ignore' });
     try {
-      await waitFor(`nats-server on ${port}`, () => tcpAnswers('127.0.0.1', port), 10_000, 50);
+      await waitFor(`nats-server on ${port}`, () => tcpAnswers('127.0.0.1', port), HARNESS.readyTimeoutMs, 50);
       const seed = readFileSync(join(dir, 'identities', 'crm.nk'), 'utf8').trim();
       const crm = await connect({ servers: `127.0.0.1:${port}`, authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)), inboxPrefix: natsInboxPrefix('crm') });
       await crm.flush();

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServiceName } from '@app/contracts';
 import { kustomize, Obj } from '../deploy/render';
-import { TestMesh } from '../harness';
+import { meshHookTimeoutMs, TestMesh } from '../harness';
 
 const ROOT = join(__dirname, '..', '..');
 const SCRAPED: ServiceName[] = ['gateway', 'crm', 'webhooks', 'sequences'];
@@ -56,7 +56,7 @@ describe('metrics: backlogs, consumer lag, pool; alerts and docs name real serie
   beforeAll(async () => {
     // crm runs no export worker: a queued export stays queued, and the gauge shows it
     mesh = await TestMesh.start(SCRAPED, { EXPORT_WORKER_CONCURRENCY: '0' });
-  }, 60_000);
+  }, meshHookTimeoutMs(SCRAPED.length));
   afterAll(() => mesh?.close());
 
   it('each service reports its pool, its durable consumers\' lag and its backlog', async () => {

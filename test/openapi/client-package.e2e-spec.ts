@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../../tools/mesh/processes';
-import { TestMesh } from '../harness';
+import { meshHookTimeoutMs, TestMesh } from '../harness';
 
 /**
  * packages/client as an integrator builds it: its own tsconfig (strict, declarations) compiles
@@ -16,7 +16,7 @@ describe('packages/client: built by its own tsconfig, run against the mesh', () 
   beforeAll(async () => {
     rmSync(join(DIR, 'dist'), { recursive: true, force: true });
     mesh = await TestMesh.shared(['gateway', 'crm']);
-  }, 120_000);
+  }, meshHookTimeoutMs(2));
   afterAll(() => mesh?.close());
 
   it('builds (tsc -p packages/client: strict, declarations beside the JavaScript)', () => {
@@ -25,7 +25,7 @@ describe('packages/client: built by its own tsconfig, run against the mesh', () 
     // the package's build script copies the generated types next to the declarations that import them
     copyFileSync(join(DIR, 'src', 'api.d.ts'), join(DIR, 'dist', 'api.d.ts'));
     for (const file of ['index.js', 'index.d.ts', 'signature.js', 'api.d.ts']) expect({ file, built: existsSync(join(DIR, 'dist', file)) }).toEqual({ file, built: true });
-  }, 120_000);
+  });
 
   it('the built package creates a lead, replays a POST by its Idempotency-Key, pages through leads, and answers a typed 404', async () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -62,5 +62,5 @@ describe('packages/client: built by its own tsconfig, run against the mesh', () 
     expect({ status: missing.response.status, code: missing.error?.error.code }).toEqual({ status: 404, code: 'not_found' });
     const walkMissing = async () => { for await (const d of client.paginate('/webhook_endpoints/{id}/deliveries', { path: { id: 'we_doesnotexist' } })) void d; };
     await expect(walkMissing()).rejects.toBeInstanceOf(ApiError);
-  }, 90_000);
+  });
 });

@@ -1,6 +1,7 @@
 import { Browser, chromium, Page } from 'playwright-core';
-import { TestMesh } from '../harness';
+import { meshHookTimeoutMs, TestMesh } from '../harness';
 import { CHROMIUM_ARGS, resolveChromium } from '../support/browser';
+import { allowance } from '../support/timing';
 
 /**
  * The reference page (/api/v1/docs) in a real headless browser (chromium driven by
@@ -31,8 +32,8 @@ describe('the API reference page in a browser', () => {
       if (message.type() === 'error' && /Content Security Policy/.test(message.text())) violations.push(message.text());
     });
     await page.goto(`${mesh.baseUrl}/docs`);
-    await page.waitForSelector('[data-section-id="operation/leads_create"]', { timeout: 60_000 });
-  }, 120_000);
+    await page.waitForSelector('[data-section-id="operation/leads_create"]', { timeout: allowance(60_000) });
+  }, meshHookTimeoutMs(2)); // and the browser, and the page rendered
   afterAll(async () => {
     await browser?.close();
     await mesh?.close();
@@ -99,7 +100,7 @@ describe('the API reference page in a browser', () => {
   it('finds operations and events by search', async () => {
     await page.fill('input[placeholder="Search..."]', 'reveal');
     const results = page.locator('[data-role="search:results"]');
-    await results.getByText('Reveal a search result').waitFor({ timeout: 15_000 });
+    await results.getByText('Reveal a search result').waitFor({ timeout: allowance(15_000) });
     expect(await results.getByText('Event reveal.completed').count()).toBe(1);
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { POSTMAN_COLLECTION } from '../../tools/openapi/postman';
 import { COMMITTED_DOCUMENT, documentText, servedDocument } from '../../tools/openapi/update';
-import { TestMesh } from '../harness';
+import { meshHookTimeoutMs, TestMesh } from '../harness';
 
 /**
  * docs/openapi.json is the document the gateway serves: integrators diff it between releases
@@ -25,7 +25,7 @@ describe('docs/openapi.json, the committed OpenAPI document', () => {
     // the committed document is the one of the default configuration: its error links name the
     // API's default public URL, whatever port this test's gateway listens on
     mesh = await TestMesh.start(['gateway'], { PUBLIC_API_URL: 'http://127.0.0.1:3000/api/v1' });
-  }, 120_000);
+  }, meshHookTimeoutMs(1));
   afterAll(() => mesh?.close());
 
   it('is the document the running gateway serves (else: npm run openapi:update)', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 // ajv 8 (JSON Schema 2020-12, as OpenAPI 3.1 uses) and ajv-formats come with fastify's validator.
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { TestMesh } from '../harness';
+import { meshHookTimeoutMs, TestMesh } from '../harness';
 import { gatewayDocument } from './openapi-document';
 
 /**
@@ -20,7 +20,7 @@ describe('OpenAPI document served by the gateway', () => {
     dir = mkdtempSync(join(tmpdir(), 'gateway-routes-'));
     routeLog = join(dir, 'routes.jsonl');
     mesh = await TestMesh.start(['gateway', 'crm'], { GATEWAY_ROUTE_LOG: routeLog });
-  }, 120_000);
+  }, meshHookTimeoutMs(2));
   afterAll(async () => {
     await mesh?.close();
     rmSync(dir, { recursive: true, force: true });

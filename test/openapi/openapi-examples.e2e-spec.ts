@@ -7,9 +7,10 @@ import addFormats from 'ajv-formats';
 import { SAMPLE_BASE_URL, SAMPLE_KEY_VARIABLE } from '../../apps/gateway/src/openapi/code-samples';
 import { RECORDED_EXAMPLES, RecordedExample, RecordedExamples } from '../../apps/gateway/src/openapi/examples';
 import { ROOT, waitFor } from '../../tools/mesh/processes';
-import { TestMesh } from '../harness';
+import { longTestMs, meshHookTimeoutMs, TestMesh } from '../harness';
 import { eventually, SmtpSink } from '../support/smtp-sink';
 import { SseClient } from '../support/sse';
+import { allowance } from '../support/timing';
 
 /**
  * The request and response examples of the OpenAPI document come from this run: it calls every
@@ -28,7 +29,7 @@ const EXAMPLES_FILE = join(ROOT, 'apps', 'gateway', 'src', 'openapi', 'examples.
 const WRITE = process.env.OPENAPI_EXAMPLES_WRITE === '1';
 /** What a shell command printed on stdout (curl exits non-zero when cut by --max-time; what it printed counts). */
 const shell = (command: string, env: Record<string, string>) =>
-  new Promise<string>((resolve) => execFile('sh', ['-c', command], { env: { PATH: process.env.PATH, ...env }, timeout: 30_000 }, (_err, stdout) => resolve(String(stdout))));
+  new Promise<string>((resolve) => execFile('sh', ['-c', command], { env: { PATH: process.env.PATH, ...env }, timeout: allowance(30_000) }, (_err, stdout) => resolve(String(stdout))));
 /** An object id: a type prefix, then 24 characters (libs/platform/src/ids.ts). */
 const ID = /^[a-z]+_[0-9A-Za-z]{24}$/;
 
@@ -53,7 +54,7 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     // one after the other: five services migrating at once can outlast the harness's start-up wait on a busy machine
     for (const name of ['billing', 'search', 'sequences', 'webhooks'] as const) await mesh.startApp(name);
     doc = await (await fetch(`${mesh.baseUrl}/openapi.json`)).json();
-  }, 180_000);
+  }, meshHookTimeoutMs(6)); // six apps, one after the other
   afterAll(async () => {
     await mesh?.close();
     await sink?.close();
@@ -133,7 +134,7 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     const { stream, refused } = await SseClient.open(`${mesh.baseUrl}${path}`, { authorization: `Bearer ${options.key}`, 'last-event-id': options.lastEventId });
     expect({ path, refused: refused && { status: refused.status, body: refused.body } }).toEqual({ path, refused: undefined });
     try {
-      await waitFor('the first event of the stream', async () => stream!.events.length > 0, 15_000, 50);
+      await waitFor('the first event of the stream', async () => stream!.events.length > 0, allowance(15_000), 50);
     } finally {
       stream!.close();
     }
@@ -195,13 +196,13 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     await waitFor('export completed', async () => {
       done = (await call('GET', '/exports/{id}', `/exports/${exp.body.id}`, { key, replace: true })).body;
       return done.status === 'completed';
-    }, 30_000, 200);
+    }, allowance(30_000), 200);
     const signed = new URL(done.download_url);
     await call('GET', '/exports/{id}/download', `/exports/${exp.body.id}/download${signed.search}`);
 
     // Search, reveals, credits: the demo corpus npm start seeds (its first 400 entities), so the recorded search finds the same on npm start
     expect(await mesh.admin('search:seed', '--count', '400')).toMatchObject({ inserted: 400 });
-    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 30_000);
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, allowance(30_000));
     const search = await call('GET', '/search', '/search?lens=investors&q=Orbit', { key });
     await call('POST', '/reveals', '/reveals', { key: testKey, body: { entity_id: search.body.data[0].entity_id } });
     await call('GET', '/credits', '/credits', { key });
@@ -221,7 +222,7 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     await call('POST', '/sequences/{id}/enrollments', `/sequences/${sequence.id}/enrollments`, { key, body: { lead_ids: [grace.body.id] } });
     await call('DELETE', '/sequences/{id}/enrollments/{lead_id}', `/sequences/${sequence.id}/enrollments/${ada.body.id}`, { key });
     await mesh.admin('sequence:launch', '--sequence', sequence.id);
-    const mail = await eventually('the first email of the sequence', () => sink.to('grace@cobol.test')[0], 30_000);
+    const mail = await eventually('the first email of the sequence', () => sink.to('grace@cobol.test')[0], allowance(30_000));
     const unsubscribe = local(/^<(.+)>$/.exec(mail.raw('list-unsubscribe') as string)![1]).slice(mesh.baseUrl.length);
     await call('GET', '/unsubscribe/{token}', unsubscribe);
     await call('POST', '/unsubscribe/{token}', unsubscribe, { form: { 'List-Unsubscribe': 'One-Click' } });
@@ -242,7 +243,7 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     await waitFor('an attempt of each delivery', async () => {
       const list = (await mesh.request('GET', `/webhook_endpoints/${endpoint.body.id}/deliveries`, { key })).body.data;
       return list.length === 2 && list.every((d: any) => d.attempts.length > 0);
-    }, 30_000);
+    }, allowance(30_000));
     const deliveries = await call('GET', '/webhook_endpoints/{id}/deliveries', `/webhook_endpoints/${endpoint.body.id}/deliveries`, { key });
     await call('POST', '/webhook_endpoints/{id}/deliveries/{delivery_id}/retry',
       `/webhook_endpoints/${endpoint.body.id}/deliveries/${deliveries.body.data[0].id}/retry`, { key, body: {} });
@@ -258,7 +259,7 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
     // The public opt-out portal: form, mailed link, confirmation
     await call('GET', '/optout', '/optout');
     await call('POST', '/optout', '/optout', { form: { email: 'pat@portal.test' } });
-    const confirmation = await eventually('the opt-out confirmation email', () => sink.to('pat@portal.test').find((m) => m.from === 'optout@platform.test'), 30_000);
+    const confirmation = await eventually('the opt-out confirmation email', () => sink.to('pat@portal.test').find((m) => m.from === 'optout@platform.test'), allowance(30_000));
     const confirm = local(/https?:\/\/\S+\/optout\/confirm\/\S+/.exec(confirmation!.text)![0]).slice(mesh.baseUrl.length);
     await call('GET', '/optout/confirm/{token}', confirm);
     await call('POST', '/optout/confirm/{token}', confirm, { form: {} });
@@ -275,7 +276,7 @@ describe('OpenAPI examples: every operation called once, recorded, and valid aga
 
     const missing = operations().map(({ key: k }) => k).filter((k) => !recorded[k]);
     expect(missing).toEqual([]);
-  }, 180_000);
+  }, longTestMs(180_000));
 
   it('this run\'s requests and answers validate against the document', () => {
     for (const { key, op } of operations()) {

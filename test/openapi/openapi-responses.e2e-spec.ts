@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { SUBJECTS } from '@app/contracts';
 import { SHARED_ALL_START_MS, TestMesh } from '../harness';
 import { waitFor } from '../../tools/mesh/processes';
+import { allowance } from '../support/timing';
 
 /**
  * The response schemas of schemas.ts are written from the spec: real answers of every service
@@ -37,7 +38,7 @@ describe('OpenAPI response schemas against the services', () => {
     const workspace = await mesh.createWorkspace({ name: 'openapi', planCredits: 100 });
     const live = (await mesh.key(workspace.id, 'live')).key as string;
     const test = (await mesh.key(workspace.id, 'test')).key as string;
-    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 30_000);
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, allowance(30_000));
     const sources = [{ field: 'name', value: 'x', provider: 'sec_edgar', source_url: 'https://www.sec.gov/x', fetched_at: '2026-11-01T00:00:00.000Z' }];
     const ingest = await mesh.rpc(SUBJECTS.search.ingest, { workspace_id: 'operator' }, {
       entities: [{
@@ -67,5 +68,5 @@ describe('OpenAPI response schemas against the services', () => {
     await check('POST', '/webhook_endpoints', endpoint);
     await check('GET', '/webhook_endpoints', await mesh.request('GET', '/webhook_endpoints', { key: live }));
     await check('DELETE', '/webhook_endpoints/{id}', await mesh.request('DELETE', `/webhook_endpoints/${endpoint.body.id}`, { key: live }));
-  }, 120_000);
+  });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, ROOT, runToEnd, waitFor } from '../../tools/mesh/processes';
 import { packPackages } from '../../tools/packages/stage';
-import { SHARED_ALL_SETTINGS, SHARED_ALL_START_MS, TestMesh } from '../harness';
+import { HARNESS, SHARED_ALL_SETTINGS, SHARED_ALL_START_MS, TestMesh } from '../harness';
 import { Running, startExampleReceiver } from '../support/running';
 import { stagedPackages } from '../support/staged-packages';
 import { allowance } from '../support/timing';
@@ -35,12 +35,12 @@ describe('the client and the cli packages, installed from their tarballs', () =>
     tarballs = await packPackages((await stagedPackages()).packages, join(work, 'tarballs'));
     // EVENTS_STREAM_POLL_MS=200 in SHARED_ALL_SETTINGS: lim listen reads GET /events/stream
     mesh = await TestMesh.sharedAll();
-  }, SHARED_ALL_START_MS + 60_000); // and the packing
+  }, SHARED_ALL_START_MS + HARNESS.testTimeoutMs); // and the packing, within jest's own bound
   afterAll(async () => {
     await Promise.all(started.map((p) => p.stop()));
     await mesh?.close();
     if (work) rmSync(work, { recursive: true, force: true });
-  }, 120_000);
+  });
 
   it('npm pack made two tarballs: the client with its declarations, exports and bundled dependency; the cli with its lim bin', () => {
     const list = (tgz: string) => sh('tar', ['-tzf', tgz], { cwd: work }).stdout.split('\n').filter(Boolean);
@@ -75,7 +75,7 @@ describe('the client and the cli packages, installed from their tarballs', () =>
     const lim = sh(join(app, 'node_modules', '.bin', 'lim'), ['--version'], { cwd: app });
     expect({ status: lim.status, out: lim.stdout.trim() }).toEqual({ status: 0, out: '0.1.0' });
     expect(Object.keys(JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')).dependencies).sort()).toEqual(['@lead-intelligence/cli', '@lead-intelligence/client']);
-  }, 120_000);
+  });
 
   it('an integrator\'s TypeScript typechecks against the installed types, as ES module and as CommonJS; a field the API lacks does not', async () => {
     const call = `const client = new LeadIntelClient({ apiKey: 'svc_test_x' });
@@ -98,7 +98,7 @@ export async function run() {
     expect({ status: typed.status, out: typed.stdout }).toEqual({ status: 0, out: '' });
     expect(wrong.status).not.toBe(0);
     expect(wrong.stdout).toMatch(/wrong\.mts.*Property 'no_such_field' does not exist/);
-  }, 120_000);
+  });
 
   it('from the installed folder, as require and as import: a typed call, pagination, a typed error, and a signature check', async () => {
     const { key } = await mesh.workspace();
@@ -135,7 +135,7 @@ export async function run() {
     const second = JSON.parse(esm.stdout);
     expect(second.walked).toHaveLength(6);
     expect(second).toMatchObject({ missing: [true, 404, 'not_found'], signed: true, tampered: false });
-  }, 120_000);
+  });
 
   it('node_modules/.bin/lim listen forwards the workspace\'s events to the example receiver, which verifies them', async () => {
     const { key } = await mesh.workspace();
@@ -144,7 +144,7 @@ export async function run() {
       cwd: app, env: { PATH: process.env.PATH, LIM_API_KEY: key, LIM_API_BASE: mesh.baseUrl },
     }));
     started.push(listener);
-    await waitFor('the listener ready', async () => listener.lines.length >= 1, allowance(15_000), 50);
+    await waitFor('the listener ready', async () => listener.lines.length >= 1, HARNESS.readyTimeoutMs, 50);
     const { secret } = listener.json()[0];
     const receiver = await startExampleReceiver(port, secret, started);
     const lead = await mesh.request('POST', '/leads', { key, body: { full_name: 'Edsger Dijkstra' } });
@@ -159,5 +159,5 @@ export async function run() {
     await waitFor('lim printed the delivery', async () => listener.lines.length >= 2, allowance(15_000), 50);
     expect(listener.json()[1]).toEqual({ event_id: expect.stringMatching(/^evt_/), type: 'lead.created', livemode: true, status: 200, latency_ms: expect.any(Number) });
     expect(await listener.stop()).toBe(0);
-  }, allowance(60_000));
+  });
 });

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DemoSandbox, startDemoSandbox } from '../../tools/mesh/demo-sandbox';
 import { waitFor } from '../../tools/mesh/processes';
-import { TestMesh } from '../harness';
+import { longTestMs, meshHookTimeoutMs, TestMesh } from '../harness';
 import { SmtpSink } from '../support/smtp-sink';
+import { allowance } from '../support/timing';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const newman = require('newman') as { run: (options: Record<string, unknown>, done: (err: Error | null, summary: NewmanSummary) => void) => void };
 
@@ -42,7 +43,7 @@ describe('the Postman collection, run by Newman', () => {
     sandbox = (await startDemoSandbox({}, () => undefined))!;
     mesh = await TestMesh.start(['gateway', 'crm'], { ...sandbox.env, OPTOUT_SMTP_URL: `smtp://127.0.0.1:${sink.port}`, WEBHOOK_SECRET_KEY: 'a'.repeat(64) });
     for (const name of ['billing', 'search', 'sequences', 'webhooks'] as const) await mesh.startApp(name);
-  }, 180_000);
+  }, meshHookTimeoutMs(6)); // six apps, one after the other
   afterAll(async () => {
     await mesh?.close();
     await sink?.close();
@@ -59,7 +60,7 @@ describe('the Postman collection, run by Newman', () => {
     await mesh.admin('sequence:create', '--workspace', workspace.id, '--file', file);
     // the demo corpus npm start seeds (its first 400 entities), where the recorded search finds its investor
     expect(await mesh.admin('search:seed', '--count', '400')).toMatchObject({ inserted: 400 });
-    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, 30_000);
+    await waitFor('credit account', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).length === 1, allowance(30_000));
 
     const collection = (await (await fetch(`${mesh.baseUrl}/postman_collection.json`)).json()) as { item: { item: { id: string }[] }[] };
     const summary = await new Promise<NewmanSummary>((resolve, reject) =>
@@ -83,5 +84,5 @@ describe('the Postman collection, run by Newman', () => {
     const failedChecks = summary.run.executions.filter((e) => !EXCEPTED.has(e.item.id)).flatMap((e) =>
       (e.assertions ?? []).filter((a) => a.error).map((a) => ({ id: e.item.id, check: a.assertion, error: a.error!.message })));
     expect(failedChecks).toEqual([]);
-  }, 300_000);
+  }, longTestMs(300_000));
 });

@@ -6,6 +6,7 @@ import {
   poolSettings, recordEvent, runMigrations, serviceDataSourceOptions, UnitOfWork,
 } from '@app/platform';
 import { PG_SERVER_URL, TestMesh } from '../harness';
+import { allowance } from '../support/timing';
 
 const log = pino({ level: 'silent' });
 
@@ -21,7 +22,7 @@ class Things1000000003000 {
   }
 }
 
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = allowance(15_000)): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error('condition not reached in time');
@@ -147,7 +148,7 @@ describe('outbox, relay and durable consumer', () => {
         await new Promise((r) => setTimeout(r, 300));
       };
       await change('starts-batch');
-      await waitUntil(() => published('starts-batch'), 10_000);
+      await waitUntil(() => published('starts-batch'), allowance(10_000));
       expect(beforeMarking).toBeUndefined();
       await waitUntil(() => published('during-batch'), 5_000);
     } finally {

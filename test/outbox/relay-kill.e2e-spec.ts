@@ -1,6 +1,7 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { EVENTS_STREAM } from '@app/contracts';
-import { TestMesh } from '../harness';
+import { longTestMs, TestMesh } from '../harness';
+import { allowance } from '../support/timing';
 
 const BURST = 20_000;
 
@@ -49,7 +50,7 @@ describe('outbox relay killed mid-burst', () => {
     const before = await streamCount(mesh);
 
     await mesh.startApp('crm');
-    await waitUntil(async () => (await streamCount(mesh)) - before >= BURST / 10, 30_000);
+    await waitUntil(async () => (await streamCount(mesh)) - before >= BURST / 10, allowance(30_000));
     await mesh.killApp('crm');
 
     const publishedAtKill = (await streamCount(mesh)) - before;
@@ -61,7 +62,7 @@ describe('outbox relay killed mid-burst', () => {
     await waitUntil(async () => {
       const [{ left }] = await mesh.query<{ left: string }>('crm', 'SELECT count(*) AS left FROM outbox WHERE published_at IS NULL');
       return Number(left) === 0;
-    }, 60_000, 100);
+    }, allowance(60_000), 100);
 
     expect((await streamCount(mesh)) - before).toBe(BURST);
     const ids = new Set<string>();
@@ -73,5 +74,5 @@ describe('outbox relay killed mid-burst', () => {
       if (message.info.pending === 0) break;
     }
     expect(ids.size).toBe(BURST);
-  }, 150_000); // its waits alone may take 30 s + 60 s on a loaded machine
+  }, longTestMs(150_000)); // two restarts, and waits of 30 s + 60 s of the machine's allowance
 });
