@@ -15,7 +15,7 @@ import { connectMesh } from '@app/platform/nats';
 import { askService } from '@app/platform/reply-mux';
 import { operatorContext } from '../apps/admin/src/admin-context';
 import { eventsStreamSettings } from '@app/platform/config';
-import { ProvisionOutcome } from '@app/platform/jetstream';
+import type { ProvisionOutcome } from '@app/platform/jetstream';
 import {
   freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
 } from '../tools/mesh/processes';

@@ -1,6 +1,7 @@
 import { jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
 import { NatsConnection } from '@nats-io/transport-node';
-import { EVENTS_STREAM, EventEnvelope } from '@app/contracts';
+import type { EventEnvelope } from '@app/contracts/events';
+import { EVENTS_STREAM } from '@app/contracts/subjects';
 import { allowance } from './timing';
 
 export interface StreamEvent {

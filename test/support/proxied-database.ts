@@ -1,4 +1,4 @@
-import { ServiceName } from '@app/contracts';
+import type { ServiceName } from '@app/contracts/subjects';
 import { freePort, httpReady, RunningApp, spawnApp, waitFor } from '../../tools/mesh/processes';
 import { TcpProxy } from '../../tools/mesh/tcp-proxy';
 import { HARNESS, PG_SERVER_URL, TestMesh } from '../harness';

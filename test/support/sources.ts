@@ -1,4 +1,4 @@
-import { SOURCE_PROVIDERS } from '@app/contracts';
+import { SOURCE_PROVIDERS } from '@app/contracts/enums';
 
 /** Reserved example domains (RFC 2606) at their root: the fallback a made-up Source would cite. */
 const PLACEHOLDER_HOSTS = new Set(['example.com', 'www.example.com', 'example.org', 'www.example.org', 'example.net', 'www.example.net']);

@@ -1,14 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NatsConnection, Subscription } from '@nats-io/transport-node';
-import {
-  CURRENT_API_VERSION, DomainErrorPayload, ID_PREFIX, isDomainErrorPayload, MemberContext, MemberContextRequest, RequestContext, RpcRequest, SUBJECTS,
-} from '@app/contracts';
+import type { RequestContext, RpcRequest } from '@app/contracts/context';
+import { type DomainErrorPayload, isDomainErrorPayload } from '@app/contracts/error-codes';
+import { ID_PREFIX } from '@app/contracts/ids';
+import type { MemberContext, MemberContextRequest } from '@app/contracts/resources/workspace';
+import { SUBJECTS } from '@app/contracts/subjects';
+import { CURRENT_API_VERSION } from '@app/contracts/versions';
 import { natsUrl, withoutCredentials } from '@app/platform/config';
-import { noAnswerReason } from '@app/platform/connection-check';
 import { newId } from '@app/platform/ids';
 import { connectNats } from '@app/platform/nats';
 import { LOCAL_NATS_IDENTITY_DIR, LOCAL_NATS_URL_FILE, readNatsSettings } from '@app/platform/nats-auth';
+import { noAnswerReason } from '@app/platform/no-answer';
 import {
   askService, NO_RESPONDERS_FIRST_PAUSE_MS, NO_RESPONDERS_GRACE_MS, NO_RESPONDERS_MAX_PAUSE_MS, NoRespondersError, ReplyPacket, ReplyTimeoutError,
 } from '@app/platform/reply-mux';

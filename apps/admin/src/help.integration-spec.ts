@@ -134,3 +134,49 @@ process.on('exit', () => writeFileSync(${JSON.stringify(out)}, JSON.stringify([.
     expect(SETTINGS.map((s) => s.name).sort()).toEqual([...named].sort());
   });
 });
+
+/**
+ * What the CLI loads to start: its own code, nats.js and pg, and none of the services' stacks
+ * (Nest and rxjs, the DTOs' validators and OpenAPI metadata, the OpenTelemetry SDK), which made
+ * most of its start-up CPU, paid by every command an operator or an e2e file runs
+ * (docs/testing.md, "Where the time goes"). Recorded by running the built CLI's `--help` with
+ * Node's resolver hooked: every require, of CommonJS or of an ES module, passes through it.
+ */
+describe('admin CLI help: what it loads', () => {
+  const ROOT = join(__dirname, '..', '..', '..');
+  const MAIN = join(ROOT, 'dist/apps/admin/src/main.js');
+  const HEAVY = ['@nestjs/', 'class-validator', 'class-transformer', '@opentelemetry/sdk-', 'libphonenumber-js', 'rxjs'];
+  let dir: string;
+
+  beforeAll(() => {
+    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: npm run -s build first`);
+    dir = mkdtempSync(join(tmpdir(), 'admin-load-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('loads no Nest, rxjs, class-validator, class-transformer, libphonenumber or OpenTelemetry SDK module', () => {
+    const preload = join(dir, 'record-loads.js');
+    const out = join(dir, 'loaded.json');
+    writeFileSync(
+      preload,
+      `const Module = require('node:module');
+const { writeFileSync } = require('node:fs');
+const resolve = Module._resolveFilename;
+const loaded = new Set();
+Module._resolveFilename = function (...args) {
+  const file = resolve.apply(this, args);
+  loaded.add(file);
+  return file;
+};
+process.on('exit', () => writeFileSync(${JSON.stringify(out)}, JSON.stringify([...loaded])));
+`,
+    );
+    const result = spawnSync(process.execPath, ['-r', preload, MAIN, '--help'], { cwd: dir, env: {}, encoding: 'utf8', timeout: 30_000 });
+    expect(result.status).toBe(0);
+    const loaded = JSON.parse(readFileSync(out, 'utf8')) as string[];
+    // the hook saw the CLI's own requires
+    expect(loaded).toContain(join(ROOT, 'dist/apps/admin/src/commands/index.js'));
+    const packages = new Set(loaded.map((file) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file)?.[1]).filter((name) => name !== undefined));
+    expect([...packages].filter((name) => HEAVY.some((heavy) => name.startsWith(heavy))).sort()).toEqual([]);
+  });
+});

@@ -1,4 +1,3 @@
-import 'reflect-metadata';
 import { ConfigError } from '@app/platform/config';
 import { AdminContext } from './admin-context';
 import { AdminError } from './admin-error';

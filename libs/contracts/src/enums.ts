@@ -25,3 +25,9 @@ export type KeyMode = (typeof KEY_MODES)[number];
 
 export const MEMBER_ROLES = ['owner', 'admin', 'member'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
+
+export const CREDIT_POOLS = ['plan', 'pack'] as const;
+export type CreditPool = (typeof CREDIT_POOLS)[number];
+
+export const COUNTRY_RULES = ['allow', 'block', 'consent_required'] as const;
+export type CountryRule = (typeof COUNTRY_RULES)[number];

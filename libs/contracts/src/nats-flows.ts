@@ -1,4 +1,4 @@
-import { EVENT, EventType } from './events';
+import { EVENT, type EventType } from './event-types';
 import { eventSubject, KEYS_CHANGED_SUBJECT, SERVICE_NAMES, ServiceName, SUBJECTS } from './subjects';
 
 /**

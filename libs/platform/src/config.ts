@@ -1,4 +1,4 @@
-import { ServiceName } from '@app/contracts';
+import type { ServiceName } from '@app/contracts/subjects';
 import { ConfigError } from './config-error';
 import { NatsConnectSettings, natsServers, readNatsSettings } from './nats-auth';
 import { readPgTls } from './pg-tls';

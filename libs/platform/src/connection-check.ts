@@ -4,39 +4,17 @@ import { connect, ConnectionOptions } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { withoutCredentials } from './config';
 import { natsServers } from './nats-auth';
+import { errorCode, noAnswerReason } from './no-answer';
 import { pgClientConfig } from './pg-tls';
+
+export { noAnswerReason } from './no-answer';
 
 /**
  * What went wrong reaching PostgreSQL or NATS, told so that the reader knows which setting to fix:
  * a server that does not answer is not one that answered and refused the credentials. Used by
- * `npm start` and the admin CLI; every URL they print goes through `withoutCredentials` first.
+ * `npm start` (the admin CLI takes only no-answer.ts's words); every URL printed goes through
+ * `withoutCredentials` first.
  */
-
-const NO_ANSWER: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host not found (DNS lookup failed)',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  ETIMEDOUT: 'no answer (timed out)',
-  ECONNRESET: 'connection reset',
-};
-
-function errorCode(err: unknown): string | undefined {
-  const e = err as { code?: string; errors?: { code?: string }[] };
-  return e?.code ?? e?.errors?.find((inner) => inner.code)?.code;
-}
-
-/** Why a connection attempt got no answer, in words, or undefined when the server did answer. */
-export function noAnswerReason(err: unknown): string | undefined {
-  const code = errorCode(err);
-  if (code && NO_ANSWER[code]) return NO_ANSWER[code];
-  // node-postgres' own connect timeout, and a connection the server closed before speaking
-  const message = String((err as Error)?.message ?? '');
-  if (/timeout/i.test(message)) return 'no answer (timed out)';
-  if (/Connection terminated unexpectedly/i.test(message)) return 'the server closed the connection';
-  return undefined;
-}
 
 export type PostgresProblem =
   /** Nothing answered at that address: start the server or fix the address. */

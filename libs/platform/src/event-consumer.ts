@@ -7,7 +7,7 @@ import { EVENTS_STREAM, EventEnvelope, eventSubject, EventType } from '@app/cont
 import { DeadLetters, serverMaxDeliver } from './dead-letters';
 import { awaitEventsStream } from './jetstream';
 import { carrierOfHeaders, continueFrom, TraceCarrier } from './log-context';
-import { SpanKind } from './tracing';
+import { SpanKind } from './trace-context';
 import { markProcessed } from './processed-events.repository';
 import { Tx, UnitOfWork } from './unit-of-work';
 

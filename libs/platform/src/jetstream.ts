@@ -1,7 +1,7 @@
 import { jetstreamManager, RetentionPolicy, StorageType, StreamConfig } from '@nats-io/jetstream';
 import { connect, ConnectionOptions, nanos, NatsConnection } from '@nats-io/transport-node';
 import { Logger } from 'pino';
-import { EVENTS_STREAM, EVENTS_SUBJECT_PREFIX } from '@app/contracts';
+import { EVENTS_STREAM, EVENTS_SUBJECT_PREFIX } from '@app/contracts/subjects';
 import { EventsStreamSettings, eventsStreamSettings } from './config';
 import { rootLogger } from './logger';
 

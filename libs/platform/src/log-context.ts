@@ -1,5 +1,5 @@
 import { Context, context, createContextKey, INVALID_TRACEID, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import { endSpan, SpanKind, startSpan } from './tracing';
+import { endSpan, SpanKind, startSpan } from './trace-context';
 
 /** What a unit of work (an HTTP request, a NATS request, an event, a delivery) is logged under. */
 export interface WorkScope {

@@ -1,10 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConnectionOptions, nkeyAuthenticator, nkeys, TlsOptions } from '@nats-io/transport-node';
-import {
-  EVENTS_STREAM, eventSubject, NATS_BROADCASTS, WORKSPACE_EVENTS_PREFIX, NATS_CALLS, NATS_DURABLES, NATS_EVENT_OWNERS, NATS_IDENTITIES, natsInboxPrefix,
-  NatsIdentity, SERVICE_NAMES, ServiceName,
-} from '@app/contracts';
+import { NATS_BROADCASTS, NATS_CALLS, NATS_DURABLES, NATS_EVENT_OWNERS, NATS_IDENTITIES, natsInboxPrefix, type NatsIdentity } from '@app/contracts/nats-flows';
+import { EVENTS_STREAM, eventSubject, SERVICE_NAMES, type ServiceName, WORKSPACE_EVENTS_PREFIX } from '@app/contracts/subjects';
 import { ConfigError } from './config-error';
 
 /** The servers of a NATS_URL value (one, or several separated by commas). */

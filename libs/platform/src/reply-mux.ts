@@ -1,10 +1,11 @@
 import { Context, context, Span } from '@opentelemetry/api';
 import { createInbox, headers as natsHeaders, Msg, MsgHdrs, NatsConnection, PermissionViolationError, Subscription } from '@nats-io/transport-node';
-import { isDomainErrorPayload, RpcRequest } from '@app/contracts';
+import type { RpcRequest } from '@app/contracts/context';
+import { isDomainErrorPayload } from '@app/contracts/error-codes';
 import { randomToken } from './ids';
 import { inboxPrefixOf } from './nats';
 import { PublishBatch } from './publish-batch';
-import { endSpan, injectTraceContext, SpanKind, startSpan } from './tracing';
+import { endSpan, injectTraceContext, SpanKind, startSpan } from './trace-context';
 
 /** The request had no answer before its deadline: whether the service acted is unknown. */
 export class ReplyTimeoutError extends Error {

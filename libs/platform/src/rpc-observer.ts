@@ -3,7 +3,7 @@ import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { runInScope } from './log-context';
 import { rootLogger } from './logger';
 import { histogram } from './metrics';
-import { endSpan, extractTraceContext, HeaderLike, SpanKind, startSpan } from './tracing';
+import { endSpan, extractTraceContext, type HeaderLike, SpanKind, startSpan } from './trace-context';
 
 const handled = histogram('rpc_handler_duration_seconds', 'Time to handle one NATS request, by subject and outcome', ['subject', 'outcome']);
 

@@ -1,9 +1,12 @@
-import { Context, context, propagation, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, TextMapGetter, TextMapPropagator, trace, Tracer } from '@opentelemetry/api';
+import { TextMapPropagator } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, BatchSpanProcessor, ConsoleSpanExporter, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ConfigError } from './config';
+import { ConfigError } from './config-error';
+import { useTracerProvider } from './trace-context';
+
+export { endSpan, extractTraceContext, type HeaderLike, injectTraceContext, SpanKind, startSpan, tracer } from './trace-context';
 
 /**
  * The OTLP exporter's class, loaded when asked for: it brings its transport and encoding with it,
@@ -16,7 +19,6 @@ function otlpExporter(): typeof import('@opentelemetry/exporter-trace-otlp-http'
 
 /** The process's tracer provider (initTracing), until shutdownTracing. */
 let provider: NodeTracerProvider | undefined;
-let cachedTracer: Tracer | undefined;
 
 /**
  * Tracing through the OpenTelemetry SDK, registered as the process's provider, context manager
@@ -50,7 +52,7 @@ export function initTracing(service: string, env: NodeJS.ProcessEnv = process.en
     provider = new NodeTracerProvider({ resource, sampler: new AlwaysOffSampler() });
     propagator = new W3CTraceContextPropagator();
   }
-  cachedTracer = undefined;
+  useTracerProvider(provider);
   // the default context manager: AsyncLocalStorage
   provider.register({ propagator });
 }
@@ -59,42 +61,3 @@ export function initTracing(service: string, env: NodeJS.ProcessEnv = process.en
 export async function shutdownTracing(): Promise<void> {
   await provider?.shutdown().catch(() => undefined);
 }
-
-export const tracer = (): Tracer => (cachedTracer ??= (provider ?? trace).getTracer('lead-intelligence'));
-
-/** Headers of a NATS message (or an HTTP request) as a propagation carrier. */
-export interface HeaderLike {
-  get(key: string): string | string[] | undefined;
-}
-const headerGetter: TextMapGetter<HeaderLike | undefined> = {
-  get: (carrier, key) => {
-    const value = carrier?.get(key);
-    return value === '' ? undefined : value;
-  },
-  keys: () => ['traceparent', 'tracestate', 'baggage'],
-};
-
-/** The trace context a message or request carries (W3C `traceparent`, read by the propagator); none without one. */
-export function extractTraceContext(carrier: HeaderLike | undefined): Context {
-  return propagation.extract(ROOT_CONTEXT, carrier, headerGetter);
-}
-
-/** Sets the W3C headers that continue `span` (or the active context) on a request or message. */
-export function injectTraceContext(span: Span | undefined, set: (key: string, value: string) => void): void {
-  const carrier = span ? trace.setSpan(context.active(), span) : context.active();
-  propagation.inject(carrier, {}, { set: (_carrier, key, value) => set(key, value) });
-}
-
-/** A span of the process's tracer: a child of `parent` (a span or a context), or a trace's root without one. */
-export function startSpan(name: string, kind: SpanKind, parent: Context | Span | undefined, attributes: Record<string, string> = {}): Span {
-  const parentContext = parent === undefined ? ROOT_CONTEXT : 'spanContext' in parent ? trace.setSpan(ROOT_CONTEXT, parent) : parent;
-  return tracer().startSpan(name, { kind, attributes }, parentContext);
-}
-
-export function endSpan(span: Span, failed: boolean, attributes: Record<string, string | number> = {}): void {
-  span.setAttributes(attributes);
-  if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
-  span.end();
-}
-
-export { SpanKind };

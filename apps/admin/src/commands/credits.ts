@@ -1,4 +1,6 @@
-import { CREDIT_POOLS, CreditBalance, GrantCreditsRequest, SUBJECTS } from '@app/contracts';
+import { CREDIT_POOLS } from '@app/contracts/enums';
+import type { CreditBalance, GrantCreditsRequest } from '@app/contracts/resources/credits';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { oneOf, required } from '../args';
 import { AdminCommand } from './command';
 

@@ -1,6 +1,6 @@
-import {
-  DeadEvent, deadEventsSubject, natsDurablesOf, ReplayDeadEventsResult, replayEventsSubject, SERVICE_NAMES, ServiceName,
-} from '@app/contracts';
+import type { DeadEvent, ReplayDeadEventsResult } from '@app/contracts/events';
+import { natsDurablesOf } from '@app/contracts/nats-flows';
+import { deadEventsSubject, replayEventsSubject, SERVICE_NAMES, type ServiceName } from '@app/contracts/subjects';
 import { nonNegativeInt, oneOf, required, UsageError } from '../args';
 import { AdminCommand } from './command';
 import { operatorContext } from '../admin-context';

@@ -1,4 +1,6 @@
-import { EventEnvelope, MemberContext, MemberContextRequest, SUBJECTS, workspaceEventsSubject } from '@app/contracts';
+import type { EventEnvelope } from '@app/contracts/events';
+import type { MemberContext, MemberContextRequest } from '@app/contracts/resources/workspace';
+import { SUBJECTS, workspaceEventsSubject } from '@app/contracts/subjects';
 import { newSigningSecret, signatureHeader } from '@app/platform/webhook-signature';
 import { required, UsageError } from '../args';
 import { AdminCommand } from './command';

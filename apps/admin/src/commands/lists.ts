@@ -1,6 +1,7 @@
-import {
-  CreateListRequest, LeadList, LeadListAdded, LeadListRemoved, ListIdRequest, ListMembersRequest, RequestContext, SUBJECTS,
-} from '@app/contracts';
+import type { RequestContext } from '@app/contracts/context';
+import type { CreateListRequest, ListIdRequest, ListMembersRequest } from '@app/contracts/dto/list.dto';
+import type { LeadList, LeadListAdded, LeadListRemoved } from '@app/contracts/resources/list';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { ActingContext, AdminContext } from '../admin-context';
 import { commaList, required } from '../args';
 import { AdminCommand } from './command';

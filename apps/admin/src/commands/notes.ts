@@ -1,4 +1,6 @@
-import { CreateNoteRequest, Note, SUBJECTS } from '@app/contracts';
+import type { CreateNoteRequest } from '@app/contracts/dto/task.dto';
+import type { Note } from '@app/contracts/resources/task';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { required } from '../args';
 import { AdminCommand } from './command';
 

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { EntityInput, OpportunityProfile, SUBJECTS } from '@app/contracts';
+import type { EntityInput } from '@app/contracts/resources/entity-input';
+import type { OpportunityProfile } from '@app/contracts/resources/search';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { operatorContext } from '../admin-context';
 import { AdminError } from '../admin-error';
 import { envInt } from '@app/platform/config';

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import {
-  COUNTRY_RULES, CreateMailboxRequest, CreateSequenceRequest, CreateSuppressionRequest, RequestContext, SUBJECTS,
-} from '@app/contracts';
+import type { RequestContext } from '@app/contracts/context';
+import type { CreateMailboxRequest, CreateSequenceRequest, CreateSuppressionRequest } from '@app/contracts/dto/sequence.dto';
+import { COUNTRY_RULES } from '@app/contracts/enums';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { ActingContext, AdminContext } from '../admin-context';
 import { nonNegativeInt, oneOf, required, UsageError } from '../args';
 import { AdminCommand } from './command';

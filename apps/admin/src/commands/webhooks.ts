@@ -1,4 +1,9 @@
-import { CURRENT_API_VERSION, ID_PREFIX, ListDeliveriesRequest, RequestContext, SUBJECTS, WebhookEndpoint, WebhookEndpointRef } from '@app/contracts';
+import type { RequestContext } from '@app/contracts/context';
+import type { ListDeliveriesRequest, WebhookEndpointRef } from '@app/contracts/dto/webhook.dto';
+import { ID_PREFIX } from '@app/contracts/ids';
+import type { WebhookEndpoint } from '@app/contracts/resources/webhook';
+import { SUBJECTS } from '@app/contracts/subjects';
+import { CURRENT_API_VERSION } from '@app/contracts/versions';
 import { newId } from '@app/platform/ids';
 import { nonNegativeInt, required } from '../args';
 import { AdminCommand } from './command';

@@ -1,7 +1,8 @@
-import {
-  AddedMember, AddMemberRequest, CreatedKey, CreatedWorkspace, CreateKeyRequest, CreateWorkspaceRequest, KEY_MODES, LENSES, Lens, MEMBER_ROLES, PLANS,
-  RevokedKey, RevokeKeyRequest, SUBJECTS,
-} from '@app/contracts';
+import { KEY_MODES, LENSES, type Lens, MEMBER_ROLES, PLANS } from '@app/contracts/enums';
+import type {
+  AddedMember, AddMemberRequest, CreatedKey, CreatedWorkspace, CreateKeyRequest, CreateWorkspaceRequest, RevokedKey, RevokeKeyRequest,
+} from '@app/contracts/resources/workspace';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { nonNegativeInt, oneOf, required } from '../args';
 import { AdminCommand } from './command';
 

@@ -1,5 +1,6 @@
-import { SourceProvider, SourceRecord } from '@app/contracts';
-import { EntityInput, facet } from '@app/contracts';
+import type { SourceProvider } from '@app/contracts/enums';
+import { type EntityInput, facet } from '@app/contracts/resources/entity-input';
+import type { SourceRecord } from '@app/contracts/resources/search';
 
 /** The providers `ingest --provider` reads, each from files in the provider's own format. */
 export const INGEST_PROVIDERS = ['openalex', 'orcid', 'sec_edgar', 'nih_reporter', 'nsf_awards', 'grants_gov', 'opencorporates'] as const;

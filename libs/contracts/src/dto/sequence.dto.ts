@@ -1,7 +1,8 @@
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsEmail, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import {
-  API_SUPPRESSION_REASONS, CountryRule, LeadContact, SEQUENCE_STATUSES, SequenceStatus, SUPPRESSION_TYPES, SuppressionReason, SuppressionType,
+  API_SUPPRESSION_REASONS, LeadContact, SEQUENCE_STATUSES, SequenceStatus, SUPPRESSION_TYPES, SuppressionReason, SuppressionType,
 } from '../resources/sequence';
+import type { CountryRule } from '../enums';
 import { PageQueryDto } from './pagination.dto';
 
 export const ENROLLMENT_BATCH = { min: 1, max: 500 } as const;

@@ -1,12 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PLANS, Plan } from '../enums';
+import { CREDIT_POOLS, type CreditPool, PLANS, Plan } from '../enums';
 import { ConstProperty, DateTimeProperty, IdProperty } from './api-property';
 
 
 export const LEDGER_TYPES = ['grant', 'purchase', 'consume', 'refund', 'expire'] as const;
 export type LedgerType = (typeof LEDGER_TYPES)[number];
-export const CREDIT_POOLS = ['plan', 'pack'] as const;
-export type CreditPool = (typeof CREDIT_POOLS)[number];
 
 export class LedgerEntry {
   @IdProperty('cl_')

@@ -20,8 +20,6 @@ export const SUPPRESSION_SCOPES = ['workspace', 'global'] as const;
 export type SuppressionScope = (typeof SUPPRESSION_SCOPES)[number];
 export const SEQUENCE_STEP_TYPES = ['email', 'wait'] as const;
 export const EMAIL_DIRECTIONS = ['outbound', 'inbound'] as const;
-export const COUNTRY_RULES = ['allow', 'block', 'consent_required'] as const;
-export type CountryRule = (typeof COUNTRY_RULES)[number];
 
 export class SequenceStep {
   @ApiProperty({ type: 'integer', description: '1-based.', minimum: 1 })

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import type { PublicEventType } from '../events';
+import type { PublicEventType } from '../event-types';
 import { ConstProperty, DateTimeProperty, IdProperty } from './api-property';
 
 export const WEBHOOK_ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
