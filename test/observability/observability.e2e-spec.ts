@@ -1,4 +1,5 @@
 import { TestMesh, meshHookTimeoutMs } from '../harness';
+import { allowance } from '../support/timing';
 
 async function metricsOf(port: number): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${port}/metrics`);
@@ -49,7 +50,7 @@ describe('observability: logs and metrics', () => {
     const { key } = await mesh.workspace();
     const queued = await mesh.request('POST', '/exports', { key, body: { format: 'csv' } });
     expect(queued.status).toBe(202);
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + allowance(20_000);
     let status = queued.body.status;
     while (status !== 'completed' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));

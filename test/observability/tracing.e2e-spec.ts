@@ -1,6 +1,7 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { TestMesh } from '../harness';
+import { allowance } from '../support/timing';
 
 interface ReceivedSpan {
   service: string;
@@ -59,7 +60,7 @@ describe('tracing across the NATS hop', () => {
     const res = await mesh.request('GET', '/leads', { key, headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
     expect(res.status).toBe(200);
 
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + allowance(10_000);
     const find = (service: string, name: string) => receiver.spans.find((s) => s.service === service && s.name === name && s.traceId === traceId);
     while (Date.now() < deadline && !(find('gateway', 'HTTP GET') && find('gateway', 'nats crm.leads.list') && find('crm', 'handle crm.leads.list'))) {
       await new Promise((r) => setTimeout(r, 100));

@@ -2,6 +2,7 @@ import { TestMesh } from '../../harness';
 import { EventStreamReader } from '../../support/event-stream';
 import { createLead, listPage } from '../../support/leads';
 import { expectApiError, expectRequestId } from '../../support/gateway-assertions';
+import { allowance } from '../../support/timing';
 
 const LENSES = ['leads', 'investors', 'researchers', 'grants'];
 
@@ -30,7 +31,7 @@ describe('pipelines, stages and stage moves', () => {
 
   it('a new workspace gets its pipelines from workspace.created, before any request', async () => {
     const { workspace } = await mesh.workspace();
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + allowance(10_000);
     let count = 0;
     while (Date.now() < deadline && count === 0) {
       count = Number((await mesh.query('crm', 'SELECT count(*) AS n FROM pipelines WHERE workspace_id = $1', [workspace.id]))[0].n);

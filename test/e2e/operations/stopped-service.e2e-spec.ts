@@ -2,6 +2,7 @@ import { SERVICE_UNAVAILABLE_RETRY_AFTER_S, SUBJECTS } from '@app/contracts';
 import { NoRespondersError, randomToken, ReplyMux } from '@app/platform';
 import { ApiResponse, RequestOptions, TestMesh } from '../../harness';
 import { expectApiError, expectRateLimitHeaders, listLeads } from '../../support/gateway-assertions';
+import { allowance } from '../../support/timing';
 
 /**
  * Spec, Errors ("safe to retry with the same Idempotency-Key") and the issue's "a stopped service
@@ -49,11 +50,12 @@ describe('gateway with a stopped service (e2e)', () => {
    */
   async function untilNatsDropped(subject: string): Promise<void> {
     const nc = await mesh.natsClient();
-    const deadline = Date.now() + 10_000;
+    const waitMs = allowance(10_000);
+    const deadline = Date.now() + waitMs;
     for (;;) {
       const answer = await ReplyMux.of(nc).request(subject, '{}', 250).then(() => 'answered', (err: Error) => err);
       if (answer instanceof NoRespondersError) return;
-      if (Date.now() > deadline) throw new Error(`nats-server still routes ${subject} 10 s after the kill (${String(answer)})`);
+      if (Date.now() > deadline) throw new Error(`nats-server still routes ${subject} ${waitMs} ms after the kill (${String(answer)})`);
     }
   }
 
