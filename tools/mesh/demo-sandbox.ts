@@ -1,4 +1,4 @@
-import { ConfigError } from '@app/platform';
+import { ConfigError } from '@app/platform/config-error';
 import { mailOutboxDir } from '@app/platform/mail-outbox';
 import { DEMO_TLD, seedEntity } from '../../apps/search/src/entities/seed';
 import { candidateAddresses } from '../../apps/search/src/reveals/email-verifier';

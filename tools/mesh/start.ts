@@ -1,11 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { ServiceName } from '@app/contracts';
-import {
-  ConfigError, DEFAULT_HTTP_PORTS, describeNatsProblem, describePostgresProblem, ensureNatsIdentities, eventsStreamSettings, LOCAL_NATS_IDENTITY_DIR,
-  LOCAL_NATS_URL_FILE, natsConnectOptions, natsUrl, probeNats, probePostgres, provisionEventsStreamAt, readNatsSettings, withoutCredentials,
-} from '@app/platform';
+import type { ServiceName } from '@app/contracts/subjects';
+import { DEFAULT_HTTP_PORTS, eventsStreamSettings, natsUrl, withoutCredentials } from '@app/platform/config';
+import { ConfigError } from '@app/platform/config-error';
+import { describeNatsProblem, describePostgresProblem, probeNats, probePostgres } from '@app/platform/connection-check';
+import { provisionEventsStreamAt } from '@app/platform/jetstream';
+import { ensureNatsIdentities, LOCAL_NATS_IDENTITY_DIR, LOCAL_NATS_URL_FILE, natsConnectOptions, readNatsSettings } from '@app/platform/nats-auth';
 import { searchIndexOf } from '../../apps/search/src/migrations/index-layout';
 import { DEMO_CORPUS_SIZE, MailOutbox, startDemoSandbox, startMailOutbox } from './demo-sandbox';
 import {

@@ -1,6 +1,6 @@
-import { EntityInput } from '@app/contracts';
+import type { EntityInput } from '@app/contracts/resources/entity-input';
 
-export { EntityInput, facet } from '@app/contracts';
+export { type EntityInput, facet } from '@app/contracts/resources/entity-input';
 
 /**
  * The facet tokens of `terms`: 'F:' || facet, each once. A facet of 2,000 bytes or more is left

@@ -2,7 +2,7 @@ import { Resolver } from 'node:dns/promises';
 import { connect, Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { EmailStatus } from '@app/contracts';
-import { envInt } from '@app/platform';
+import { envInt } from '@app/platform/config';
 
 export interface VerifierConfig {
   /** host:port list for the resolver; empty: the system's. */
