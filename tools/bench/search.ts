@@ -216,6 +216,9 @@ export async function runSearchBench(): Promise<void> {
       say(`  floor: a plain COPY of the same ${floor.rows.toLocaleString('en-US')} rows (every column of entities, ${floor.mb} MB of COPY text) into an unindexed table: ` +
         `${floor.seconds.toFixed(1)} s = ${floor.perSecond} rows/s; the seed ran at ${(seeded.per_second / floor.perSecond).toFixed(2)} of the floor`);
     }
+    // BENCH_SEARCH_SEED_ONLY=1: the seed and its floor alone (goal 3, side by side with another
+    // build's seed, where a whole run takes too long on a loaded machine), then the verdicts
+    if (process.env.BENCH_SEARCH_SEED_ONLY === '1') return;
     // what autovacuum does within a minute or two of a bulk load (visibility map, statistics),
     // done now so the search figures do not depend on when it happens to run
     const vacuumStarted = Date.now();
