@@ -130,14 +130,19 @@ describe('tools/migrate (the one-shot migration entry of the compose steps and J
     const lenses = ['leads', 'investors', 'researchers', 'grants'];
     const bands = lenses.flatMap((lens) => Array.from({ length: 12 }, (_, i) => `entities_terms_${lens}_b${i} gin`)).sort();
     const rum = lenses.map((lens) => `entities_rum_${lens} gin`).sort();
-    const drop = SERVICE_MIGRATIONS.search[SERVICE_MIGRATIONS.search.length - 1].name;
+    const drop = 'DropRankBands1764000019000';
+    const after = SERVICE_MIGRATIONS.search.map((m) => m.name).slice(SERVICE_MIGRATIONS.search.findIndex((m) => m.name === drop) + 1);
+    // back to the database as it was before the drop: the migrations after it undone, then it
+    const revertToBefore = async () => {
+      for (const name of [...after].reverse()) expect(await revertServiceMigration('search', { env })).toBe(name);
+      expect(await revertServiceMigration('search', { env })).toBe(drop);
+    };
     try {
       expect(await migrateService('search', { env })).toEqual(SERVICE_MIGRATIONS.search.map((m) => m.name));
-      expect(drop).toBe('DropRankBands1764000019000');
       expect(await ranking()).toEqual([]);
       await query(url, `INSERT INTO entities (id, ext_key, lens, name, rank_score, search_text, terms) VALUES ('ent_1', 'k:1', 'leads', 'A', 7, 'fintech', to_tsvector('simple', 'fintech'))`);
       // the database as the build before this migration left it: the band indexes
-      expect(await revertServiceMigration('search', { env })).toBe(drop);
+      await revertToBefore();
       expect(await ranking()).toEqual(bands);
       for (const removed of ['bands', 'rum']) {
         await expect(migrateService('search', { env: { ...env, SEARCH_INDEX: removed } })).rejects.toThrow(ConfigError);
@@ -146,17 +151,17 @@ describe('tools/migrate (the one-shot migration entry of the compose steps and J
       }
       expect(await ranking()).toEqual(bands);
       const runs = await Promise.all([undefined, 'memory', ''].map((index) => migrateService('search', { env: { ...env, SEARCH_INDEX: index } })));
-      expect(runs.flat()).toEqual([drop]);
+      expect(runs.flat()).toEqual([drop, ...after]);
       expect(await ranking()).toEqual([]);
 
       // what SEARCH_INDEX=rum left behind: no band index, one index per lens by the names it gave them
       // (built here with GIN: the rum access method needs an extension this server need not have, and
       // the drop goes by those names)
-      await revertServiceMigration('search', { env });
+      await revertToBefore();
       await query(url, bands.map((b) => `DROP INDEX ${b.split(' ')[0]};`).join('\n'));
       for (const lens of lenses) await query(url, `CREATE INDEX entities_rum_${lens} ON entities_rank USING gin (terms) WHERE lens = '${lens}'`);
       expect(await ranking()).toEqual(rum);
-      expect(await migrateService('search', { env })).toEqual([drop]);
+      expect(await migrateService('search', { env })).toEqual([drop, ...after]);
       expect(await ranking()).toEqual([]);
       expect(await query(url, `SELECT id FROM entities_rank WHERE lens = 'leads' AND terms @@ 'fintech'::tsquery`)).toEqual([{ id: 'ent_1' }]);
       expect(await migrateService('search', { env })).toEqual([]);

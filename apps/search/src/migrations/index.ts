@@ -16,6 +16,7 @@ import { CreditLeases1764000016000 } from './1764000016000-credit-leases';
 import { EntitiesChanges1764000017000 } from './1764000017000-entities-changes';
 import { LeaseTakeCustomPlans1764000018000 } from './1764000018000-lease-take-custom-plans';
 import { DropRankBands1764000019000 } from './1764000019000-drop-rank-bands';
+import { DropEntitiesLensRank1764000020000 } from './1764000020000-drop-entities-lens-rank';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -46,6 +47,7 @@ export const MIGRATIONS = [
   EntitiesChanges1764000017000,
   LeaseTakeCustomPlans1764000018000,
   DropRankBands1764000019000,
+  DropEntitiesLensRank1764000020000,
 ];
 
 /**
