@@ -129,12 +129,12 @@ export class ByteTable {
     return true;
   }
 
-  /** The first entry holding src[from..to) that `accept` takes (by the table), or -1. */
-  find(src: Uint8Array, from: number, to: number, accept?: (i: number) => boolean): number {
+  /** The first entry holding src[from..to) that `accept` takes (by the table), or -1; `hash` its hashBytes, when known. */
+  find(src: Uint8Array, from: number, to: number, accept?: (i: number) => boolean, hash = hashBytes(src, from, to)): number {
     const slots = this.slots;
     if (slots.length === 0) return -1;
     const mask = slots.length - 1;
-    for (let s = hashBytes(src, from, to) & mask; slots[s] !== 0; s = (s + 1) & mask) {
+    for (let s = hash & mask; slots[s] !== 0; s = (s + 1) & mask) {
       const i = slots[s] - 1;
       if (this.equals(i, src, from, to) && (!accept || accept(i))) return i;
     }
@@ -408,7 +408,12 @@ export class Segment {
   /** The document of an id that is not deleted, or -1. */
   find(id: string): number {
     const bytes = utf8Of(id);
-    return this.ids.find(bytes, 0, bytes.length, (doc) => this.deleted[doc] === 0);
+    return this.findBytes(bytes, 0, bytes.length);
+  }
+
+  /** The document of the id src[from..to) (UTF-8) that is not deleted, or -1; `hash` its hashBytes, when known. */
+  findBytes(src: Uint8Array, from: number, to: number, hash?: number): number {
+    return this.ids.find(src, from, to, (doc) => this.deleted[doc] === 0, hash);
   }
 
   delete(doc: number): void {
@@ -965,20 +970,35 @@ export class MemoryIndex {
     const byId = new Map<string, IndexDoc>();
     for (const doc of docs) byId.set(doc.id, doc);
     const gone = new Set(deleted);
-    for (const id of [...byId.keys(), ...gone]) this.remove(id);
+    for (const id of gone) {
+      const bytes = utf8Of(id);
+      this.remove(bytes, 0, bytes.length);
+    }
     const builder = new SegmentBuilder();
     for (const doc of byId.values()) if (!gone.has(doc.id)) builder.add(doc);
-    if (builder.size > 0) this.segments.push(builder.build());
+    this.add(builder.build());
+  }
+
+  /**
+   * Adds a segment of documents, each id at most once in it, new or replacing the version of
+   * their id wherever it is (deleted there): a catch-up's documents, built as they streamed in.
+   */
+  add(segment: Segment): void {
+    const ids = segment.ids;
+    for (let d = 0; d < segment.size; d++) this.remove(ids.bytes, ids.start(d), ids.ends[d]);
+    if (segment.size > 0) this.segments.push(segment);
     this.segments = this.segments.filter((s) => s.live > 0 || this.merging?.sources.includes(s));
     this.scheduleMerge();
   }
 
-  private remove(id: string): void {
+  /** Deletes the id src[from..to) (UTF-8) wherever it is. */
+  private remove(src: Uint8Array, from: number, to: number): void {
+    const hash = hashBytes(src, from, to); // once, not once a segment
     for (const s of this.segments) {
-      const doc = s.find(id);
+      const doc = s.findBytes(src, from, to, hash);
       if (doc < 0) continue;
       s.delete(doc);
-      if (this.merging?.sources.includes(s)) this.merging.deletedSince.push(id);
+      if (this.merging?.sources.includes(s)) this.merging.deletedSince.push(Buffer.from(src.subarray(from, to)).toString('utf8'));
     }
   }
 

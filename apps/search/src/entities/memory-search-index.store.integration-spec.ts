@@ -8,8 +8,51 @@ import { conditionsFor } from '../search/search.service';
 import { EntitiesRepository } from './entities.repository';
 import { to as copyTo } from 'pg-copy-streams';
 import { SegmentBuilder } from './memory-index';
-import { CopyBinaryDocs, MemorySearchIndex, parseTsvector } from './memory-search-index.store';
+import { CopyBinaryDocs, MemorySearchIndex } from './memory-search-index.store';
 import { seedEntity } from './seed';
+
+/**
+ * The lexemes of a tsvector's text output (`'a' 'b''c' 'd\\e'`, with `:positions` after a lexeme
+ * where it has any): quotes doubled and backslashes escaped inside each.
+ */
+function parseTsvector(text: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (text.charCodeAt(i) !== 39) {
+      i++;
+      continue;
+    }
+    i++;
+    let lexeme = '';
+    let from = i;
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (Number.isNaN(c)) throw new Error(`unterminated lexeme in a tsvector: ${text.slice(0, 200)}`);
+      if (c === 39) {
+        lexeme += text.slice(from, i);
+        if (text.charCodeAt(i + 1) === 39) {
+          lexeme += "'";
+          i += 2;
+          from = i;
+          continue;
+        }
+        i++;
+        break;
+      }
+      if (c === 92) {
+        lexeme += text.slice(from, i) + text[i + 1];
+        i += 2;
+        from = i;
+        continue;
+      }
+      i++;
+    }
+    out.push(lexeme);
+    while (i < text.length && text.charCodeAt(i) !== 32) i++; // positions, if any
+  }
+  return out;
+}
 
 /**
  * The in-memory index against real PostgreSQL: two search processes (two MemorySearchIndex over one

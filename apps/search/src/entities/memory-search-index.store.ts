@@ -5,60 +5,12 @@ import { PG_POOL, runPeriodically } from '@app/platform';
 import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { SearchReads } from '../search/search-reads.store';
 import type { Condition } from './entities.repository';
-import { IndexDoc, IndexQuery, MemoryIndex, SegmentBuilder } from './memory-index';
+import { IndexQuery, MemoryIndex, SegmentBuilder } from './memory-index';
 
 /** Texts whose lexemes PostgreSQL gave, kept per process (most recently used last). */
 const LEXEME_CACHE = 4096;
 /** A text of ASCII letters and digits in words of at most 100 characters: its lexemes are its words in lower case. */
 const PLAIN_WORDS = /^[A-Za-z0-9]{1,100}( +[A-Za-z0-9]{1,100})*$/;
-
-/**
- * The lexemes of a tsvector's text output (`'a' 'b''c' 'd\\e'`, with `:positions` after a lexeme
- * where it has any): quotes doubled and backslashes escaped inside each.
- */
-export function parseTsvector(text: string): string[] {
-  const out: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    if (text.charCodeAt(i) !== 39) {
-      i++;
-      continue;
-    }
-    i++;
-    let lexeme = '';
-    let from = i;
-    for (;;) {
-      const c = text.charCodeAt(i);
-      if (Number.isNaN(c)) throw new Error(`unterminated lexeme in a tsvector: ${text.slice(0, 200)}`);
-      if (c === 39) {
-        lexeme += text.slice(from, i);
-        if (text.charCodeAt(i + 1) === 39) {
-          lexeme += "'";
-          i += 2;
-          from = i;
-          continue;
-        }
-        i++;
-        break;
-      }
-      if (c === 92) {
-        lexeme += text.slice(from, i) + text[i + 1];
-        i += 2;
-        from = i;
-        continue;
-      }
-      i++;
-    }
-    out.push(lexeme);
-    while (i < text.length && text.charCodeAt(i) !== 32) i++; // positions, if any
-  }
-  return out;
-}
-
-/** The columns of a document as the index reads them (of entities_rank, or entities: both have them). */
-const DOC_COLUMNS = 'id, lens, rank_score, num_min::float8 AS num_min, num_max::float8 AS num_max, terms::text AS terms';
-type DocRow = [string, string, number, number | null, number | null, string];
-const docOf = (row: DocRow): IndexDoc => ({ id: row[0], lens: row[1], rank: row[2], numMin: row[3], numMax: row[4], terms: parseTsvector(row[5]) });
 
 /** The signature that opens PostgreSQL's binary COPY format: "PGCOPY\n\377\r\n\0". */
 const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
@@ -258,29 +210,33 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
     const from = this.index.generation;
     const read = await this.reads.run(async (client) => {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      let copying = false;
       try {
         const { rows: [head] } = await client.query<{ generation: string; batches: number }>(
           `SELECT c.generation::text AS generation, (SELECT count(*)::int FROM entities_changes l WHERE l.generation > $1 AND l.generation <= c.generation) AS batches
              FROM entities_count c`, [String(from)]);
         const to = BigInt(head.generation);
-        if (to <= from) {
+        if (to <= from || BigInt(head.batches) !== to - from) {
           await client.query('COMMIT');
-          return { to, docs: [] as IndexDoc[], complete: true };
+          return { to, complete: to <= from || BigInt(head.batches) === to - from };
         }
-        if (BigInt(head.batches) !== to - from) {
-          await client.query('COMMIT');
-          return { to, docs: [], complete: false };
-        }
-        // the entities as they are now: a key written by several of these batches is read once
-        const { rows } = await client.query<DocRow>({
-          text: `SELECT ${DOC_COLUMNS} FROM entities WHERE ext_key IN (SELECT unnest(ext_keys) FROM entities_changes WHERE generation > $1 AND generation <= $2)`,
-          values: [String(from), String(to)],
-          rowMode: 'array',
-        });
+        // the entities as they are now (a key written by several of these batches is read once),
+        // streamed as binary COPY into a segment, as a build reads entities_rank (the generations
+        // are bigints this process read: COPY takes no parameters)
+        const builder = new SegmentBuilder();
+        const docs = new CopyBinaryDocs(builder);
+        copying = true;
+        const stream = client.query(copyTo(`COPY (SELECT id, lens, rank_score, num_min::float8, num_max::float8, terms FROM entities
+            WHERE ext_key IN (SELECT unnest(ext_keys) FROM entities_changes WHERE generation > ${from} AND generation <= ${to})) TO STDOUT (FORMAT binary)`));
+        for await (const chunk of stream) docs.push(chunk as Buffer);
+        copying = false;
+        docs.end();
         await client.query('COMMIT');
-        return { to, docs: rows.map(docOf), complete: true };
+        return { to, complete: true, segment: builder.build() };
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        // a COPY broken off leaves the connection mid-protocol: it is not asked anything more
+        // (SearchReads.run closes it, and the server rolls back)
+        if (!copying) await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       }
     });
@@ -289,8 +245,8 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
       await this.rebuild();
       return;
     }
-    if (read.to <= this.index.generation) return;
-    this.index.apply(read.docs);
+    if (read.to <= this.index.generation || !read.segment) return;
+    this.index.add(read.segment);
     this.index.generation = read.to;
     this.state++;
   }
