@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SERVICE_NAMES, ServiceName } from '@app/contracts';
+import { SERVICE_NAMES, type ServiceName } from '@app/contracts/subjects';
 import { assembleImage, imageContents, ImageContents } from '../../tools/image/deps';
 import { APP_NODE_FLAGS, APP_V8_FLAGS, freePort, httpReady, portVariable, ROOT, stopApp, waitFor } from '../../tools/mesh/processes';
 import { HARNESS, meshHookTimeoutMs, TestMesh } from '../harness';

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ServiceName } from '@app/contracts';
+import type { ServiceName } from '@app/contracts/subjects';
 import { kustomize, Obj } from '../deploy/render';
 import { meshHookTimeoutMs, TestMesh } from '../harness';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate, testCertificate } from '../../tools/webhooks/https-receiver';
-import { ServiceName } from '@app/contracts';
+import type { ServiceName } from '@app/contracts/subjects';
 import { TestMesh, meshHookTimeoutMs } from '../harness';
 import { SmtpSink } from '../support/smtp-sink';
 import { allowance } from '../support/timing';

@@ -1,6 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { SUBJECTS } from '@app/contracts';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { SHARED_ALL_START_MS, TestMesh } from '../harness';
 import { waitFor } from '../../tools/mesh/processes';
 import { allowance } from '../support/timing';

@@ -1,5 +1,5 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { EVENTS_STREAM } from '@app/contracts';
+import { EVENTS_STREAM } from '@app/contracts/subjects';
 import { longTestMs, TestMesh } from '../harness';
 import { allowance } from '../support/timing';
 

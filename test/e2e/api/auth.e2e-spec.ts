@@ -1,5 +1,5 @@
-import { SUBJECTS } from '@app/contracts';
-import { randomToken } from '@app/platform';
+import { SUBJECTS } from '@app/contracts/subjects';
+import { randomToken } from '@app/platform/ids';
 import { TestMesh } from '../../harness';
 import {
   expectApiError, expectRateLimitHeaders, expectRequestId, leadEvent, listLeads, storedLeadCount,

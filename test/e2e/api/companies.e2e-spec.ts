@@ -1,4 +1,4 @@
-import { SUBJECTS } from '@app/contracts';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { parseProviderFile } from '../../../apps/admin/src/ingest/connectors';
 import { TestMesh, meshHookTimeoutMs } from '../../harness';
 import { createLead } from '../../support/leads';

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { SUBJECTS } from '@app/contracts';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { CONSUME_PRIOR_SQL } from '../../../apps/billing/src/credits/ledger.repository';
 import { SHARED_ALL_START_MS, TestMesh } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';

@@ -1,4 +1,4 @@
-import { ERROR_CODES } from '@app/contracts';
+import { ERROR_CODES } from '@app/contracts/error-codes';
 import { ApiResponse, TestMesh } from '../../harness';
 import { expectApiError, expectRateLimitHeaders, expectRequestId, listLeads } from '../../support/gateway-assertions';
 

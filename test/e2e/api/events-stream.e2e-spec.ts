@@ -1,6 +1,6 @@
 import { jetstream } from '@nats-io/jetstream';
 import { Client } from 'pg';
-import { eventSubject } from '@app/contracts';
+import { eventSubject } from '@app/contracts/subjects';
 import { newId } from '@app/platform/ids';
 import { waitFor } from '../../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate } from '../../../tools/webhooks/https-receiver';

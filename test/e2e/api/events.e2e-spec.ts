@@ -1,6 +1,7 @@
 import { jetstream } from '@nats-io/jetstream';
 import Stripe from 'stripe';
-import { eventSubject, PUBLIC_EVENT_TYPES, SUBJECTS } from '@app/contracts';
+import { PUBLIC_EVENT_TYPES } from '@app/contracts/event-types';
+import { eventSubject, SUBJECTS } from '@app/contracts/subjects';
 import { newId } from '@app/platform/ids';
 import { waitFor } from '../../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate } from '../../../tools/webhooks/https-receiver';

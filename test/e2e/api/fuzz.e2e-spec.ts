@@ -1,4 +1,4 @@
-import { ERROR_CODES, ERROR_STATUS, ErrorCode } from '@app/contracts';
+import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '@app/contracts/error-codes';
 import { meshHookTimeoutMs, TestMesh } from '../../harness';
 
 /**

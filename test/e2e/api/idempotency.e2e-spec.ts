@@ -1,4 +1,4 @@
-import { randomToken } from '@app/platform';
+import { randomToken } from '@app/platform/ids';
 import { ApiResponse, SHARED_ALL_START_MS, TestMesh } from '../../harness';
 import { findInDatabases, plainFormsOfSecret } from '../../support/database-scan';
 import { expectApiError, expectRequestId, listLeads } from '../../support/gateway-assertions';

@@ -1,5 +1,5 @@
 import { jetstream } from '@nats-io/jetstream';
-import { eventSubject } from '@app/contracts';
+import { eventSubject } from '@app/contracts/subjects';
 import { newId } from '@app/platform/ids';
 import { verifySignature } from '../../../packages/client/src';
 import { freePort, waitFor } from '../../../tools/mesh/processes';

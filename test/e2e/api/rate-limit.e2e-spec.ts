@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { randomToken } from '@app/platform';
+import { randomToken } from '@app/platform/ids';
 import { ApiResponse, RequestOptions, TestMesh } from '../../harness';
 import {
   expectApiError, expectRateLimitHeaders, inBatches, listLeads, RATE_LIMIT, RateLimitHeaders, sleep,

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
-import { SUBJECTS } from '@app/contracts';
-import { CLAIM_OWNER_TIMING } from '@app/platform';
+import { SUBJECTS } from '@app/contracts/subjects';
+import { CLAIM_OWNER_TIMING } from '@app/platform/claim-owner';
 import { scopedServiceKey } from '../../../apps/gateway/src/idempotency/idempotency.store';
 import { REVEAL_CLAIM_OWNERS } from '../../../apps/search/src/reveals/reveal-owner';
 import { parseProviderFile } from '../../../apps/admin/src/ingest/connectors';

@@ -1,4 +1,4 @@
-import { SUBJECTS } from '@app/contracts';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { facet } from '../../../apps/search/src/entities/entity';
 import { seedEntity } from '../../../apps/search/src/entities/seed';
 import { meshHookTimeoutMs, TestMesh } from '../../harness';

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
-import { SUBJECTS } from '@app/contracts';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { EntitiesRepository } from '../../../apps/search/src/entities/entities.repository';
 import { MemorySearchIndex } from '../../../apps/search/src/entities/memory-search-index.store';
 import { SearchConfig } from '../../../apps/search/src/search.config';

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { SUBJECTS } from '@app/contracts';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { waitFor } from '../../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate } from '../../../tools/webhooks/https-receiver';
 import { meshHookTimeoutMs, TestMesh } from '../../harness';

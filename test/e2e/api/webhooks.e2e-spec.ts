@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import { SUBJECTS } from '@app/contracts';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { waitFor } from '../../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate, testCertificate } from '../../../tools/webhooks/https-receiver';
 import { startDns } from '../../../tools/mesh/mail-peers';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Client } from 'pg';
-import { SUBJECTS } from '@app/contracts';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { GATEWAY_MIGRATIONS } from '../../../apps/gateway/src/migrations';
 import { freePort, ROOT } from '../../../tools/mesh/processes';
 import { onPgServer, PG_SERVER_URL, TestMesh } from '../../harness';

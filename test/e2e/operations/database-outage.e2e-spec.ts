@@ -1,5 +1,5 @@
-import { SERVICE_UNAVAILABLE_RETRY_AFTER_S } from '@app/contracts';
-import { randomToken } from '@app/platform';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_S } from '@app/contracts/error-codes';
+import { randomToken } from '@app/platform/ids';
 import { retryingFetch } from '../../../packages/client/src/retry';
 import { httpReady, RunningApp, stopApp, waitFor } from '../../../tools/mesh/processes';
 import { TcpProxy } from '../../../tools/mesh/tcp-proxy';

@@ -1,6 +1,8 @@
 import { jetstream } from '@nats-io/jetstream';
-import { EVENT, eventSubject, WorkspaceCreatedData } from '@app/contracts';
-import { buildEnvelope } from '@app/platform';
+import { EVENT } from '@app/contracts/event-types';
+import type { WorkspaceCreatedData } from '@app/contracts/events';
+import { eventSubject } from '@app/contracts/subjects';
+import { buildEnvelope } from '@app/platform/events';
 import { newId } from '@app/platform/ids';
 import { meshHookTimeoutMs, TestMesh } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';

@@ -1,6 +1,6 @@
 import { Resolver } from 'node:dns/promises';
-import { LENSES } from '@app/contracts';
-import { ConfigError } from '@app/platform';
+import { LENSES } from '@app/contracts/enums';
+import { ConfigError } from '@app/platform/config-error';
 import { candidateAddresses } from '../../../apps/search/src/reveals/email-verifier';
 import { DemoSandbox, startDemoSandbox } from '../../../tools/mesh/demo-sandbox';
 import { waitFor } from '../../../tools/mesh/processes';

@@ -1,4 +1,4 @@
-import { randomToken } from '@app/platform';
+import { randomToken } from '@app/platform/ids';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
 import { ApiResponse, HARNESS, meshHookTimeoutMs, TestMesh } from '../../harness';
 import { sleep } from '../../support/gateway-assertions';

@@ -1,4 +1,4 @@
-import { randomToken } from '@app/platform';
+import { randomToken } from '@app/platform/ids';
 import { ApiResponse, RequestOptions, TestMesh } from '../../harness';
 import { expectApiError, listLeads, sleep } from '../../support/gateway-assertions';
 import { allowance } from '../../support/timing';

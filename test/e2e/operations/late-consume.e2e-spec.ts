@@ -1,8 +1,8 @@
 import { Msg } from '@nats-io/transport-node';
 import { Client } from 'pg';
-import { SUBJECTS } from '@app/contracts';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { natsInboxPrefix } from '@app/contracts/nats-flows';
-import { randomToken } from '@app/platform';
+import { randomToken } from '@app/platform/ids';
 import { TestMesh, meshHookTimeoutMs } from '../../harness';
 import { waitFor } from '../../../tools/mesh/processes';
 import { expectApiError } from '../../support/gateway-assertions';

@@ -1,7 +1,9 @@
 import { AckPolicy, jetstream, jetstreamManager, JetStreamManager, StreamConfig } from '@nats-io/jetstream';
 import { connect, nanos, NatsConnection, PermissionViolationError } from '@nats-io/transport-node';
-import { natsInboxPrefix, NatsIdentity, SUBJECTS } from '@app/contracts';
-import { askService, connectMesh } from '@app/platform';
+import { type NatsIdentity, natsInboxPrefix } from '@app/contracts/nats-flows';
+import { SUBJECTS } from '@app/contracts/subjects';
+import { connectMesh } from '@app/platform/nats';
+import { askService } from '@app/platform/reply-mux';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
 import { HARNESS, meshHookTimeoutMs, testContext, TestMesh } from '../../harness';
 

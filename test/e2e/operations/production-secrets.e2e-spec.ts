@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ServiceName } from '@app/contracts';
+import type { ServiceName } from '@app/contracts/subjects';
 import { HARNESS, TestMesh } from '../../harness';
 import { freePort, spawnApp } from '../../../tools/mesh/processes';
 

@@ -1,4 +1,4 @@
-import { SUBJECTS } from '@app/contracts';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { meshHookTimeoutMs, TestMesh } from '../../harness';
 import { startDns, startTarpit } from '../../../tools/mesh/mail-peers';
 import { freePort, waitFor } from '../../../tools/mesh/processes';

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { SUBJECTS } from '@app/contracts';
+import { SUBJECTS } from '@app/contracts/subjects';
 import { meshHookTimeoutMs, TestMesh } from '../../harness';
 import { PgPair } from '../../../tools/mesh/pg-pair';
 import { freePort, waitFor } from '../../../tools/mesh/processes';

@@ -1,5 +1,7 @@
-import { SERVICE_UNAVAILABLE_RETRY_AFTER_S, SUBJECTS } from '@app/contracts';
-import { NoRespondersError, randomToken, ReplyMux } from '@app/platform';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_S } from '@app/contracts/error-codes';
+import { SUBJECTS } from '@app/contracts/subjects';
+import { randomToken } from '@app/platform/ids';
+import { NoRespondersError, ReplyMux } from '@app/platform/reply-mux';
 import { ApiResponse, RequestOptions, TestMesh } from '../../harness';
 import { expectApiError, expectRateLimitHeaders, listLeads } from '../../support/gateway-assertions';
 import { allowance } from '../../support/timing';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { connect } from '@nats-io/transport-node';
 import { Client } from 'pg';
-import { pgClientConfig } from '@app/platform';
+import { pgClientConfig } from '@app/platform/pg-tls';
 import { meshHookTimeoutMs, TestMesh } from '../../harness';
 import { makePrivateCa, PrivateCa } from '../../support/private-ca';
 import { startTlsPostgres, TlsPostgres } from '../../support/tls-postgres';

@@ -1,4 +1,4 @@
-import { randomToken } from '@app/platform';
+import { randomToken } from '@app/platform/ids';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
 import { ApiResponse, HARNESS, meshHookTimeoutMs, RequestOptions, TestMesh } from '../../harness';
 import { expectApiError, expectRateLimitHeaders, RATE_LIMIT, sleep } from '../../support/gateway-assertions';

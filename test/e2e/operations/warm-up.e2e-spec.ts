@@ -1,6 +1,6 @@
 import { Client } from 'pg';
-import { SERVICE_NAMES, ServiceName, SUBJECTS } from '@app/contracts';
-import { WARM_UP_WORKSPACE } from '@app/platform';
+import { SERVICE_NAMES, type ServiceName, SUBJECTS } from '@app/contracts/subjects';
+import { WARM_UP_WORKSPACE } from '@app/platform/warm-up';
 import { CRM_WARM_UP } from '../../../apps/crm/src/warm-up';
 import { BILLING_WARM_UP } from '../../../apps/billing/src/warm-up';
 import { GATEWAY_WARM_UP } from '../../../apps/gateway/src/warm-up';

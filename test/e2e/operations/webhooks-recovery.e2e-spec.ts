@@ -1,5 +1,5 @@
 import { jetstream } from '@nats-io/jetstream';
-import { eventSubject } from '@app/contracts';
+import { eventSubject } from '@app/contracts/subjects';
 import { newId } from '@app/platform/ids';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
 import { HttpsReceiver, TestCertificate, testCertificate } from '../../../tools/webhooks/https-receiver';
