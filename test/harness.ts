@@ -68,8 +68,9 @@ export const HARNESS = {
   /**
    * The longest a mesh of `apps` apps can take to start, or fail to, by the bounds above: the
    * nats-server's 10 s, 50 s for the bus and the databases, and a readiness wait for each round of
-   * apps started at once. A `beforeAll` that starts a mesh of more than two apps gives itself this
-   * (jest's 60 s would end it while the harness still waits, leaving the start running unowned).
+   * apps started at once. A `beforeAll` that starts a mesh gives itself this through
+   * meshHookTimeoutMs (jest's default, testTimeoutMs, could end it while the harness still waits,
+   * leaving the start running unowned).
    */
   startTimeoutMs(apps: number): number {
     return 60_000 + Math.ceil(apps / this.startConcurrency) * this.readyTimeoutMs;
