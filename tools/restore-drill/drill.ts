@@ -83,6 +83,10 @@ const urlsOn = (serverUrl: string) => ({
 
 async function sql<T>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  // a server that stops under the connection (a restore whose target the archive never reaches
+  // ends recovery by shutting down) fails the connect or the query, which the caller handles;
+  // pg also emits it as an 'error' event, which with no listener would end the whole process
+  client.on('error', () => undefined);
   await client.connect();
   try {
     return (await client.query(text, values)).rows as T[];
