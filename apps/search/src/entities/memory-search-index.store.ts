@@ -216,9 +216,11 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
           `SELECT c.generation::text AS generation, (SELECT count(*)::int FROM entities_changes l WHERE l.generation > $1 AND l.generation <= c.generation) AS batches
              FROM entities_count c`, [String(from)]);
         const to = BigInt(head.generation);
-        if (to <= from || BigInt(head.batches) !== to - from) {
+        // nothing new (complete as it is), or a batch missing from the log (complete only by a rebuild)
+        const behind = to > from;
+        if (!behind || BigInt(head.batches) !== to - from) {
           await client.query('COMMIT');
-          return { to, complete: to <= from || BigInt(head.batches) === to - from };
+          return { to, complete: !behind };
         }
         // the entities as they are now (a key written by several of these batches is read once),
         // streamed as binary COPY into a segment, as a build reads entities_rank (the generations
