@@ -1,5 +1,5 @@
 import { jetstream } from '@nats-io/jetstream';
-import { EVENT, eventSubject, pingSubject, WorkspaceCreatedData } from '@app/contracts';
+import { EVENT, eventSubject, pingSubject, SUBJECTS, WorkspaceCreatedData } from '@app/contracts';
 import { buildEnvelope } from '@app/platform';
 import { TestMesh } from '../../../test/harness';
 import { waitFor } from '../../../tools/mesh/processes';
@@ -112,6 +112,37 @@ describe('billing service', () => {
 
     expect(await account('ws_billing_bad')).toEqual([]);
     expect(await account('ws_billing_d')).toHaveLength(1);
+  });
+
+  describe('billing.accounts.open (the gateway, answering a workspace creation)', () => {
+    const open = (workspaceId: string, body: Record<string, unknown>) => mesh.rpc(SUBJECTS.billing.accountsOpen, { workspace_id: workspaceId }, body);
+
+    it('opens the account at once with the opening the event carries; the event after it grants nothing again', async () => {
+      const opening = { workspace_id: 'ws_billing_open', plan: 'growth', plan_credits: 300, pack_credits: 50 };
+      expect(await open('ws_billing_open', opening)).toMatchObject({ response: { workspace_id: 'ws_billing_open', opened: true } });
+      expect(await account('ws_billing_open')).toEqual([{ plan: 'growth', plan_balance: 300, pack_balance: 50, period_days: expect.any(Number) }]);
+
+      expect(await open('ws_billing_open', opening)).toMatchObject({ response: { workspace_id: 'ws_billing_open', opened: false } });
+      await processed(await workspaceCreated(opening));
+      expect(await account('ws_billing_open')).toEqual([{ plan: 'growth', plan_balance: 300, pack_balance: 50, period_days: expect.any(Number) }]);
+      expect((await ledger('ws_billing_open')).map((e) => [e.pool, e.amount])).toEqual([['plan', 300], ['pack', 50]]);
+    });
+
+    it('after the event opened it: answers opened false and grants nothing', async () => {
+      const opening = { workspace_id: 'ws_billing_late', plan: 'starter', plan_credits: 70, pack_credits: 0 };
+      await processed(await workspaceCreated(opening));
+      expect(await open('ws_billing_late', opening)).toMatchObject({ response: { workspace_id: 'ws_billing_late', opened: false } });
+      expect((await ledger('ws_billing_late')).map((e) => [e.pool, e.amount])).toEqual([['plan', 70]]);
+    });
+
+    it("refuses a malformed opening, or one for another workspace than the request's, and opens nothing", async () => {
+      const bad = await open('ws_billing_x', { workspace_id: 'ws_billing_x', plan: 'agency', plan_credits: -1, pack_credits: 0 });
+      expect(bad.err).toMatchObject({ code: 'invalid_request' });
+      const other = await open('ws_billing_y', { workspace_id: 'ws_billing_z', plan: 'agency', plan_credits: 10, pack_credits: 0 });
+      expect(other.err).toMatchObject({ code: 'invalid_request', param: 'workspace_id' });
+      expect(await account('ws_billing_x')).toEqual([]);
+      expect(await account('ws_billing_z')).toEqual([]);
+    });
   });
 
   it('exits 0 on SIGTERM', async () => {

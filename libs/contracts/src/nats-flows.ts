@@ -29,7 +29,7 @@ export const NATS_CALLS: Record<ServiceName, readonly string[]> = {
     sequences.list, sequences.get, sequences.enrollmentsCreate, sequences.enrollmentsDelete,
     sequences.suppressionsList, sequences.suppressionsCreate, sequences.unsubscribe, sequences.optoutRequest,
     sequences.optoutConfirm,
-    billing.creditsBalance,
+    billing.creditsBalance, billing.accountsOpen,
     search.query, search.revealsCreate, search.leasesSettle,
     webhooks.endpointsList, webhooks.endpointsCreate, webhooks.endpointsDelete, webhooks.endpointsGet, webhooks.endpointsUpdate,
     webhooks.endpointsRollSecret, webhooks.endpointDeliveries, webhooks.deliveriesRetry, webhooks.endpointsTest,

@@ -5,7 +5,7 @@
 export const SUBJECTS = {
   /** Operator (admin CLI) only: workspaces, members and keys, which the public API leaves out. */
   gateway: {
-    /** A workspace and its owner; billing opens the credit accounts from `workspace.created`. */
+    /** A workspace and its owner; answered once billing has opened its credit account (billing.accounts.open), else `pending` and billing opens it from `workspace.created`. */
     workspacesCreate: 'gateway.workspaces.create',
     membersAdd: 'gateway.members.add',
     /** The request context of a member (the owner by default), to ask another service as that member. */
@@ -76,6 +76,12 @@ export const SUBJECTS = {
     creditsLease: 'billing.credits.lease',
     /** Internal (search): settles a lease with the pages search charged against it; the rest goes back. */
     creditsSettleLease: 'billing.credits.settleLease',
+    /**
+     * Internal (the gateway creating a workspace): opens the workspace's credit account now, as the
+     * `workspace.created` event would a moment later (the same opening; opened once, whichever comes
+     * first), so that the workspace can spend its credits as soon as its creation is answered.
+     */
+    accountsOpen: 'billing.accounts.open',
   },
   search: {
     query: 'search.entities.search',

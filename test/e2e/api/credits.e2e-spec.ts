@@ -26,6 +26,20 @@ describe('credits', () => {
   const ledgerSum = async (ws: string) =>
     Number((await mesh.query('billing', 'SELECT coalesce(sum(amount), 0) AS s FROM ledger_entries WHERE workspace_id = $1', [ws]))[0].s);
 
+  it("a workspace's creation is answered once billing holds its credit account: its key spends the opening credits at once, granted once", async () => {
+    const workspace = await mesh.createWorkspace({ name: 'credits-at-once', planCredits: 12, packCredits: 3 });
+    expect(workspace).toMatchObject({ id: expect.stringMatching(/^ws_/), credit_account: 'open' });
+    // no wait for the event: the account is there when the creation is answered
+    expect(await mesh.query('billing', 'SELECT plan_balance, pack_balance FROM credit_accounts WHERE workspace_id = $1', [workspace.id])).toEqual([{ plan_balance: 12, pack_balance: 3 }]);
+    const { key } = await mesh.key(workspace.id, 'live');
+    expect((await mesh.request('GET', '/credits', { key })).body.balance).toEqual({ plan: 12, pack: 3, total: 15 });
+    // the workspace.created event reaches billing too, and grants nothing again
+    const [{ id: eventId }] = await mesh.query('gateway', "SELECT id FROM outbox WHERE type = 'workspace.created' AND envelope->'data'->'object'->>'workspace_id' = $1", [workspace.id]);
+    await waitFor('workspace.created processed by billing', async () => (await mesh.query('billing', "SELECT 1 FROM processed_events WHERE consumer = 'billing' AND event_id = $1", [eventId])).length === 1, allowance(10_000));
+    expect(await ledgerSum(workspace.id)).toBe(15);
+    expect(await mesh.query('billing', "SELECT pool, amount FROM ledger_entries WHERE workspace_id = $1 AND type = 'grant' ORDER BY pool DESC", [workspace.id])).toEqual([{ pool: 'plan', amount: 12 }, { pool: 'pack', amount: 3 }]);
+  });
+
   it('GET /credits returns the balance with the newest ledger entries first', async () => {
     const { ws, key } = await account(30, 5);
     const res = await mesh.request('GET', '/credits', { key });

@@ -5,6 +5,7 @@ import { scopedServiceKey } from '../../../apps/gateway/src/idempotency/idempote
 import { REVEAL_CLAIM_OWNERS } from '../../../apps/search/src/reveals/reveal-owner';
 import { parseProviderFile } from '../../../apps/admin/src/ingest/connectors';
 import { TestMesh, meshHookTimeoutMs } from '../../harness';
+import { OPEN_ACCOUNT_WAIT_MS } from '@app/contracts/resources/workspace';
 import { startDns, startSmtp, Zone } from '../../../tools/mesh/mail-peers';
 import { MAIL_ZONE } from '../../support/mail-zone';
 import { expectRealSources } from '../../support/sources';
@@ -204,6 +205,22 @@ describe('reveals', () => {
     expect(await total()).toBe(before - 1);
     const sums = await mesh.query('billing', 'SELECT (SELECT sum(amount) FROM ledger_entries WHERE workspace_id = $1) AS s, plan_balance + pack_balance AS b FROM credit_accounts WHERE workspace_id = $1', [ws]);
     expect(Number(sums[0].s)).toBe(sums[0].b);
+  });
+
+  it("a workspace created while billing is stopped is answered at once with credit_account pending; billing opens the account from the event when back, granted once", async () => {
+    await mesh.stopApp('billing');
+    let created;
+    try {
+      const asked = Date.now();
+      created = await mesh.createWorkspace({ name: 'billing-down', planCredits: 9, packCredits: 0 });
+      // nobody serves billing.accounts.open: NATS says so at once, no wait for the gateway's bound
+      expect(Date.now() - asked).toBeLessThan(OPEN_ACCOUNT_WAIT_MS);
+      expect(created).toMatchObject({ id: expect.stringMatching(/^ws_/), credit_account: 'pending' });
+    } finally {
+      await mesh.startApp('billing');
+    }
+    await waitFor('credit account opened from workspace.created', async () => (await mesh.query('billing', 'SELECT 1 FROM credit_accounts WHERE workspace_id = $1', [created.id])).length === 1, allowance(10_000));
+    expect(await mesh.query('billing', "SELECT pool, amount FROM ledger_entries WHERE workspace_id = $1", [created.id])).toEqual([{ pool: 'plan', amount: 9 }]);
   });
 
   it('a claim whose claimer died mid-reveal is taken over once abandoned: its credit comes back, the reveal completes, one credit in all', async () => {

@@ -11,7 +11,7 @@ export const workspaceCommands: AdminCommand[] = [
     name: 'workspace:create',
     usage: `--name <n> [--plan free|starter|growth|agency] [--lenses leads,investors,researchers,grants]
                    [--plan-credits <n>] [--pack-credits <n>]`,
-    summary: 'A workspace and its owner (plan agency and all four lenses unless told); billing opens its credit accounts from workspace.created',
+    summary: "A workspace and its owner (plan agency and all four lenses unless told), answered once billing has opened its credit account (credit_account: open; pending when billing did not answer: it opens it from workspace.created)",
     example: 'workspace:create --name Acme --plan growth --lenses leads,investors',
     flags: ['name', 'plan', 'lenses', 'plan-credits', 'pack-credits'],
     async run(admin, flags) {

@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { ConsumeCreditsRequest, GrantCreditsRequest, LeaseCreditsRequest, RefundCreditsRequest, RequestContext, SettleLeaseRequest, SUBJECTS } from '@app/contracts';
+import { ConsumeCreditsRequest, GrantCreditsRequest, LeaseCreditsRequest, OpenAccountRequest, RefundCreditsRequest, RequestContext, SettleLeaseRequest, SUBJECTS } from '@app/contracts';
 import { Rpc } from '@app/platform';
 import { CreditsService } from './credits.service';
 
@@ -36,6 +36,11 @@ export class CreditsController {
   @Rpc(SUBJECTS.billing.creditsGrant)
   grant(ctx: RequestContext, body: GrantCreditsRequest) {
     return this.credits.grant(ctx, body);
+  }
+
+  @Rpc(SUBJECTS.billing.accountsOpen)
+  open(ctx: RequestContext, body: OpenAccountRequest) {
+    return this.credits.open(ctx, body);
   }
 
   @Rpc(SUBJECTS.billing.creditsRenew)

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import {
   ConsumeCreditsRequest, ConsumeCreditsResult, CreditBalance, CreditPool, CREDIT_POOLS, EVENT, GrantCreditsRequest, ID_PREFIX,
-  LeaseCreditsRequest, LeaseCreditsResult, RefundCreditsRequest, RefundCreditsResult, RequestContext, SettleLeaseRequest, SettleLeaseResult,
+  LeaseCreditsRequest, LeaseCreditsResult, OpenAccountRequest, OpenedAccount, Plan, PLANS, RefundCreditsRequest, RefundCreditsResult, RequestContext, SettleLeaseRequest, SettleLeaseResult,
 } from '@app/contracts';
 import { DomainError, newId, Queryable, recordEvent, runPeriodically, UnitOfWork } from '@app/platform';
 import { BILLING_CONFIG, BillingConfig } from '../billing.config';
@@ -19,12 +19,25 @@ const spare = (account: AccountRow) => ({ plan: account.plan_balance - account.p
 /** A balance as the API shows it with what open leases reserve of it (billing.credits.balance answers it; the gateway keeps `leased` to itself). */
 export type LeasedCreditBalance = CreditBalance & { leased?: number };
 
-/** A workspace's opening balances, from its workspace.created event. */
+/** A workspace's opening balances, from its workspace.created event or the gateway's billing.accounts.open. */
 export interface OpeningBalance {
   workspace_id: string;
   plan: AccountRow['plan'];
   plan_credits: number;
   pack_credits: number;
+}
+
+const MAX_CREDITS = 2_147_483_647; // the int columns' ceiling
+
+function isCredits(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_CREDITS;
+}
+
+/** The opening another service sent (an event's data, a request's body), checked rather than trusted; undefined when malformed. */
+export function toOpeningBalance(data: Partial<Record<keyof OpeningBalance, unknown>> | undefined): OpeningBalance | undefined {
+  if (!data || typeof data.workspace_id !== 'string' || data.workspace_id === '') return undefined;
+  if (!PLANS.includes(data.plan as Plan) || !isCredits(data.plan_credits) || !isCredits(data.pack_credits)) return undefined;
+  return { workspace_id: data.workspace_id, plan: data.plan as Plan, plan_credits: data.plan_credits, pack_credits: data.pack_credits };
 }
 
 interface ConsumeItem {
@@ -431,6 +444,19 @@ export class CreditsService implements OnApplicationBootstrap, OnApplicationShut
       });
     }
     return due.length;
+  }
+
+  /**
+   * billing.accounts.open: the gateway opens a new workspace's account as it answers its creation
+   * (the event does the same later, or first: opened once either way). Only for the workspace the
+   * request is about: the context's, which the gateway sets to the new workspace.
+   */
+  async open(ctx: RequestContext, body: OpenAccountRequest): Promise<OpenedAccount> {
+    const opening = toOpeningBalance(body);
+    if (!opening) throw new DomainError('invalid_request', 'billing.accounts.open needs workspace_id, a plan and whole credit counts');
+    if (opening.workspace_id !== ctx.workspace_id) throw new DomainError('invalid_request', "an account is opened only for the request's own workspace", 'workspace_id');
+    const opened = await this.uow.run((tx) => this.openAccount(tx, opening));
+    return { workspace_id: opening.workspace_id, opened };
   }
 
   /**

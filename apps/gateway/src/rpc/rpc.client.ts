@@ -34,9 +34,9 @@ export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown 
     await this.nc?.close();
   }
 
-  /** The service's answer to `body`, parsed. */
-  send<T>(subject: string, ctx: RequestContext, body: unknown): Promise<T> {
-    return this.exchange(subject, ctx, body, false) as Promise<T>;
+  /** The service's answer to `body`, parsed (within `timeoutMs` when given, else the RPC deadline). */
+  send<T>(subject: string, ctx: RequestContext, body: unknown, timeoutMs?: number): Promise<T> {
+    return this.exchange(subject, ctx, body, false, timeoutMs) as Promise<T>;
   }
 
   /**
@@ -59,13 +59,13 @@ export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown 
     return this.client;
   }
 
-  private async exchange(subject: string, ctx: RequestContext, body: unknown, raw: boolean): Promise<unknown> {
+  private async exchange(subject: string, ctx: RequestContext, body: unknown, raw: boolean, timeoutMs?: number): Promise<unknown> {
     const client = this.ready ?? (await this.connected());
     const parent = requestSpans.get(ctx);
     const started = process.hrtime.bigint();
     const observe = (outcome: string) => requestLatency.observe({ subject, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
     try {
-      const reply = raw ? await client.forward(subject, ctx, body, { parent }) : await client.ask(subject, ctx, body, { parent });
+      const reply = raw ? await client.forward(subject, ctx, body, { parent }) : await client.ask(subject, ctx, body, { parent, timeoutMs });
       observe('ok');
       return reply;
     } catch (err) {

@@ -12,8 +12,8 @@ export class WorkspacesController {
   constructor(private readonly workspaces: WorkspacesService) {}
 
   @Rpc(SUBJECTS.gateway.workspacesCreate)
-  create(_ctx: RequestContext, body: CreateWorkspaceRequest) {
-    return this.workspaces.createWorkspace(body);
+  create(ctx: RequestContext, body: CreateWorkspaceRequest) {
+    return this.workspaces.createWorkspace(body, ctx.request_id);
   }
 
   @Rpc(SUBJECTS.gateway.membersAdd)

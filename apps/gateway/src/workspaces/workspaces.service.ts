@@ -2,13 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { NatsConnection } from '@nats-io/transport-node';
 import {
   AddedMember, AddMemberRequest, CreatedKey, CreatedWorkspace, CreateKeyRequest, CreateWorkspaceRequest, CURRENT_API_VERSION, EVENT, ID_PREFIX,
-  KEY_MODES, KEYS_CHANGED_SUBJECT, LENSES, MEMBER_ROLES, MemberContext, MemberContextRequest, PLANS, RevokedKey, RevokeKeyRequest,
-  WorkspaceCreatedData,
+  KEY_MODES, KEYS_CHANGED_SUBJECT, LENSES, MEMBER_ROLES, MemberContext, MemberContextRequest, OPEN_ACCOUNT_WAIT_MS, OpenAccountRequest, OpenedAccount, PLANS,
+  RequestContext, RevokedKey, RevokeKeyRequest, SUBJECTS, WorkspaceCreatedData,
 } from '@app/contracts';
-import { DomainError, NATS_CONNECTION, newId, recordEvent, SERVICE_CONFIG, UnitOfWork, withoutCredentials } from '@app/platform';
+import { DomainError, NATS_CONNECTION, newId, recordEvent, rootLogger, SERVICE_CONFIG, UnitOfWork, withoutCredentials } from '@app/platform';
 import { generateApiKey, hashApiKey } from '../auth/api-key';
 import { GatewayConfig } from '../config';
 import { GATEWAY_MIGRATIONS } from '../migrations';
+import { RpcClient } from '../rpc/rpc.client';
 import { WorkspaceEntity } from './workspace.entity';
 import { WorkspacesRepository } from './workspaces.repository';
 
@@ -24,10 +25,17 @@ export class WorkspacesService {
     private readonly uow: UnitOfWork,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SERVICE_CONFIG) private readonly config: GatewayConfig,
+    private readonly rpc: RpcClient,
   ) {}
 
-  /** Creates the workspace and its owner; billing opens the credit accounts from the event. */
-  async createWorkspace(input: CreateWorkspaceRequest): Promise<CreatedWorkspace> {
+  /**
+   * Creates the workspace and its owner (and `workspace.created`, in one transaction), then asks
+   * billing to open the credit account with the event's opening before answering, so that the
+   * workspace's first search or reveal finds its credits rather than a 402 for an account that
+   * the event has not opened yet. Billing stopped or slow: the answer says `pending`, and the
+   * event opens the account when billing reads it (once, whichever of the two comes first).
+   */
+  async createWorkspace(input: CreateWorkspaceRequest, requestId: string = newId(ID_PREFIX.request)): Promise<CreatedWorkspace> {
     await this.requireCurrentSchema();
     oneOf('plan', input.plan, PLANS);
     for (const lens of input.lenses) oneOf('lenses', lens, LENSES);
@@ -47,7 +55,19 @@ export class WorkspacesService {
         object: { workspace_id: id, plan: input.plan, plan_credits: input.plan_credits, pack_credits: input.pack_credits },
       });
     });
-    return { id, owner_id: ownerId, plan: input.plan };
+    const ctx: RequestContext = {
+      request_id: requestId, workspace_id: id, key_id: 'gateway', member_id: ownerId, member_role: 'owner', owner_id: ownerId,
+      mode: 'live', livemode: true, api_version: CURRENT_API_VERSION, plan: input.plan, lenses: input.lenses,
+    };
+    const opening: OpenAccountRequest = { workspace_id: id, plan: input.plan, plan_credits: input.plan_credits, pack_credits: input.pack_credits };
+    const creditAccount = await this.rpc.send<OpenedAccount>(SUBJECTS.billing.accountsOpen, ctx, opening, OPEN_ACCOUNT_WAIT_MS).then(
+      () => 'open' as const,
+      (err: unknown) => {
+        rootLogger('gateway').warn({ request_id: requestId, workspace_id: id, reason: (err as Error)?.message }, 'billing did not open the new workspace\'s credit account; the event will');
+        return 'pending' as const;
+      },
+    );
+    return { id, owner_id: ownerId, plan: input.plan, credit_account: creditAccount };
   }
 
   async addMember({ workspace_id, role }: AddMemberRequest): Promise<AddedMember> {

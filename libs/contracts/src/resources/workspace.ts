@@ -14,6 +14,27 @@ export interface CreatedWorkspace {
   id: string;
   owner_id: string;
   plan: Plan;
+  /**
+   * `open`: billing holds the workspace's credit account (its opening credits are spendable now);
+   * `pending`: billing did not answer in time (stopped, or slow), and opens the account from the
+   * `workspace.created` event when it can; until then a charge finds no account.
+   */
+  credit_account: 'open' | 'pending';
+}
+
+/**
+ * How long gateway.workspaces.create waits for billing to open the credit account before it answers
+ * `credit_account: 'pending'` (the event opens it later): well inside the operator's own deadline.
+ */
+export const OPEN_ACCOUNT_WAIT_MS = 5_000;
+
+/** billing.accounts.open (the gateway, creating a workspace): the opening `workspace.created` carries. */
+export type OpenAccountRequest = Pick<CreateWorkspaceRequest, 'plan' | 'plan_credits' | 'pack_credits'> & { workspace_id: string };
+
+export interface OpenedAccount {
+  workspace_id: string;
+  /** false: the account was already open (the event came first); nothing was granted again. */
+  opened: boolean;
 }
 
 /** gateway.members.add (operator). */
