@@ -459,14 +459,22 @@ export function pgCtl(bin: string, dir: string, action: string, extra: string[] 
   asPostgres(join(bin, 'pg_ctl'), ['-D', dir, '-w', '-t', '60', ...(action === 'start' ? ['-l', join(dir, 'server.log')] : []), ...extra, action]);
 }
 
-async function sql(port: number, text: string): Promise<any[]> {
-  const client = new Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 3000 });
-  // a server stopped under it fails the connect or the query; unheard, pg's 'error' event would end the process
+/**
+ * One statement on its own connection (a port of this machine, as postgres, or a URL), ended after:
+ * what the pair and the restore drill ask of servers they start and stop. A server stopped under
+ * it fails the connect or the query, which the caller handles; unheard, pg's 'error' event would
+ * end the whole process, so it is listened to.
+ */
+export async function sqlOnce<T = any>(server: number | string, text: string, values: unknown[] = [], connectTimeoutMs = 3000): Promise<T[]> {
+  const where = typeof server === 'number' ? { host: '127.0.0.1', port: server, user: 'postgres', database: 'postgres' } : { connectionString: server };
+  const client = new Client({ ...where, connectionTimeoutMillis: connectTimeoutMs });
   client.on('error', () => undefined);
   await client.connect();
   try {
-    return (await client.query(text)).rows;
+    return (await client.query(text, values)).rows as T[];
   } finally {
     await client.end();
   }
 }
+
+const sql = (port: number, text: string) => sqlOnce(port, text);

@@ -1,10 +1,9 @@
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { databaseUrlFor } from '@app/platform/config';
 import { migrateService } from '../migrate';
-import { asPostgres, ownedByPostgres, PgPair, pgCtl, postgresBinDir } from '../mesh/pg-pair';
+import { asPostgres, ownedByPostgres, PgPair, pgCtl, postgresBinDir, sqlOnce } from '../mesh/pg-pair';
 import { freePort, waitFor } from '../mesh/processes';
 import { Check, checkRestore, DatabaseState, DrillEvidence } from './checks';
 import { DrillWriter, readState, WorkloadSize } from './workload';
@@ -81,19 +80,8 @@ const urlsOn = (serverUrl: string) => ({
   search: databaseUrlFor(SERVICES.search, { DATABASE_URL: serverUrl }),
 });
 
-async function sql<T>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-  // a server that stops under the connection (a restore whose target the archive never reaches
-  // ends recovery by shutting down) fails the connect or the query, which the caller handles;
-  // pg also emits it as an 'error' event, which with no listener would end the whole process
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+/** One statement on a server the drill started (a restore may stop it under the query: see sqlOnce). */
+const sql = <T>(url: string, text: string, values: unknown[] = []) => sqlOnce<T>(url, text, values, 5000);
 
 /** Starts the pair in `dir`, writes, backs up, makes the point, writes on, archives; stops the pair. */
 export async function prepareSource(dir: string, size: WorkloadSize, target: 'name' | 'time', say: (line: string) => void = () => undefined): Promise<PreparedSource> {
