@@ -1,11 +1,12 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { EmailStatus, ID_PREFIX, Lens, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL, ReadBatch } from '@app/platform';
 import { SearchReads } from '../search/search-reads.store';
 import { EntityInput, facetTerms, searchTextOf } from './entity';
-import { MemorySearchIndex } from './memory-search-index.store';
+import { SegmentBuilder } from './memory-index';
+import { CopyBinaryDocs, MemorySearchIndex } from './memory-search-index.store';
 
 export interface EntityRow {
   id: string;
@@ -68,7 +69,13 @@ const LOAD_COLUMNS: [string, string][] = [
 ];
 const LOAD_COLUMN_NAMES = LOAD_COLUMNS.map(([name]) => name).join(', ');
 const LOAD_TABLE_SQL = `CREATE TEMP TABLE IF NOT EXISTS entities_load (${LOAD_COLUMNS.map(([n, t]) => `${n} ${t}`).join(', ')}) ON COMMIT DELETE ROWS`;
-const UPSERT_FROM_LOAD_SQL = `WITH upserted AS (
+/**
+ * The batch moved from the load table into `entities`, its rows as the upsert left them sent back
+ * as binary COPY (the columns a build reads, and whether the row was inserted): the writing
+ * process's in-memory index takes the batch from them (MemorySearchIndex.written) instead of
+ * reading it back after the commit.
+ */
+const UPSERT_FROM_LOAD_SQL = `COPY (
        INSERT INTO entities (id, ext_key, lens, name, person_name, first_name, last_name, title, organization, location, country, domain,
                              email, phone, details, facets, num_min, num_max, rank_score, sources, search_text, terms)
        SELECT id, ext_key, lens, name, person_name, first_name, last_name, title, organization, location, country, domain,
@@ -82,8 +89,7 @@ const UPSERT_FROM_LOAD_SQL = `WITH upserted AS (
          phone = coalesce(EXCLUDED.phone, entities.phone), details = EXCLUDED.details, facets = EXCLUDED.facets,
          num_min = EXCLUDED.num_min, num_max = EXCLUDED.num_max, rank_score = EXCLUDED.rank_score, sources = EXCLUDED.sources,
          search_text = EXCLUDED.search_text, terms = EXCLUDED.terms, updated_at = now()
-       RETURNING (xmax = 0) AS inserted)
-       SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) AS total FROM upserted`;
+       RETURNING id, lens, rank_score, num_min::float8, num_max::float8, terms, (xmax = 0)) TO STDOUT (FORMAT binary)`;
 
 const COPY_SPECIAL = /[\\\t\n\r]/;
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
@@ -153,6 +159,13 @@ function copyIn(client: PoolClient, sql: string, pieces: readonly string[]): Pro
   });
 }
 
+/** Runs a COPY ... TO STDOUT (FORMAT binary) of rows a build reads, and a boolean each, into `docs`. */
+async function copyOut(client: PoolClient, sql: string, docs: CopyBinaryDocs): Promise<void> {
+  const stream = client.query(copyTo(sql));
+  for await (const chunk of stream) docs.push(chunk as Buffer);
+  docs.end();
+}
+
 /**
  * Entities that are organisation records: OpenCorporates companies and SEC Form D issuers (the
  * connectors' ext_keys `opencorporates:<jurisdiction>/<number>` and `sec_edgar:<cik>`; the issuer's
@@ -204,7 +217,9 @@ export class EntitiesRepository {
     const ordered = [...entities].sort((a, b) => (a.ext_key < b.ext_key ? -1 : a.ext_key > b.ext_key ? 1 : 0));
     const text = entitiesCopyText(ordered, newIds(ID_PREFIX.entity, ordered.length));
     const client = await this.pool.connect();
-    let counted: { inserted: string; total: string }[];
+    const builder = new SegmentBuilder(ordered.length);
+    const docs = new CopyBinaryDocs(builder, true);
+    let copying = false;
     let generation: bigint;
     // A batch that can be made again from nothing (the generated seed: `regenerable`) commits
     // without waiting for its WAL to reach the disk. A crash of PostgreSQL can then lose the last
@@ -215,27 +230,34 @@ export class EntitiesRepository {
     try {
       await client.query(`BEGIN; SET LOCAL client_min_messages = warning;${durability} ${LOAD_TABLE_SQL}`);
       await copyIn(client, `COPY entities_load (${LOAD_COLUMN_NAMES}) FROM STDIN`, text);
-      ({ rows: counted } = await client.query<{ inserted: string; total: string }>(UPSERT_FROM_LOAD_SQL));
+      copying = true;
+      await copyOut(client, UPSERT_FROM_LOAD_SQL, docs);
+      copying = false;
       // the index's size (migration 0010) and generation (0011) move in the batch's transaction, sent with its COMMIT;
       // the batch's ext_keys are logged under that generation (migration 1764000017000) for the in-memory
       // indexes of search processes to read what changed, and entries older than an
       // hour go (looked at every 64th batch)
-      const [stamped] = await client.query(`WITH g AS (UPDATE entities_count SET n = n + ${Number(counted[0].inserted)}, generation = generation + 1 RETURNING generation),
+      const [stamped] = await client.query(`WITH g AS (UPDATE entities_count SET n = n + ${docs.flaggedRows}, generation = generation + 1 RETURNING generation),
           logged AS (INSERT INTO entities_changes (generation, ext_keys) SELECT g.generation, ARRAY(SELECT ext_key FROM entities_load) FROM g RETURNING generation),
           pruned AS (DELETE FROM entities_changes c USING logged WHERE logged.generation % 64 = 0 AND c.created_at < now() - interval '1 hour')
         SELECT generation::text AS generation FROM logged; COMMIT`) as unknown as { rows: { generation: string }[] }[];
       generation = BigInt(stamped.rows[0].generation);
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // a COPY broken off leaves the connection mid-protocol: it is not asked anything more (release(err) closes it, and the server rolls back)
+      if (!copying) await client.query('ROLLBACK').catch(() => undefined);
       client.release(err as Error);
       throw err;
     }
     client.release();
-    // this process's index has the batch before the batch is answered (other processes read it
-    // within SEARCH_INDEX_POLL_MS, or at their next page read, which finds the generation moved)
-    await this.memory?.catchUp(generation);
-    const inserted = Number(counted[0].inserted);
-    return { inserted, updated: Number(counted[0].total) - inserted };
+    // this process's index has the batch before the batch is answered, from the rows the upsert
+    // returned (other processes read it within SEARCH_INDEX_POLL_MS, or at their next page read,
+    // which finds the generation moved)
+    if (this.memory) {
+      this.memory.written(generation, builder.build());
+      await this.memory.catchUp(generation);
+    }
+    const inserted = docs.flaggedRows;
+    return { inserted, updated: docs.rows - inserted };
   }
 
   /**

@@ -5,7 +5,7 @@ import { PG_POOL, runPeriodically } from '@app/platform';
 import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { SearchReads } from '../search/search-reads.store';
 import type { Condition } from './entities.repository';
-import { IndexQuery, MemoryIndex, SegmentBuilder } from './memory-index';
+import { IndexQuery, MemoryIndex, Segment, SegmentBuilder } from './memory-index';
 
 /** Texts whose lexemes PostgreSQL gave, kept per process (most recently used last). */
 const LEXEME_CACHE = 4096;
@@ -27,8 +27,14 @@ export class CopyBinaryDocs {
   private header = false;
   done = false;
   rows = 0;
+  /** Rows whose seventh field is true (with `flagged`: an upsert's RETURNING of `xmax = 0`, the rows it inserted). */
+  flaggedRows = 0;
+  private readonly fields: number;
 
-  constructor(private readonly builder: SegmentBuilder) {}
+  /** `flagged`: each row has a seventh field, a boolean, counted in flaggedRows. */
+  constructor(private readonly builder: SegmentBuilder, flagged = false) {
+    this.fields = flagged ? 7 : 6;
+  }
 
   push(chunk: Buffer): void {
     const buf = this.carry ? Buffer.concat([this.carry, chunk]) : chunk;
@@ -67,12 +73,12 @@ export class CopyBinaryDocs {
       this.done = true;
       return at + 2;
     }
-    if (fields !== 6) throw new Error(`binary COPY row of ${fields} fields, 6 expected`);
+    if (fields !== this.fields) throw new Error(`binary COPY row of ${fields} fields, ${this.fields} expected`);
     // where each field starts (after its length) and its length (-1: NULL)
     const starts = this.starts;
     const lengths = this.lengths;
     let p = at + 2;
-    for (let f = 0; f < 6; f++) {
+    for (let f = 0; f < fields; f++) {
       if (p + 4 > buf.length) return -1;
       const length = buf.readInt32BE(p);
       starts[f] = p + 4;
@@ -81,6 +87,10 @@ export class CopyBinaryDocs {
       if (p > buf.length) return -1;
     }
     if (lengths[0] < 0 || lengths[1] < 0 || lengths[2] !== 4 || lengths[5] < 4) throw new Error('binary COPY row with a NULL id, lens, rank or terms');
+    if (fields === 7) {
+      if (lengths[6] !== 1) throw new Error('binary COPY row without its boolean');
+      if (buf[starts[6]] !== 0) this.flaggedRows++;
+    }
     const num = (f: number) => (lengths[f] < 0 ? NaN : buf.readDoubleBE(starts[f]));
     const lens = buf.toString('utf8', starts[1], starts[1] + lengths[1]);
     this.builder.startDoc(buf, starts[0], starts[0] + lengths[0], buf.readInt32BE(starts[2]), num(3), num(4), lens);
@@ -96,11 +106,11 @@ export class CopyBinaryDocs {
     if (q !== end) throw new Error('binary COPY tsvector of a length other than its lexemes');
     this.builder.endDoc();
     this.rows++;
-    return end;
+    return p;
   }
 
-  private readonly starts = new Int32Array(6);
-  private readonly lengths = new Int32Array(6);
+  private readonly starts = new Int32Array(7);
+  private readonly lengths = new Int32Array(7);
 }
 
 /**
@@ -197,8 +207,36 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
       await running.catch(() => undefined);
       if (target === undefined) return;
     }
-    this.catchingUp = this.readChanges().finally(() => { this.catchingUp = undefined; });
+    this.catchingUp = this.readChanges(target).finally(() => { this.catchingUp = undefined; });
     return this.catchingUp;
+  }
+
+  /**
+   * A batch this process wrote, committed at `generation`: its entities as the upsert left them
+   * (its RETURNING, built into a segment as it streamed in). The next catch-up applies it without
+   * reading it back from PostgreSQL once every generation before it is in the index; a batch of
+   * another process in between is read from the table as before, with this one.
+   */
+  written(generation: bigint, segment: Segment): void {
+    if (generation > this.index.generation) this.own.set(generation, segment);
+  }
+
+  /** Batches this process wrote and the index does not have yet, by generation (written). */
+  private readonly own = new Map<bigint, Segment>();
+
+  /** Applies this process's own batches that follow the index's generation one by one. */
+  private applyOwn(): void {
+    for (let next = this.index.generation + 1n, segment = this.own.get(next); segment; next++, segment = this.own.get(next)) {
+      this.own.delete(next);
+      this.index.add(segment);
+      this.index.generation = next;
+      this.state++;
+    }
+  }
+
+  /** Forgets own batches the index has by now (read from the table, or a rebuild). */
+  private dropOwn(): void {
+    for (const generation of this.own.keys()) if (generation <= this.index.generation) this.own.delete(generation);
   }
 
   /**
@@ -206,7 +244,10 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
    * and applies them. A generation missing from the log (pruned, the process was behind for
    * longer than it keeps) means a rebuild.
    */
-  private async readChanges(): Promise<void> {
+  private async readChanges(target?: bigint): Promise<void> {
+    this.applyOwn();
+    // this process's own batches were all the target asked for: nothing to read
+    if (target !== undefined && this.index.generation >= target) return;
     const from = this.index.generation;
     const read = await this.reads.run(async (client) => {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -245,12 +286,14 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
     if (!read.complete) {
       this.logger.warn(`generations ${from + 1n}..${read.to} are not all in entities_changes: building the index again`);
       await this.rebuild();
+      this.dropOwn();
       return;
     }
     if (read.to <= this.index.generation || !read.segment) return;
     this.index.add(read.segment);
     this.index.generation = read.to;
     this.state++;
+    this.dropOwn();
   }
 
   /**
