@@ -93,55 +93,127 @@ const UPSERT_FROM_LOAD_SQL = `COPY (
 
 const COPY_SPECIAL = /[\\\t\n\r]/;
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-/** A value in COPY's text format: backslash, tab, newline and carriage return escaped; \N for null. */
-const copyValue = (v: string | null | undefined): string =>
-  v === null || v === undefined ? '\\N' : COPY_SPECIAL.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : v;
+/** A string in COPY's text format: backslash, tab, newline and carriage return escaped. */
+const copyEscaped = (v: string): string => (COPY_SPECIAL.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : v);
 /** A lone UTF-16 surrogate escape, which PostgreSQL's JSON parser refuses: stored as U+FFFD. */
 const LONE_SURROGATE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
-/** JSON for a jsonb column (JSON.stringify escapes control characters, so only backslashes need COPY's escape). */
-const copyJson = (v: unknown): string => {
-  let json = JSON.stringify(v);
-  if (!json.includes('\\')) return json;
-  if (json.includes('\\ud')) json = json.replace(LONE_SURROGATE, '$1\\ufffd');
-  return json.replace(/\\/g, '\\\\');
-};
-/** A text[] literal: every element quoted, its quotes and backslashes escaped (NULL for null); then COPY's escapes. */
-const copyArray = (values: readonly unknown[]): string => {
-  let literal = '{';
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    const element = v === null || v === undefined ? 'NULL' : `"${String(v).replace(/["\\]/g, '\\$&')}"`;
-    literal += i > 0 ? `,${element}` : element;
-  }
-  return copyValue(`${literal}}`);
-};
-const copyNumber = (v: number | null | undefined): string => (v === null || v === undefined ? '\\N' : String(v));
+/** A quote or backslash, escaped in an array element; or a character COPY's text format escapes. */
+const ARRAY_SPECIAL = /["\\\t\n\r]/;
 
-/** COPY text is handed on in pieces of about this many characters (below V8's large-object size, so each is a young-generation string). */
-const COPY_PIECE = 32 * 1024;
+/** COPY text is written into buffers of this many bytes, handed on as they fill. */
+const COPY_PIECE = 256 * 1024;
 
 /**
- * The rows of a batch in COPY's text format, columns in LOAD_COLUMNS order, in pieces of about
- * COPY_PIECE characters, whole rows each. Lone UTF-16 surrogates become U+FFFD (the UTF-8 encoding
- * of the text does that for text columns; the JSON of details and sources says so explicitly).
+ * COPY's text format written straight into buffers as UTF-8, value by value: no string is made
+ * for a row or a piece of rows (the concatenations and their UTF-8 encoding were a large part of a
+ * seed's time in search, and of its garbage). The bytes are what the text of every value, escaped
+ * as COPY's text format escapes it, encodes to in UTF-8 (a lone UTF-16 surrogate as U+FFFD, as
+ * Buffer's UTF-8 writes it). A buffer may end inside a row: PostgreSQL reads COPY data as one stream.
  */
-function entitiesCopyText(entities: readonly EntityInput[], ids: readonly string[]): string[] {
-  const pieces: string[] = [];
-  let piece = '';
+class CopyText {
+  readonly pieces: Buffer[] = [];
+  private buf = Buffer.allocUnsafe(COPY_PIECE);
+  private at = 0;
+
+  /** Raw text (already in COPY's format). */
+  raw(s: string): void {
+    if (this.at + s.length * 3 > this.buf.length) this.next(s.length * 3);
+    this.at += this.buf.write(s, this.at);
+  }
+
+  /** A separator or the end of a row (one ASCII byte). */
+  byte(b: number): void {
+    if (this.at === this.buf.length) this.next(1);
+    this.buf[this.at++] = b;
+  }
+
+  /** A text value: COPY's escapes; \N for null (other values as their text, as a template literal makes it). */
+  value(v: unknown): void {
+    this.raw(v === null || v === undefined ? '\\N' : copyEscaped(typeof v === 'string' ? v : `${v}`));
+  }
+
+  /** JSON for a jsonb column (JSON.stringify escapes control characters, so only backslashes need COPY's escape). */
+  json(v: unknown): void {
+    let json = JSON.stringify(v);
+    if (json.includes('\\')) {
+      if (json.includes('\\ud')) json = json.replace(LONE_SURROGATE, '$1\\ufffd');
+      json = json.replace(/\\/g, '\\\\');
+    }
+    this.raw(json);
+  }
+
+  /** A text[] literal: every element quoted, its quotes and backslashes escaped (NULL for null); then COPY's escapes. */
+  array(values: readonly unknown[]): void {
+    this.byte(0x7b); // {
+    for (let i = 0; i < values.length; i++) {
+      if (i > 0) this.byte(0x2c); // ,
+      const v = values[i];
+      if (v === null || v === undefined) {
+        this.raw('NULL');
+        continue;
+      }
+      const text = String(v);
+      this.byte(0x22); // "
+      // COPY's escapes apply character by character, so an element can take them on its own
+      this.raw(ARRAY_SPECIAL.test(text) ? copyEscaped(text.replace(/["\\]/g, '\\$&')) : text);
+      this.byte(0x22);
+    }
+    this.byte(0x7d); // }
+  }
+
+  number(v: number | null | undefined): void {
+    this.raw(v === null || v === undefined ? '\\N' : String(v));
+  }
+
+  /** The buffers written (this writer is done). */
+  end(): Buffer[] {
+    if (this.at > 0) this.pieces.push(this.buf.subarray(0, this.at));
+    return this.pieces;
+  }
+
+  private next(need: number): void {
+    if (this.at > 0) this.pieces.push(this.buf.subarray(0, this.at));
+    this.buf = Buffer.allocUnsafe(Math.max(COPY_PIECE, need));
+    this.at = 0;
+  }
+}
+
+const TAB = 0x09;
+const NEWLINE = 0x0a;
+
+/**
+ * The rows of a batch in COPY's text format, columns in LOAD_COLUMNS order (CopyText). Lone UTF-16
+ * surrogates become U+FFFD (the UTF-8 encoding of the text does that for text columns; the JSON of
+ * details and sources says so explicitly).
+ */
+export function entitiesCopyText(entities: readonly EntityInput[], ids: readonly string[]): Buffer[] {
+  const out = new CopyText();
   for (let r = 0; r < entities.length; r++) {
     const e = entities[r];
-    piece += `${copyValue(ids[r])}\t${copyValue(e.ext_key)}\t${copyValue(e.lens)}\t${copyValue(e.name)}\t${copyValue(e.person_name)}\t${copyValue(e.first_name)}\t${
-      copyValue(e.last_name)}\t${copyValue(e.title)}\t${copyValue(e.organization)}\t${copyValue(e.location)}\t${copyValue(e.country)}\t${
-      copyValue(e.domain)}\t${copyValue(e.email)}\t${copyValue(e.phone)}\t${copyJson(e.details ?? {})}\t${copyArray(e.facets ?? [])}\t${
-      copyNumber(e.num_min)}\t${copyNumber(e.num_max)}\t${copyNumber(e.rank_score ?? 0)}\t${copyJson(e.sources ?? [])}\t${
-      copyValue(searchTextOf(e))}\t${copyArray(facetTerms(e.facets))}\n`;
-    if (piece.length >= COPY_PIECE) {
-      pieces.push(piece);
-      piece = '';
-    }
+    out.value(ids[r]); out.byte(TAB);
+    out.value(e.ext_key); out.byte(TAB);
+    out.value(e.lens); out.byte(TAB);
+    out.value(e.name); out.byte(TAB);
+    out.value(e.person_name); out.byte(TAB);
+    out.value(e.first_name); out.byte(TAB);
+    out.value(e.last_name); out.byte(TAB);
+    out.value(e.title); out.byte(TAB);
+    out.value(e.organization); out.byte(TAB);
+    out.value(e.location); out.byte(TAB);
+    out.value(e.country); out.byte(TAB);
+    out.value(e.domain); out.byte(TAB);
+    out.value(e.email); out.byte(TAB);
+    out.value(e.phone); out.byte(TAB);
+    out.json(e.details ?? {}); out.byte(TAB);
+    out.array(e.facets ?? []); out.byte(TAB);
+    out.number(e.num_min); out.byte(TAB);
+    out.number(e.num_max); out.byte(TAB);
+    out.number(e.rank_score ?? 0); out.byte(TAB);
+    out.json(e.sources ?? []); out.byte(TAB);
+    out.value(searchTextOf(e)); out.byte(TAB);
+    out.array(facetTerms(e.facets)); out.byte(NEWLINE);
   }
-  if (piece.length > 0) pieces.push(piece);
-  return pieces;
+  return out.end();
 }
 
 /**
@@ -149,7 +221,7 @@ function entitiesCopyText(entities: readonly EntityInput[], ids: readonly string
  * made before the statement starts: a value that cannot be written fails the batch before the
  * connection is in COPY mode.
  */
-function copyIn(client: PoolClient, sql: string, pieces: readonly string[]): Promise<void> {
+function copyIn(client: PoolClient, sql: string, pieces: readonly Buffer[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const stream = client.query(copyFrom(sql));
     stream.on('finish', () => resolve());

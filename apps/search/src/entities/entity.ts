@@ -46,6 +46,26 @@ const TEXT_DETAILS = ['topics', 'sectors', 'industry', 'agency', 'program', 'mec
  * names...).
  */
 export function searchTextOf(e: EntityInput): string {
-  const about = TEXT_DETAILS.flatMap((key) => [e.details?.[key]].flat()).filter((v): v is string => typeof v === 'string');
-  return [e.name, e.person_name, e.organization, e.title, e.domain, e.location, ...about, e.search_text].filter(Boolean).join(' ');
+  // one string built as it goes (this runs for every row a seed or an ingest writes): the fields
+  // that are set, then the details' strings (a detail that is an array: its strings), then search_text
+  let text = '';
+  const add = (v: unknown) => {
+    if (v) text = text === '' ? `${v}` : `${text} ${v}`;
+  };
+  add(e.name);
+  add(e.person_name);
+  add(e.organization);
+  add(e.title);
+  add(e.domain);
+  add(e.location);
+  const details = e.details;
+  if (details) {
+    for (const key of TEXT_DETAILS) {
+      const v = details[key];
+      if (typeof v === 'string') add(v);
+      else if (Array.isArray(v)) for (const x of v) if (typeof x === 'string') add(x);
+    }
+  }
+  add(e.search_text);
+  return text;
 }
