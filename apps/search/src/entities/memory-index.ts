@@ -385,8 +385,14 @@ export class Segment {
   private readonly lists: PackedLists;
   readonly deleted: Uint8Array;
   deletedCount = 0;
+  /**
+   * Documents whose ids no index can hold yet (1), as a writer knows of the rows its upsert
+   * inserted: ids are made new for each inserted row. MemoryIndex.add looks for no older version of
+   * them, then lets the map go. Undefined: every document may replace one.
+   */
+  fresh?: Uint8Array;
 
-  constructor(parts: { ids: ByteTable; ranks: Int32Array; numMin: Float64Array; numMax: Float64Array; dict: ByteTable; starts: Uint32Array; postings: Uint32Array }) {
+  constructor(parts: { ids: ByteTable; ranks: Int32Array; numMin: Float64Array; numMax: Float64Array; dict: ByteTable; starts: Uint32Array; postings: Uint32Array; fresh?: Uint8Array }) {
     this.size = parts.ids.size;
     this.ids = parts.ids;
     this.ranks = parts.ranks;
@@ -395,6 +401,7 @@ export class Segment {
     this.dict = parts.dict;
     this.lists = new PackedLists(parts.starts, parts.postings);
     this.deleted = new Uint8Array(this.size);
+    this.fresh = parts.fresh;
   }
 
   get live(): number {
@@ -645,6 +652,8 @@ export class SegmentBuilder {
   private ranks: Int32Array;
   private numMin: Float64Array;
   private numMax: Float64Array;
+  /** Per document in arrival order: 1 if its id is new to every index (startDoc's `fresh`); undefined while none is. */
+  private fresh?: Uint8Array;
   private readonly dict: ByteTable;
   private readonly docTerms: U32;
   private readonly docEnds: U32;
@@ -679,7 +688,7 @@ export class SegmentBuilder {
   }
 
   /** Begins a document: its id is src[from..to), NaN for a null numeric column. */
-  startDoc(src: Uint8Array, from: number, to: number, rank: number, numMin: number, numMax: number, lens: string): void {
+  startDoc(src: Uint8Array, from: number, to: number, rank: number, numMin: number, numMax: number, lens: string, fresh = false): void {
     const a = this.ids.size;
     if (a === this.ranks.length) {
       const grow = <T extends Int32Array | Float64Array>(x: T): T => {
@@ -690,7 +699,13 @@ export class SegmentBuilder {
       this.ranks = grow(this.ranks);
       this.numMin = grow(this.numMin);
       this.numMax = grow(this.numMax);
+      if (this.fresh) {
+        const more = new Uint8Array(this.ranks.length);
+        more.set(this.fresh);
+        this.fresh = more;
+      }
     }
+    if (fresh) (this.fresh ??= new Uint8Array(this.ranks.length))[a] = 1;
     this.ids.append(src, from, to);
     this.ranks[a] = rank;
     this.numMin[a] = numMin;
@@ -744,7 +759,13 @@ export class SegmentBuilder {
     const postings = this.fillLists(order, starts);
     const ids = this.idsInOrder(order);
     const [ranks, numMin, numMax] = this.columnsInOrder(order);
-    return new Segment({ ids, ranks, numMin, numMax, dict: this.dict.trim(), starts, postings });
+    let fresh: Uint8Array | undefined;
+    if (this.fresh) {
+      fresh = new Uint8Array(n);
+      for (let d = 0; d < n; d++) fresh[d] = this.fresh[order[d]];
+      this.fresh = undefined;
+    }
+    return new Segment({ ids, ranks, numMin, numMax, dict: this.dict.trim(), starts, postings, fresh });
   }
 
   /** Every term's list, documents numbered by `order`; the documents' terms let go. */
@@ -982,10 +1003,13 @@ export class MemoryIndex {
   /**
    * Adds a segment of documents, each id at most once in it, new or replacing the version of
    * their id wherever it is (deleted there): a catch-up's documents, built as they streamed in.
+   * The documents the segment marks fresh are not looked for (Segment.fresh).
    */
   add(segment: Segment): void {
     const ids = segment.ids;
-    for (let d = 0; d < segment.size; d++) this.remove(ids.bytes, ids.start(d), ids.ends[d]);
+    const fresh = segment.fresh;
+    segment.fresh = undefined;
+    for (let d = 0; d < segment.size; d++) if (!fresh || fresh[d] === 0) this.remove(ids.bytes, ids.start(d), ids.ends[d]);
     if (segment.size > 0) this.segments.push(segment);
     this.segments = this.segments.filter((s) => s.live > 0 || this.merging?.sources.includes(s));
     this.scheduleMerge();

@@ -31,7 +31,10 @@ export class CopyBinaryDocs {
   flaggedRows = 0;
   private readonly fields: number;
 
-  /** `flagged`: each row has a seventh field, a boolean, counted in flaggedRows. */
+  /**
+   * `flagged`: each row has a seventh field, a boolean, counted in flaggedRows: an upsert's
+   * `xmax = 0`, whose rows are marked fresh in the segment (their ids are new to every index).
+   */
   constructor(private readonly builder: SegmentBuilder, flagged = false) {
     this.fields = flagged ? 7 : 6;
   }
@@ -87,13 +90,12 @@ export class CopyBinaryDocs {
       if (p > buf.length) return -1;
     }
     if (lengths[0] < 0 || lengths[1] < 0 || lengths[2] !== 4 || lengths[5] < 4) throw new Error('binary COPY row with a NULL id, lens, rank or terms');
-    if (fields === 7) {
-      if (lengths[6] !== 1) throw new Error('binary COPY row without its boolean');
-      if (buf[starts[6]] !== 0) this.flaggedRows++;
-    }
+    if (fields === 7 && lengths[6] !== 1) throw new Error('binary COPY row without its boolean');
     const num = (f: number) => (lengths[f] < 0 ? NaN : buf.readDoubleBE(starts[f]));
     const lens = buf.toString('utf8', starts[1], starts[1] + lengths[1]);
-    this.builder.startDoc(buf, starts[0], starts[0] + lengths[0], buf.readInt32BE(starts[2]), num(3), num(4), lens);
+    // with `flagged`, an upsert's inserted row: its id was made for it, no index holds it yet
+    const inserted = fields === 7 && buf[starts[6]] !== 0;
+    this.builder.startDoc(buf, starts[0], starts[0] + lengths[0], buf.readInt32BE(starts[2]), num(3), num(4), lens, inserted);
     const end = starts[5] + lengths[5];
     let q = starts[5] + 4;
     for (let n = buf.readInt32BE(starts[5]); n > 0; n--) {
@@ -106,6 +108,7 @@ export class CopyBinaryDocs {
     if (q !== end) throw new Error('binary COPY tsvector of a length other than its lexemes');
     this.builder.endDoc();
     this.rows++;
+    if (inserted) this.flaggedRows++;
     return p;
   }
 
