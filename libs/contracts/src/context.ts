@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from './api-docs';
 import { ConstProperty } from './resources/api-property';
 import { ApiVersion } from './versions';
 import { KeyMode, Lens, MemberRole, Plan } from './enums';

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from './api-docs';
 import { ERROR_CODES, type ErrorCode } from './error-codes';
 
 // the codes in a file of their own, without @nestjs/swagger, for what imports them by path (the admin CLI)

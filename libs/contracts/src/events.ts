@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema, getSchemaPath } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema, schemaPath } from './api-docs';
 import { ConstProperty, DateTimeProperty, IdProperty, LivemodeProperty } from './resources/api-property';
 import { CreditBalance } from './resources/credits';
 import { Lead } from './resources/lead';
@@ -12,14 +12,14 @@ export * from './event-types';
 
 /** `data` of an event: the resource it is about. */
 export class EventData<T = unknown> {
-  @ApiProperty({
+  @ApiProperty(() => ({
     description:
       'The resource, rendered with `api_version`: Lead (lead.*), Reveal, EmailMessage (email.*), Enrollment (sequence.completed), Suppression (unsubscribe.created) or CreditBalance (credits.low).',
     anyOf: [
-      ...[Lead, Reveal, EmailMessage, Enrollment, Suppression, CreditBalance].map((resource) => ({ $ref: getSchemaPath(resource) })),
+      ...[Lead, Reveal, EmailMessage, Enrollment, Suppression, CreditBalance].map((resource) => ({ $ref: schemaPath(resource) })),
       { type: 'object', additionalProperties: true },
     ],
-  })
+  }))
   object!: T;
 
   @ApiPropertyOptional({ type: 'object', description: 'Old values, for `lead.updated`.', additionalProperties: true })

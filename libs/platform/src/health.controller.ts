@@ -6,7 +6,13 @@ import { withDeadline } from './database-watch';
 import { NATS_CONNECTION, PG_POOL } from './tokens';
 import { WarmUpState } from './warm-up';
 
-/** Liveness: the process answers. Readiness: it has warmed up (warm-up.ts), and its database and NATS answer. */
+/**
+ * Liveness: the process answers. Readiness: it has warmed up (warm-up.ts), and its database and NATS answer.
+ * Not in the API's document (the probes are the platform's, not the public API's), so terminus's
+ * swagger decorators are off: with them on, `@HealthCheck` loads @nestjs/swagger into every service.
+ */
+const PROBE = { noCache: true, swaggerDocumentation: false } as const;
+
 @Controller('health')
 export class HealthController {
   constructor(
@@ -18,13 +24,13 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @HealthCheck()
+  @HealthCheck(PROBE)
   live() {
     return this.health.check([]);
   }
 
   @Get('ready')
-  @HealthCheck()
+  @HealthCheck(PROBE)
   ready() {
     return this.health.check([() => this.warmedUp(), () => this.database(), () => this.nats()]);
   }

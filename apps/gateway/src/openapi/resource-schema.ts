@@ -1,6 +1,9 @@
 import 'reflect-metadata';
-import { DECORATORS } from '@nestjs/swagger';
+import { apiDocs } from '@app/contracts/api-docs';
 import type { JsonSchema } from './dto-schema';
+
+// loads @nestjs/swagger and applies the contracts' recorded @ApiProperty / @ApiSchema calls (api-docs.ts)
+const { DECORATORS } = apiDocs();
 
 /**
  * The JSON Schema (draft 2020-12, as OpenAPI 3.1 uses) of a response class of libs/contracts,

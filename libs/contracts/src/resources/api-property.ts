@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty } from '../api-docs';
 
 /**
  * `@ApiProperty` shorthands for the shapes every resource repeats. The resource classes are the

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty } from '../api-docs';
 import { COMPANY_SIZES } from '../enums';
 import { ConstProperty, DateTimeProperty, IdProperty } from './api-property';
 import { Source } from './lead';

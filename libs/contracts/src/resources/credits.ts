@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty } from '../api-docs';
 import { CREDIT_POOLS, type CreditPool, PLANS, Plan } from '../enums';
 import { ConstProperty, DateTimeProperty, IdProperty } from './api-property';
 

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../api-docs';
 import { LENSES, Lens } from '../enums';
 import { ConstProperty, DateTimeProperty, IdProperty, LivemodeProperty } from './api-property';
 

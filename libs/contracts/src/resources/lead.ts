@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '../api-docs';
 import { EMAIL_STATUSES, EmailStatus, LAWFUL_BASES, LawfulBasis, LENSES, Lens, SOURCE_PROVIDERS, SourceProvider } from '../enums';
 import { ConstProperty, DateTimeProperty, IdProperty } from './api-property';
 

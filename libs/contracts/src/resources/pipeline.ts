@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty } from '../api-docs';
 import { LENSES, Lens } from '../enums';
 import { ConstProperty, DateTimeProperty, IdProperty } from './api-property';
 

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty } from '../api-docs';
 import { EMAIL_STATUSES, EmailStatus, LENSES, Lens } from '../enums';
 import { ConstProperty, DateTimeProperty, IdProperty, LivemodeProperty } from './api-property';
 import { Source } from './lead';

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty } from '../api-docs';
 import { EmailStatus, LawfulBasis, LENSES } from '../enums';
 import { ConstProperty, DateTimeProperty, IdProperty, LivemodeProperty } from './api-property';
 

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty } from '../api-docs';
 import { ConstProperty, DateTimeProperty, IdProperty } from './api-property';
 
 export const TASK_STATUSES = ['open', 'done'] as const;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '../api-docs';
 import type { PublicEventType } from '../event-types';
 import { ConstProperty, DateTimeProperty, IdProperty } from './api-property';
 
