@@ -30,6 +30,8 @@ describe('connectionBroke / neverApplied', () => {
     ['57P02 crash_shutdown', pgError('terminating connection because of crash of another server process', '57P02'), true, true],
     ['57P03 cannot_connect_now', pgError('the database system is starting up', '57P03'), true, true],
     ['08006 connection_failure', pgError('connection failure', '08006'), true, true],
+    // the server's connection slots all taken: the connection was refused at its start, nothing ran
+    ['53300 too_many_connections', pgError('sorry, too many clients already', '53300'), true, true],
     ['a connection lost with the statement in flight', lostInFlight(), true, false],
     ['ECONNRESET', reset(), true, false],
     ['a connection known gone before the statement', notQueryable(), true, true],
@@ -43,6 +45,7 @@ describe('connectionBroke / neverApplied', () => {
     ['a unique violation', pgError('duplicate key value violates unique constraint', '23505')],
     ['a serialization failure', pgError('could not serialize access', '40001')],
     ['a statement timeout', pgError('canceling statement due to statement timeout', '57014')],
+    ['out of memory (class 53, not a refused connection)', pgError('out of memory', '53200')],
     ['a plain error', new Error('boom')],
     ['not an error', 'Connection terminated'],
   ])('%s is not', (_name, err) => {

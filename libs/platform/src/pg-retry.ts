@@ -1,14 +1,16 @@
 /**
  * Whether a statement failed because its connection did, not because of what it says: the server
  * ending the session (57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now), a
- * connection exception (08xxx), the socket reset, refused or closed under it, or a connection
- * node-postgres already knows is gone. A database failover (the old primary stopped, the standby
- * promoted) breaks every pooled connection at once: the next statement on each fails so.
+ * connection exception (08xxx), the server refusing a new connection for want of slots (53300
+ * too_many_connections: every `max_connections` in use, for the moment), the socket reset, refused
+ * or closed under it, or a connection node-postgres already knows is gone. A database failover
+ * (the old primary stopped, the standby promoted) breaks every pooled connection at once: the next
+ * statement on each fails so.
  */
 export function connectionBroke(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03';
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
   if (code === 'ECONNRESET' || code === 'ECONNREFUSED' || code === 'EPIPE' || code === 'ENOTCONN') return true;
   return /Connection terminated|not queryable/i.test(err.message);
 }

@@ -15,10 +15,11 @@ describe('a failure as the API answers it', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     const terminated = new Error('Connection terminated unexpectedly');
     const shutdown = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
-    for (const err of [refused, terminated, shutdown]) {
+    const full = Object.assign(new Error('sorry, too many clients already'), { code: '53300' });
+    for (const err of [refused, terminated, shutdown, full]) {
       const error = toApiError(err);
       expect([error.status, error.code, error.headers['Retry-After']]).toEqual([503, 'service_unavailable', String(SERVICE_UNAVAILABLE_RETRY_AFTER_S)]);
-      expect(error.message).not.toMatch(/ECONN|5432|terminat|administrator/);
+      expect(error.message).not.toMatch(/ECONN|5432|terminat|administrator|too many/);
     }
     const bug = toApiError(new TypeError("Cannot read properties of undefined (reading 'id')"));
     expect([bug.status, bug.code, bug.headers]).toEqual([500, 'internal_error', {}]);
