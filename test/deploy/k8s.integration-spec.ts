@@ -383,7 +383,7 @@ describe('k8s/examples (not part of the base): parse, and core objects validate'
     expect(admitted({ 'app.kubernetes.io/name': 'nats' }, 6222)).toBe(true);
     expect(admitted(one(base, 'Deployment', 'crm').spec.template.metadata.labels, 6222)).toBe(false);
     const values = loadYaml(readFileSync(join(K8S, 'examples/nats/values.yaml'), 'utf8'), 'values.yaml')[0];
-    expect(values.config.nats.tls).toMatchObject({ enabled: true, merge: { verify: true } });
+    expect(values.config.nats.tls).toMatchObject({ enabled: true, merge: { verify: true, timeout: 10 } });
   });
 
   it('PostgreSQL: CloudNativePG clusters label their pods for the network policies of each service', () => {

@@ -169,6 +169,19 @@ export interface NatsServerConfigOptions {
 const NATS_AUTH_TIMEOUT_SECONDS = 10;
 
 /**
+ * How long (seconds) a client has to finish the TLS handshake, from its connection's start (the
+ * `tls` block's `timeout`). nats-server's default is 2 s (measured on 2.9.10: an idle TLS client
+ * closed at 1.98 s); a client whose event loop is busy (a service starting under load, a test
+ * runner's worker) sends its certificate and Finished later. With TLS 1.3 the client counts the
+ * handshake done as soon as it has sent them, so a server that gives up after that closes a
+ * connection the client believes open, and nats.js waits out its whole connect timeout (20 s) for
+ * the PONG and fails with TimeoutError. As long as the authentication's: a slow client gets the
+ * same time to finish either step, and an unauthenticated connection is held no longer than
+ * the authentication timeout already allows.
+ */
+export const NATS_TLS_TIMEOUT_SECONDS = NATS_AUTH_TIMEOUT_SECONDS;
+
+/**
  * nats-server's configuration: JetStream, and NKEY users with subject permissions; anonymous
  * connections are refused (no `no_auth_user`). `npm start`, the tests and the Kubernetes example
  * (k8s/examples/nats) use this same generator.
@@ -188,6 +201,7 @@ export function natsServerConfig(options: NatsServerConfigOptions): string {
         `  key_file: ${JSON.stringify(options.tls.keyFile)}`,
         ...(options.tls.caFile ? [`  ca_file: ${JSON.stringify(options.tls.caFile)}`] : []),
         ...(options.tls.verify ? ['  verify: true'] : []),
+        `  timeout: ${NATS_TLS_TIMEOUT_SECONDS}`,
         '}',
       ]
     : [];
