@@ -66,6 +66,14 @@ export const HARNESS = {
    */
   startConcurrency: settingCount('TEST_START_CONCURRENCY', availableParallelism()),
   /**
+   * The services' PostgreSQL pools in every mesh of the suite (TEST_PG_POOL_MAX, production 10;
+   * TEST_PG_POOL_IDLE_MS, production 30 s), the chaos run's included (its `pgPool`): a mesh in use
+   * holds at most about 5 connections a service with its LISTEN, an idle one hands its pooled
+   * connections back within a second, so the meshes of two suites side by side (three workers
+   * each) fit in PostgreSQL's default 100 connections (docs/testing.md, "Harness settings").
+   */
+  pgPool: { max: settingCount('TEST_PG_POOL_MAX', 4), idleMs: settingMs('TEST_PG_POOL_IDLE_MS', 1000) },
+  /**
    * The longest a mesh of `apps` apps can take to start, or fail to, by the bounds above: the
    * nats-server's 10 s, 50 s for the bus and the databases, and a readiness wait for each round of
    * apps started at once. A `beforeAll` that starts a mesh gives itself this through
@@ -353,11 +361,11 @@ export class TestMesh {
       // an idle mesh (a shared one between its files, a file's own between its tests) hands its
       // pooled connections back within a second: the meshes of both workers fit in PostgreSQL's
       // default max_connections (100), which a shared mesh of all six services kept at 30 s did not
-      PG_POOL_IDLE_MS: process.env.TEST_PG_POOL_IDLE_MS || '1000',
+      PG_POOL_IDLE_MS: String(HARNESS.pgPool.idleMs),
       // at most 4 pooled connections a service (production: 10), so that a mesh in use holds at most
       // about 5 a service with its LISTEN, and two suites side by side (three workers each) stay
       // within PostgreSQL's default 100: they peaked at 103 with 10 (2026-11-29 13:56)
-      PG_POOL_MAX: process.env.TEST_PG_POOL_MAX || '4',
+      PG_POOL_MAX: String(HARNESS.pgPool.max),
       ...extraEnv,
     };
     const mesh = new TestMesh(env, natsPort, dbPrefix);

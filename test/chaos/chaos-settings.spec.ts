@@ -15,5 +15,13 @@ describe('the chaos run\'s settings', () => {
     for (const name of ['RPC_TIMEOUT_MS', 'RPC_ATTEMPT_TIMEOUT_MS', 'EMAIL_VERIFY_TOTAL_MS', 'SEARCH_PEER_TIMEOUT_MS', 'BILLING_CONSUME_MAX_WAIT_MS', 'SEQUENCES_TICK_MS', 'SEQUENCES_SEND_LEASE_MS']) {
       expect({ name, value: settings[name] }).toEqual({ name, value: undefined });
     }
+    expect(settings.PG_POOL_MAX).toBeUndefined();
+    expect(settings.PG_POOL_IDLE_MS).toBeUndefined();
+  });
+
+  it('give the pools\' size and idle timeout only when the caller passes them (the test suite\'s shared PostgreSQL), and nothing else', () => {
+    const shipped = chaosSettings({ caFile: '/tmp/ca.pem' }, undefined);
+    const pooled = chaosSettings({ caFile: '/tmp/ca.pem' }, undefined, { max: 4, idleMs: 1000 });
+    expect(pooled).toEqual({ ...shipped, PG_POOL_MAX: '4', PG_POOL_IDLE_MS: '1000' });
   });
 });

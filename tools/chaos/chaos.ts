@@ -96,6 +96,20 @@ export interface ChaosOptions {
    * checked, and a check that needs steps of its own (the rate limit's gateway restarts) is not run.
    */
   checks?: (name: string) => boolean;
+  /**
+   * The services' PostgreSQL pools (PG_POOL_MAX, PG_POOL_IDLE_MS). Unset (`npm run chaos`): the
+   * shipped defaults, as every other setting. `npm test`'s short variant passes its harness's
+   * (test/harness.ts, HARNESS.pgPool): its mesh shares the test suite's PostgreSQL server, whose
+   * default 100 connections the suite's meshes must fit in (docs/testing.md), and no check of the
+   * run reads the pool's size (what it checks is nothing lost or doubled across the kills).
+   */
+  pgPool?: PgPoolSettings;
+}
+
+/** A pool size and idle timeout a chaos run's services get instead of the shipped ones (ChaosOptions.pgPool). */
+export interface PgPoolSettings {
+  max: number;
+  idleMs: number;
 }
 
 /**
@@ -342,9 +356,10 @@ interface Shape {
  * its own, so every deadline, budget, lease and tick is the service's shipped default and the run
  * measures what ships. The one exception is the rate limit: the run's traffic stands in for many
  * users' and is sent with one key, so that key's limit is lifted; the rate-limit check restarts
- * both gateways with the shipped one.
+ * both gateways with the shipped one. A caller whose PostgreSQL server other meshes share (the test
+ * suite) may give the pools' size and idle timeout (`pgPool`); `npm run chaos` gives none.
  */
-export function chaosSettings(cert: { caFile: string }, sandboxEnv: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
+export function chaosSettings(cert: { caFile: string }, sandboxEnv: NodeJS.ProcessEnv | undefined, pgPool?: PgPoolSettings): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -354,6 +369,8 @@ export function chaosSettings(cert: { caFile: string }, sandboxEnv: NodeJS.Proce
     NODE_EXTRA_CA_CERTS: cert.caFile,
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
     ...(sandboxEnv ?? {}),
+    // only when the caller shares its PostgreSQL server with other meshes (ChaosOptions.pgPool)
+    ...(pgPool ? { PG_POOL_MAX: String(pgPool.max), PG_POOL_IDLE_MS: String(pgPool.idleMs) } : {}),
   };
 }
 
@@ -707,7 +724,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   // CHAOS_TRACE: every request's outcome as a JSON line in this file (when it was due, its latency, its answers, the fault it overlapped or followed), to see where slow answers cluster
   const traceFile = process.env.CHAOS_TRACE;
   const trace: string[] = [];
-  const settings = chaosSettings(cert, sandbox?.env);
+  const settings = chaosSettings(cert, sandbox?.env, options.pgPool);
   const failover: FailoverTimes = { ms: 0 };
   let shape: Shape | undefined;
   const report: ChaosReport = {

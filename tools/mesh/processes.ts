@@ -129,7 +129,15 @@ export function spawnApp(
   const { [MESH_NATS_IDENTITY_DIR]: identityDir, ...appEnv } = env;
   const child = spawn(process.execPath, ['--enable-source-maps', ...APP_NODE_FLAGS, ...APP_V8_FLAGS, ...extra, appEntry(name)], {
     cwd: ROOT,
-    env: { ...appEnv, ...(identityDir ? { NATS_NKEY_SEED_FILE: join(identityDir, `${name}.nk`) } : {}), [portVariable(name)]: String(port) },
+    env: {
+      // its PostgreSQL sessions named after the service (pg_stat_activity's application_name; a
+      // session that names itself, a claim owner's, keeps its own), so a sample of the server's
+      // connections says whose they are also where the database's name does not (the server's own)
+      PGAPPNAME: `lim-${name}`,
+      ...appEnv,
+      ...(identityDir ? { NATS_NKEY_SEED_FILE: join(identityDir, `${name}.nk`) } : {}),
+      [portVariable(name)]: String(port),
+    },
     stdio: ['ignore', typeof output === 'function' ? 'pipe' : output, typeof output === 'function' ? 'pipe' : output],
   });
   if (typeof output === 'function') {
