@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { Company, ListCompaniesQueryDto, ListEnvelope, RequestContext, SUBJECTS } from '@app/contracts';
+import { Company, ListEnvelope, RequestContext, SUBJECTS } from '@app/contracts';
+import { ListCompaniesQueryDto } from '@app/contracts/dto';
 import { pageOf } from '../http/page-query';
 import { Ctx } from '../http/request-context.decorator';
 import { Operation } from '../openapi/operation.decorator';

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
-import { CreateExportDto, Export, ExportFile, RequestContext, SUBJECTS } from '@app/contracts';
+import { Export, ExportFile, RequestContext, SUBJECTS } from '@app/contracts';
+import { CreateExportDto } from '@app/contracts/dto';
 import { ExportLinkConfig, FILE_STORAGE, FileNotFoundError, FileStorage, rootLogger, verifyExportLink } from '@app/platform';
 import { AuditLogStore } from '../audit/audit-log.store';
 import { ApiError } from '../http/api-error';

@@ -3,7 +3,8 @@ import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import { CreateExportDto, CreateLeadDto, ListLeadsQueryDto, RequestContext, UpdateLeadDto } from '@app/contracts';
+import { RequestContext } from '@app/contracts';
+import { CreateExportDto, CreateLeadDto, ListLeadsQueryDto, UpdateLeadDto } from '@app/contracts/dto';
 import { SERVICE_CONFIG } from '@app/platform';
 import { ApiKeysRepository } from '../auth/api-keys.repository';
 import { ApiError } from './api-error';

@@ -1,4 +1,4 @@
-import { CreateLeadDto, ListLeadsQueryDto, UpdateLeadDto } from '@app/contracts';
+import { CreateLeadDto, ListLeadsQueryDto, UpdateLeadDto } from '@app/contracts/dto';
 import { ApiError } from './api-error';
 import { validateInput } from './validation';
 

@@ -1,7 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import {
-  CreateLeadDto, DeletedEnvelope, Lead, ListEnvelope, ListLeadsQueryDto, MoveStageDto, RequestContext, SUBJECTS, UpdateLeadDto,
-} from '@app/contracts';
+import { DeletedEnvelope, Lead, ListEnvelope, RequestContext, SUBJECTS } from '@app/contracts';
+import { CreateLeadDto, ListLeadsQueryDto, MoveStageDto, UpdateLeadDto } from '@app/contracts/dto';
 import { LensOnPlan } from '../http/lens.guard';
 import { MemberOf } from '../http/member.guard';
 import { Ctx } from '../http/request-context.decorator';

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { CreateTaskDto, ListLeadsQueryDto } from '@app/contracts';
+import { CreateTaskDto, ListLeadsQueryDto } from '@app/contracts/dto';
 import { loadGatewayConfig } from '../config';
 import { GatewayModule } from '../gateway.module';
 import { buildOpenApiDocument, declaredInputs, discoverRoutes } from './generator';

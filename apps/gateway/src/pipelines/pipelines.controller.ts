@@ -1,5 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ListEnvelope, ListPipelinesQueryDto, Pipeline, RequestContext, SUBJECTS } from '@app/contracts';
+import { ListEnvelope, Pipeline, RequestContext, SUBJECTS } from '@app/contracts';
+import { ListPipelinesQueryDto } from '@app/contracts/dto';
 import { pageOf } from '../http/page-query';
 import { Ctx } from '../http/request-context.decorator';
 import { Operation } from '../openapi/operation.decorator';

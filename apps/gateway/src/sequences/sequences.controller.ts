@@ -1,8 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import {
-  CreateEnrollmentsDto, CreateEnrollmentsRequest, CreateSuppressionDto, CreateSuppressionRequest, DeleteEnrollmentRequest, Enrollment,
-  EnrollmentResult, ListEnvelope, ListSequencesQueryDto, ListSuppressionsQueryDto, RequestContext, Sequence, SUBJECTS, Suppression,
-} from '@app/contracts';
+import { CreateEnrollmentsRequest, CreateSuppressionRequest, DeleteEnrollmentRequest, Enrollment, EnrollmentResult, ListEnvelope, RequestContext, Sequence, SUBJECTS, Suppression } from '@app/contracts';
+import { CreateEnrollmentsDto, CreateSuppressionDto, ListSequencesQueryDto, ListSuppressionsQueryDto } from '@app/contracts/dto';
 import { ApiError } from '../http/api-error';
 import { Ctx } from '../http/request-context.decorator';
 import { pageOf } from '../http/page-query';

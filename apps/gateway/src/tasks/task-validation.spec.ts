@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { CreateTaskDto, ListTasksQueryDto, UpdateTaskDto } from '@app/contracts';
+import { CreateTaskDto, ListTasksQueryDto, UpdateTaskDto } from '@app/contracts/dto';
 import { ApiError } from '../http/api-error';
 import { validateInput } from '../http/validation';
 

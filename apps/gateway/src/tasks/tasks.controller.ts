@@ -1,7 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import {
-  CreateTaskDto, ListEnvelope, ListTasksQueryDto, RequestContext, SUBJECTS, Task, UpdateTaskDto, UpdateTaskRequest,
-} from '@app/contracts';
+import { ListEnvelope, RequestContext, SUBJECTS, Task, UpdateTaskRequest } from '@app/contracts';
+import { CreateTaskDto, ListTasksQueryDto, UpdateTaskDto } from '@app/contracts/dto';
 import { MemberOf } from '../http/member.guard';
 import { Ctx } from '../http/request-context.decorator';
 import { pageOf } from '../http/page-query';

@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
-import { EventEnvelope, ListEnvelope, ListEventsQueryDto, PublicEventType, RequestContext, StreamEventsQueryDto, SUBJECTS } from '@app/contracts';
+import { EventEnvelope, ListEnvelope, PublicEventType, RequestContext, SUBJECTS } from '@app/contracts';
+import { ListEventsQueryDto, StreamEventsQueryDto } from '@app/contracts/dto';
 import { ApiError } from '../http/api-error';
 import { Ctx } from '../http/request-context.decorator';
 import { pageOf } from '../http/page-query';

@@ -1,9 +1,7 @@
 import { Body, CanActivate, Controller, Delete, ExecutionContext, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
-import {
-  CreatedWebhookEndpoint, CreateWebhookEndpointDto, DeletedEnvelope, ListEnvelope, ListWebhookEndpointsQueryDto, RequestContext,
-  ListWebhookDeliveriesQueryDto, RolledWebhookEndpoint, SUBJECTS, TestWebhookEndpointDto, UpdateWebhookEndpointDto, WEBHOOK_LIMITS, WebhookDelivery, WebhookEndpoint,
-} from '@app/contracts';
+import { CreatedWebhookEndpoint, DeletedEnvelope, ListEnvelope, RequestContext, RolledWebhookEndpoint, SUBJECTS, WEBHOOK_LIMITS, WebhookDelivery, WebhookEndpoint } from '@app/contracts';
+import { CreateWebhookEndpointDto, ListWebhookEndpointsQueryDto, ListWebhookDeliveriesQueryDto, TestWebhookEndpointDto, UpdateWebhookEndpointDto } from '@app/contracts/dto';
 import { ApiError } from '../http/api-error';
 import { Ctx } from '../http/request-context.decorator';
 import { pageOf } from '../http/page-query';

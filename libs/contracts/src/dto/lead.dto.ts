@@ -6,17 +6,10 @@ import { CustomFieldValue } from '../resources/lead';
 import { IsDateTime } from './date-time';
 import { PageQueryDto } from './pagination.dto';
 import { IsCountryCode, IsCustomFields, IsFullName, NOT_NULL_WHEN_PRESENT } from './validators';
+import { LEAD_LIMITS } from '../limits';
+export { LEAD_LIMITS } from '../limits';
 
 const URL_OPTIONS = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
-
-export const LEAD_LIMITS = {
-  firstName: 120,
-  lastName: 120,
-  fullName: 240,
-  title: 200,
-  tags: 20,
-  tagLength: 100,
-} as const;
 
 export class CreateLeadDto {
   @IsOptional() @IsIn(LENSES)

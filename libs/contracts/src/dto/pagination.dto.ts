@@ -1,6 +1,5 @@
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-
-export const PAGE_LIMIT = { min: 1, max: 100, default: 25 } as const;
+export { PAGE_LIMIT } from '../limits';
 
 /** `limit` and `starting_after` of every cursor list; query values arrive as strings. */
 export class PageQueryDto {

@@ -4,8 +4,8 @@ import {
 } from '../resources/sequence';
 import type { CountryRule } from '../enums';
 import { PageQueryDto } from './pagination.dto';
-
-export const ENROLLMENT_BATCH = { min: 1, max: 500 } as const;
+import { ENROLLMENT_BATCH } from '../limits';
+export { ENROLLMENT_BATCH } from '../limits';
 
 export class ListSequencesQueryDto extends PageQueryDto {
   @IsOptional() @IsIn(SEQUENCE_STATUSES)

@@ -3,8 +3,8 @@ import { TASK_STATUSES, TaskStatus } from '../resources/task';
 import { IsDateTime } from './date-time';
 import { PageQueryDto } from './pagination.dto';
 import { NOT_NULL_WHEN_PRESENT } from './validators';
-
-export const TASK_LIMITS = { title: 300, id: 255 } as const;
+import { TASK_LIMITS } from '../limits';
+export { TASK_LIMITS, NOTE_LIMITS } from '../limits';
 
 const NOT_BLANK = /\S/;
 const titleNotBlank = { message: 'title must not be empty or blank' };
@@ -62,8 +62,6 @@ export interface UpdateTaskRequest {
   id: string;
   changes: UpdateTaskDto;
 }
-
-export const NOTE_LIMITS = { body: 10_000 } as const;
 
 /**
  * crm.notes.create: a note on `lead_id`, written by the member of the request context. crm

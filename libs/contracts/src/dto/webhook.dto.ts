@@ -6,13 +6,8 @@ import { IsDateTime } from './date-time';
 import { WEBHOOK_ENDPOINT_STATUSES, WebhookEndpointStatus } from '../resources/webhook';
 import { PageQueryDto } from './pagination.dto';
 import { NOT_NULL_WHEN_PRESENT } from './validators';
-
-/**
- * `endpoints`: webhook endpoints a workspace has at most (the spec leaves the number open), so one
- * event fans out to a bounded number of URLs.
- */
-export const WEBHOOK_LIMITS = { description: 200, url: 2048, events: PUBLIC_EVENT_TYPES.length + 1, endpoints: 16 } as const;
-export const WEBHOOK_EVENT_CHOICES = [...PUBLIC_EVENT_TYPES, '*'] as const;
+import { WEBHOOK_LIMITS, WEBHOOK_EVENT_CHOICES } from '../limits';
+export { WEBHOOK_LIMITS, WEBHOOK_EVENT_CHOICES } from '../limits';
 
 /** Body of POST /webhook_endpoints; the gateway also checks the URL is HTTPS and `*` stands alone. */
 export class CreateWebhookEndpointDto {
