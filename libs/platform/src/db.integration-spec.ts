@@ -1,7 +1,7 @@
 import { Client, Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { poolOf, serviceDataSourceOptions } from './data-source';
-import { createPool } from './db';
+import { createPool, listenOn } from './db';
 
 /** createPool's session settings, against the real PostgreSQL of the tests. */
 describe('createPool', () => {
@@ -87,5 +87,71 @@ describe('broken connections', () => {
     await terminate(pid);
     await dropped;
     expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0].one).toBe(1);
+  });
+});
+
+/**
+ * listenOn's session outlives a broken connection: the dead one's slot of the pool is freed (a
+ * checked-out connection is the pool's until handed back), LISTEN is taken up again on a fresh one,
+ * and the listener is told once, since a NOTIFY sent meanwhile reached nobody.
+ */
+describe('listenOn', () => {
+  const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+  let pool: Pool;
+  let admin: Client;
+  beforeAll(async () => {
+    admin = new Client({ connectionString: url });
+    await admin.connect();
+    pool = createPool(url, 2);
+  });
+  afterAll(async () => {
+    await pool?.end();
+    await admin?.end();
+  });
+  const listenerPid = async (channel: string): Promise<number> => {
+    const { rows } = await admin.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE query = $1 AND pid <> pg_backend_pid()`,
+      [`LISTEN ${channel}`],
+    );
+    expect(rows).toHaveLength(1);
+    return rows[0].pid;
+  };
+
+  it('replaces a broken LISTEN connection: its slot freed, NOTIFY heard again', async () => {
+    const channel = `t_listen_${process.pid}_${Date.now()}`;
+    let heard = 0;
+    let heardNext: () => void = () => undefined;
+    const next = () => new Promise<void>((resolve) => (heardNext = resolve));
+    const errors: string[] = [];
+    const close = await listenOn(pool, channel, () => {
+      heard++;
+      heardNext();
+    }, (err) => errors.push(err.message));
+    try {
+      let notified = next();
+      await admin.query(`NOTIFY ${channel}`);
+      await notified;
+      expect(heard).toBe(1);
+
+      const first = await listenerPid(channel);
+      notified = next(); // the listener is told once when LISTEN is back
+      await admin.query('SELECT pg_terminate_backend($1)', [first]);
+      await notified;
+      expect(errors.length).toBeGreaterThan(0);
+      const second = await listenerPid(channel);
+      expect(second).not.toBe(first);
+      expect(pool.totalCount).toBe(1);
+
+      notified = next();
+      await admin.query(`NOTIFY ${channel}`);
+      await notified;
+      expect(heard).toBe(3);
+
+      // the dead connection's slot serves requests again (max 2, the new LISTEN holds one)
+      expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0].one).toBe(1);
+    } finally {
+      await close();
+    }
+    expect(pool.totalCount).toBeLessThanOrEqual(1);
   });
 });

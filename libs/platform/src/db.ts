@@ -34,26 +34,82 @@ export function poolConfig(databaseUrl: string, settings: PoolSettings): PoolCon
   return { ...pgClientConfig(databaseUrl), max: settings.max, idleTimeoutMillis: settings.idleMs ?? 30_000, options, Client: ServiceConnection };
 }
 
+/** The first wait before a broken LISTEN connection is replaced; doubled on each failed attempt, up to LISTEN_RETRY_MAX_MS. */
+const LISTEN_RETRY_MS = 100;
+const LISTEN_RETRY_MAX_MS = 5000;
+
 /**
  * LISTEN on a connection of the service's pool, held for as long as the listener lives (LISTEN
  * belongs to a session): `onNotify` on every NOTIFY of `channel`, `onError` when the connection
- * fails. The returned close destroys the connection instead of handing it back, so no later
- * query inherits the subscription.
+ * fails. A connection that fails (a database restarted or failed over, a terminated backend) is
+ * handed back destroyed, so its slot of the pool serves requests again instead of being held by a
+ * dead session, and LISTEN is taken up again on a fresh connection (after LISTEN_RETRY_MS, doubling
+ * while the database does not answer); `onNotify` is called once when it is back, since a NOTIFY
+ * sent while nobody listened is lost. The first LISTEN's failure is the caller's (thrown). The
+ * returned close destroys the connection instead of handing it back, so no later query inherits
+ * the subscription.
  */
 export async function listenOn(pool: Pool, channel: string, onNotify: () => void, onError: (err: Error) => void = () => undefined): Promise<() => Promise<void>> {
-  const client = await pool.connect();
-  client.on('error', onError);
-  client.on('notification', onNotify);
-  try {
-    await client.query(`LISTEN ${channel}`);
-  } catch (err) {
-    client.release(true);
-    throw err;
-  }
   let closed = false;
+  let held: PoolClient | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let waitMs = LISTEN_RETRY_MS;
+  const listen = async (): Promise<void> => {
+    const client = await pool.connect();
+    if (closed) {
+      client.release(true);
+      return;
+    }
+    const broken = (err: Error) => {
+      if (held !== client) return;
+      held = undefined;
+      client.removeListener('notification', onNotify);
+      client.release(err);
+      onError(err);
+      if (!closed) again();
+    };
+    held = client;
+    client.on('error', broken);
+    client.on('end', () => broken(new Error(`LISTEN ${channel}: connection ended`)));
+    client.on('notification', onNotify);
+    try {
+      await client.query(`LISTEN ${channel}`);
+    } catch (err) {
+      if (held === client) {
+        held = undefined;
+        client.removeListener('notification', onNotify);
+        client.release(true);
+      }
+      throw err;
+    }
+  };
+  const again = () => {
+    clearTimeout(retry);
+    retry = setTimeout(() => {
+      listen().then(
+        () => {
+          if (closed || !held) return;
+          waitMs = LISTEN_RETRY_MS;
+          onNotify();
+        },
+        (err: Error) => {
+          if (closed) return;
+          waitMs = Math.min(waitMs * 2, LISTEN_RETRY_MAX_MS);
+          onError(err);
+          again();
+        },
+      );
+    }, waitMs);
+    retry.unref();
+  };
+  await listen();
   return async () => {
     if (closed) return;
     closed = true;
+    clearTimeout(retry);
+    const client = held;
+    held = undefined;
+    if (!client) return;
     client.removeListener('notification', onNotify);
     client.release(true);
   };

@@ -62,7 +62,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     this.deliveries.observeBacklog();
     this.stopListening = await this.deliveries.listenForUnclaimed(
       () => this.kick(),
-      (err) => this.log.warn({ err: err.message }, 'webhooks: LISTEN connection failed; polling'),
+      (err) => this.log.warn({ err: err.message }, 'webhooks: LISTEN connection failed; polling until it is taken up again'),
     );
     this.subscription = this.nc.subscribe(ENDPOINT_DELETED_SUBJECT, {
       callback: (_err, msg) => this.abortEndpoint(msg.string()),
