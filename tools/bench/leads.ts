@@ -53,9 +53,12 @@ async function run(options: autocannon.Options, pids: Pids = async () => ({})): 
   return { ...figures, cpuMs: Object.values(cpuBy).reduce((a, b) => a + b, 0), cpuBy };
 }
 
+/** Issue 25's read goal, kept (issue 37, item 6: the bench had printed 0.5x and 25 ms instead). */
+const READ_GOAL = { ratio: 0.8, p99Ms: 15 } as const;
+
 export async function runLeadsBench(): Promise<void> {
   process.stdout.write(
-    `goals: GET /leads/{id} through the mesh >= 0.5x the baseline's req/s, mesh read p99 < 25 ms (issue 37, item 6); ` +
+    `goals: GET /leads/{id} through the mesh >= 0.80x the baseline's req/s with p99 < 15 ms at 32 connections (issue 25, as issue 37 item 6 asks it printed); ` +
       `POST /leads >= 0.40x the baseline's req/s, PostgreSQL CPU per create <= 2x the baseline's (issue 25); a run with errors or non-2xx does not meet them\n`,
   );
   const mesh = await startBenchMesh(['crm', 'gateway']);
@@ -157,8 +160,8 @@ export async function runLeadsBench(): Promise<void> {
       const [, meshRead, baseRead] = reads;
       const clean = meshRead.errors + meshRead.non2xx + baseRead.errors + baseRead.non2xx === 0;
       process.stdout.write(
-        `goal: reads >= 0.5x baseline -> ${(meshRead.rps / baseRead.rps).toFixed(2)}x ${clean && meshRead.rps / baseRead.rps >= 0.5 ? 'MET' : 'NOT MET'}; ` +
-          `mesh read p99 < 25 ms -> ${meshRead.p99} ms ${clean && meshRead.p99 < 25 ? 'MET' : 'NOT MET'}\n`,
+        `goal: reads >= ${READ_GOAL.ratio.toFixed(2)}x baseline -> ${(meshRead.rps / baseRead.rps).toFixed(2)}x ${clean && meshRead.rps / baseRead.rps >= READ_GOAL.ratio ? 'MET' : 'NOT MET'}; ` +
+          `mesh read p99 < ${READ_GOAL.p99Ms} ms -> ${meshRead.p99} ms ${clean && meshRead.p99 < READ_GOAL.p99Ms ? 'MET' : 'NOT MET'}\n`,
       );
     }
     const creates = rows.find(([route]) => route.startsWith('POST'));
