@@ -1,6 +1,6 @@
 import { ChildProcess, execFile } from 'node:child_process';
 import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client } from 'pg';
@@ -13,7 +13,7 @@ import { writesAccepted } from '../mesh/pg-pair';
 import { ApiConnectionError, isInProgressConflict, LeadIntelClient } from '../../packages/client/src';
 import { UPSTREAM_TIME_HEADER } from '../mesh/ingress';
 import { startDemoSandbox } from '../mesh/demo-sandbox';
-import { freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, waitFor } from '../mesh/processes';
+import { freePort, httpReady, MESH_NATS_IDENTITY_DIR, NATS_START_TIMEOUT_MS, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, waitFor } from '../mesh/processes';
 import { SmtpSink } from '../mesh/smtp-sink';
 import { HttpsReceiver, testCertificate } from '../webhooks/https-receiver';
 
@@ -52,6 +52,13 @@ import { HttpsReceiver, testCertificate } from '../webhooks/https-receiver';
 export interface ChaosOptions {
   /** Traffic before each kill, and after the last one. */
   phaseMs: number;
+  /**
+   * Single-process shape: how long a service may take to answer ready after its start or restart
+   * (default READY_TIMEOUT_MS; the tests pass the harness's TEST_READY_TIMEOUT_MS).
+   */
+  readyTimeoutMs?: number;
+  /** Single-process shape: how many services start at once (default: the machine's cores; a start is mostly CPU). */
+  startConcurrency?: number;
   /**
    * Open loop: the requests due in the first milliseconds of traffic are the fresh mesh's first of
    * each kind (cold code paths, connections being opened): their latencies are printed apart, not
@@ -427,8 +434,36 @@ function logLevel(): string {
   return process.env.CHAOS_LOG_LEVEL || 'info';
 }
 
+/** How long a service of the single-process shape may take to answer ready after its start or restart, unless ChaosOptions.readyTimeoutMs says otherwise. */
+export const READY_TIMEOUT_MS = 60_000;
+/** Between a service's SIGKILL and its restart (single-process shape). */
+const RESTART_PAUSE_MS = 300;
+/** How long the checks wait for every lead.* event to reach the endpoint, and for the queued emails to go out. */
+const EVENTS_WAIT_MS = 90_000;
+const EMAILS_WAIT_MS = 30_000;
+/** The services the single-process shape kills in turn, in this order, before it restarts the nats-server. */
+const SINGLE_KILL_ORDER: ServiceName[] = ['crm', 'search', 'billing', 'sequences', 'webhooks', 'gateway'];
+
+/**
+ * The longest the single-process run waits by its own bounds, from its plan: the nats-server's
+ * start, the services' starts (a readiness wait for each round started at once), each fault (a
+ * service's kill, pause and readiness wait; the nats-server's restart), the traffic before each
+ * fault and after the last, and the checks' waits for the deliveries and the emails. What is not a
+ * bounded wait (the set-up's operator commands, the requests in flight when the traffic stops, the
+ * checks' queries) is the caller's to allow for.
+ */
+export function singleRunWaitsMs(options: Pick<ChaosOptions, 'phaseMs' | 'readyTimeoutMs' | 'startConcurrency'>): number {
+  const ready = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
+  const concurrency = Math.max(1, options.startConcurrency ?? availableParallelism());
+  const start = NATS_START_TIMEOUT_MS + Math.ceil(SERVICE_NAMES.length / concurrency) * ready;
+  const faults = SINGLE_KILL_ORDER.length * (RESTART_PAUSE_MS + ready) + NATS_START_TIMEOUT_MS;
+  const traffic = (SINGLE_KILL_ORDER.length + 2) * options.phaseMs;
+  return start + faults + traffic + EVENTS_WAIT_MS + EMAILS_WAIT_MS;
+}
+
 /** One process of each service on one nats-server; each service SIGKILLed in turn, then nats-server restarted. */
-async function singleShape(dir: string, prefix: string, settings: NodeJS.ProcessEnv, logDir: string | undefined): Promise<Shape> {
+async function singleShape(dir: string, prefix: string, settings: NodeJS.ProcessEnv, logDir: string | undefined, options: Pick<ChaosOptions, 'readyTimeoutMs' | 'startConcurrency'>): Promise<Shape> {
+  const readyTimeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
   const natsPort = await freePort();
   const probe = probeIdentity().user;
   const started = await startNatsServer(natsPort, dir, { extraUsers: [probe] });
@@ -448,7 +483,7 @@ async function singleShape(dir: string, prefix: string, settings: NodeJS.Process
     const output = logDir ? (line: string) => appendFileSync(join(logDir, `${name}.log`), `${new Date().toISOString()} ${line}\n`) : 'ignore';
     const app = spawnApp(name, logDir ? { ...env, LOG_LEVEL: logLevel() } : env, port ?? (await freePort()), output);
     apps.set(name, app);
-    await waitFor(`${name} ready`, () => httpReady(app.port), 60_000, 100);
+    await waitFor(`${name} ready`, () => httpReady(app.port), readyTimeoutMs, 100);
   };
   const close = async () => {
     for (const app of apps.values()) app.child.kill('SIGKILL');
@@ -456,18 +491,26 @@ async function singleShape(dir: string, prefix: string, settings: NodeJS.Process
     nats.kill('SIGKILL');
   };
   try {
-    for (const name of SERVICE_NAMES) await start(name);
+    // a few at a time (a start is mostly CPU: more at once than the cores only makes each slower);
+    // a lane stops taking services once one failed
+    const queue = [...SERVICE_NAMES];
+    const failures: unknown[] = [];
+    const lane = async () => {
+      for (let name = queue.shift(); name && failures.length === 0; name = queue.shift()) await start(name).catch((err) => failures.push(err));
+    };
+    await Promise.all(Array.from({ length: Math.min(Math.max(1, options.startConcurrency ?? availableParallelism()), queue.length) }, lane));
+    if (failures.length) throw failures[0];
   } catch (err) {
     await close();
     throw err;
   }
-  const faults: Fault[] = (['crm', 'search', 'billing', 'sequences', 'webhooks', 'gateway'] as ServiceName[]).map((name) => ({
+  const faults: Fault[] = SINGLE_KILL_ORDER.map((name) => ({
     name: `${name} SIGKILLed and restarted`,
     run: async () => {
       const app = apps.get(name)!;
       app.child.kill('SIGKILL');
       await app.exited;
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, RESTART_PAUSE_MS));
       await start(name, app.port);
     },
   }));
@@ -732,7 +775,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     clients: { caller: { calls: 0, errors: 0, unanswered: 0, duringFailover: 0 }, attempts: { made: 0, failed: 0 }, p99DuringFaults: 0, p99OutsideFaults: 0 },
   };
   try {
-    shape = options.cluster ? await clusterShape(dir, prefix, settings, logDir, failover) : await singleShape(dir, prefix, settings, logDir);
+    shape = options.cluster ? await clusterShape(dir, prefix, settings, logDir, failover) : await singleShape(dir, prefix, settings, logDir, options);
     const { env, gateways } = shape;
     if (options.cluster) say(`goals (issue 35), decided at the end: ${CLUSTER_GOALS.join('; ')}`);
     say(options.cluster
@@ -1155,7 +1198,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     check(CHAOS_CHECKS.oneLead, duplicates.length === 0 && leadRows === createdKeys, `${createdKeys} creates answered, ${leadRows} leads stored, ${duplicates.length} emails stored twice`);
 
     let events = await leadEvents();
-    await waitFor('every lead event delivered', async () => (events = await leadEvents()).missing === 0, 90_000, 500).catch(() => undefined);
+    await waitFor('every lead event delivered', async () => (events = await leadEvents()).missing === 0, EVENTS_WAIT_MS, 500).catch(() => undefined);
     check(CHAOS_CHECKS.events, events.missing === 0, `${events.outbox} lead.* events in crm's outbox, ${events.outbox - events.missing} delivered to the endpoint (${receiver.received.length} deliveries)`);
 
     const ledgers = await query<{ workspace_id: string; balance: number; ledger: number }>(
@@ -1165,7 +1208,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const off = ledgers.filter((l) => l.balance !== l.ledger);
     check(CHAOS_CHECKS.ledgers, off.length === 0, `${ledgers.length} accounts, ${off.length} off${off.length ? `: ${JSON.stringify(off)}` : ''}`);
 
-    await waitFor('emails settled', async () => (await queuedEmails()) === 0, 30_000, 500).catch(() => undefined);
+    await waitFor('emails settled', async () => (await queuedEmails()) === 0, EMAILS_WAIT_MS, 500).catch(() => undefined);
     const byRecipient = new Map<string, Set<string>>();
     for (const mail of sink.mails) byRecipient.set(mail.to, (byRecipient.get(mail.to) ?? new Set()).add(mail.messageId));
     const twoEmails = [...byRecipient.values()].filter((ids) => ids.size > 1).length;

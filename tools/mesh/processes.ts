@@ -200,6 +200,9 @@ export interface SecuredNats {
   configFile: string;
 }
 
+/** How long startNatsServer waits for the nats-server to answer on its port. */
+export const NATS_START_TIMEOUT_MS = 10_000;
+
 /**
  * A nats-server of our own in `dir`: JetStream stored under `dir`, every connection
  * authenticated by the mesh's NKEY identities (made in `<dir>/identities` when missing) with the
@@ -231,7 +234,7 @@ export async function startNatsServer(
   );
   const child = spawn(binary, ['-c', configFile], { stdio: 'ignore' });
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`nats-server exited with ${code} (config ${configFile})`))));
-  await Promise.race([waitFor(`nats-server on ${port}`, () => tcpAnswers(host, port), 10_000, 50), exited]);
+  await Promise.race([waitFor(`nats-server on ${port}`, () => tcpAnswers(host, port), NATS_START_TIMEOUT_MS, 50), exited]);
   exited.catch(() => undefined);
   return { child, identities, configFile };
 }
