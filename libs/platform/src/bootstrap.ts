@@ -11,7 +11,7 @@ import { PinoNestLogger } from './nest-logger';
 import { initTracing } from './tracing';
 import { Logger } from 'pino';
 import { Pool } from 'pg';
-import { DatabaseWatch } from './database-watch';
+import { DatabaseState, DatabaseWatch } from './database-watch';
 import { natsConnectOptions } from './nats-auth';
 import { NatsRpcServer } from './nats-rpc.server';
 import { PG_POOL } from './tokens';
@@ -65,8 +65,13 @@ export async function startService(options: ServiceBootOptions): Promise<INestAp
   let watch: DatabaseWatch | undefined;
   if (server) {
     const rpc = server;
-    watch = new DatabaseWatch(config.databaseUrl, app.get<Pool>(PG_POOL), config.dbProbeIntervalMs, (up) => (up ? rpc.join() : rpc.leave()), log);
+    const state = app.get(DatabaseState);
+    watch = new DatabaseWatch(config.databaseUrl, app.get<Pool>(PG_POOL), config.dbProbeIntervalMs, (up) => {
+      state.changed(up);
+      return up ? rpc.join() : rpc.leave();
+    }, log);
     watch.start();
+    state.watching();
   }
   stopGracefully(app, { server, watch, graceMs: config.shutdownGraceMs, log });
   log.info({ port: config.httpPort }, `${config.service} ready`);

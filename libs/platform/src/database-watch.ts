@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { Client, Pool, PoolClient } from 'pg';
 import { Logger } from 'pino';
 import { pgClientConfig } from './pg-tls';
@@ -13,6 +14,36 @@ const PROBE_DEADLINE_MS = 2000;
  * replica out of its queue groups together and leave the subject with no responder at all.
  */
 export const SLOW_PROBES_TO_LEAVE = 3;
+
+/**
+ * The process's one judgment of whether its database answers, once its DatabaseWatch runs: the
+ * watch decides the queue groups by it and `/health/ready` reports it (HealthController), so an
+ * orchestrator and the bus see the same thing. Readiness with a query of its own on the pool
+ * waited for a connection behind the requests of a saturated pool and answered 503 after 1.5 s,
+ * on every replica at once under load (the watch calls a saturated pool busy, not lost).
+ */
+@Injectable()
+export class DatabaseState {
+  private watchedSince?: number;
+  private answering = true;
+
+  /** Whether a watch reports here (startService starts it after the warm-up). */
+  get watched(): boolean {
+    return this.watchedSince !== undefined;
+  }
+
+  get up(): boolean {
+    return this.answering;
+  }
+
+  watching(): void {
+    this.watchedSince ??= Date.now();
+  }
+
+  changed(up: boolean): void {
+    this.answering = up;
+  }
+}
 
 /**
  * Watches whether the service's database answers: `SELECT 1` every interval, on an idle

@@ -2,7 +2,7 @@ import { Controller, Get, Inject } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { NatsConnection } from '@nats-io/transport-node';
 import { Pool } from 'pg';
-import { withDeadline } from './database-watch';
+import { DatabaseState, withDeadline } from './database-watch';
 import { NATS_CONNECTION, PG_POOL } from './tokens';
 import { WarmUpState } from './warm-up';
 
@@ -21,6 +21,7 @@ export class HealthController {
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     private readonly warmUp: WarmUpState,
+    private readonly databaseState: DatabaseState,
   ) {}
 
   @Get('live')
@@ -40,8 +41,15 @@ export class HealthController {
     return this.warmUp.done ? check.up() : check.down({ message: 'warming up: not yet in its queue groups' });
   }
 
+  /**
+   * The DatabaseWatch's judgment once it runs (DatabaseState: a saturated pool is busy, not lost);
+   * before it (the warm-up, which holds readiness down anyway) or in a process without one, a query.
+   */
   private async database() {
     const check = this.indicators.check('database');
+    if (this.databaseState.watched) {
+      return this.databaseState.up ? check.up() : check.down({ message: 'the database does not answer: out of the queue groups until it does' });
+    }
     try {
       await withDeadline(this.pool.query('SELECT 1'), 1500);
       return check.up();

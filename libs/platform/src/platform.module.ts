@@ -14,6 +14,7 @@ import { deadEventsControllerFor } from './dead-events.controller';
 import { DeadEventsRepository } from './dead-events.repository';
 import { DeadLetters } from './dead-letters';
 import { BatchEventConsumer, consumerFilter, discoverConsumers, EventConsumer } from './event-consumer';
+import { DatabaseState } from './database-watch';
 import { HealthController } from './health.controller';
 import { collectProcessMetrics, gauge, observePool } from './metrics';
 import { observeConsumer } from './jetstream-metrics';
@@ -71,6 +72,8 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
       { provide: UnitOfWork, inject: [DataSource], useFactory: (dataSource: DataSource) => new UnitOfWork(dataSource) },
       // whether the start-up warm-up has ended (startService ends it; readiness reads it)
       WarmUpState,
+      // whether the database answers, as the DatabaseWatch judges it (startService feeds it; readiness reads it)
+      DatabaseState,
       { provide: NATS_CONNECTION, useFactory: () => connectNats(config.nats, config.service) },
       { provide: OutboxRepository, inject: [PG_POOL], useFactory: (pool: Pool) => new OutboxRepository(pool) },
       {
@@ -100,7 +103,7 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
         ...(consumes ? [deadEventsControllerFor(config.service)] : []),
       ],
       providers,
-      exports: [PG_POOL, UnitOfWork, NATS_CONNECTION, SERVICE_CONFIG, DEAD_LETTERS, WarmUpState],
+      exports: [PG_POOL, UnitOfWork, NATS_CONNECTION, SERVICE_CONFIG, DEAD_LETTERS, WarmUpState, DatabaseState],
     };
   }
 

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { httpReady, RunningApp, stopApp, waitFor } from '../../../tools/mesh/processes';
 import { meshHookTimeoutMs, TestMesh } from '../../harness';
 import { startBehindDatabaseProxy } from '../../support/proxied-database';
@@ -48,6 +49,35 @@ describe('a replica that loses its database leaves its queue groups (e2e)', () =
     }
     return failures;
   }
+
+  it('a pool saturated by slow requests is busy, not lost: readiness stays ready while every pooled connection waits', async () => {
+    const crm = mesh.apps.get('crm')!;
+    const ready = async () => (await fetch(`http://127.0.0.1:${crm.port}/health/ready`)).status;
+    expect(await ready()).toBe(200);
+    // every create waits on the lock, each holding one of crm's pooled connections (the harness's
+    // PG_POOL_MAX, 4), and more wait for a connection: the pool is saturated, the database answers
+    const locker = new Client({ connectionString: mesh.databaseUrl('crm') });
+    await locker.connect();
+    let creates: Promise<unknown>[] = [];
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE leads IN ACCESS EXCLUSIVE MODE');
+      creates = Array.from({ length: 8 }, (_, i) => mesh.request('POST', '/leads', { key, body: { full_name: `Held ${i}` } }));
+      await waitFor('crm pool saturated', async () => {
+        const waiting = await mesh.query('crm', "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()");
+        return waiting[0].n >= 4;
+      }, allowance(10_000), 50);
+      // past readiness's former 1.5 s wait for a pooled connection, and past a probe interval or two
+      const statuses: number[] = [];
+      for (const until = Date.now() + 3000; Date.now() < until; await sleep(250)) statuses.push(await ready());
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    const answered = (await Promise.all(creates)) as { status: number }[];
+    expect(answered.map((res) => res.status)).toEqual(Array(8).fill(201));
+  });
 
   it('no request fails while the other replica is healthy; the replica joins again when its database answers', async () => {
     const created = await mesh.request('POST', '/leads', { key, body: { full_name: 'Cut Off' } });
