@@ -4,7 +4,7 @@ import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { EmailStatus, ID_PREFIX, Lens, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL, ReadBatch } from '@app/platform';
 import { SearchReads } from '../search/search-reads.store';
-import { EntityInput, facetTerms, searchTextOf } from './entity';
+import { EntityInput, facetTerms, plainWordEnd, searchTextOf } from './entity';
 import { SegmentBuilder } from './memory-index';
 import { CopyBinaryDocs, MemorySearchIndex } from './memory-search-index.store';
 
@@ -57,15 +57,17 @@ const GENERATION_SQL = `SELECT generation::text AS generation FROM entities_coun
  * `terms` of a row of the batch (migrations 0004, 0005): its words (as to_tsvector('simple') makes
  * them, without positions) and 'F:' || facet for each facet (facetTerms). (Rows written before
  * migration 0006 also hold a rank-band token 'B:<lens>:<band>' that nothing reads any more.)
+ * The words are `strip(to_tsvector('simple', search_text))`, made from the two parts of
+ * splitSearchText: its plain words are lexemes as they are, the rest goes through the parser.
  */
-const TERMS_SQL = `strip(to_tsvector('simple', t.search_text)) || array_to_tsvector(t.facet_terms)`;
+const TERMS_SQL = `array_to_tsvector(string_to_array(t.plain_words, ' ') || t.facet_terms) || strip(to_tsvector('simple', t.other_words))`;
 
 /** The columns of a batch as COPY sends them (entitiesCopyText writes them in this order). */
 const LOAD_COLUMNS: [string, string][] = [
   ['id', 'text'], ['ext_key', 'text'], ['lens', 'text'], ['name', 'text'], ['person_name', 'text'], ['first_name', 'text'], ['last_name', 'text'],
   ['title', 'text'], ['organization', 'text'], ['location', 'text'], ['country', 'text'], ['domain', 'text'], ['email', 'text'], ['phone', 'text'],
   ['details', 'jsonb'], ['facets', 'text[]'], ['num_min', 'bigint'], ['num_max', 'bigint'], ['rank_score', 'int'], ['sources', 'jsonb'],
-  ['search_text', 'text'], ['facet_terms', 'text[]'],
+  ['search_text', 'text'], ['facet_terms', 'text[]'], ['plain_words', 'text'], ['other_words', 'text'],
 ];
 const LOAD_COLUMN_NAMES = LOAD_COLUMNS.map(([name]) => name).join(', ');
 const LOAD_TABLE_SQL = `CREATE TEMP TABLE IF NOT EXISTS entities_load (${LOAD_COLUMNS.map(([n, t]) => `${n} ${t}`).join(', ')}) ON COMMIT DELETE ROWS`;
@@ -99,6 +101,11 @@ const copyEscaped = (v: string): string => (COPY_SPECIAL.test(v) ? v.replace(/[\
 const LONE_SURROGATE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
 /** A quote or backslash, escaped in an array element; or a character COPY's text format escapes. */
 const ARRAY_SPECIAL = /["\\\t\n\r]/;
+
+const TAB = 0x09;
+const NEWLINE = 0x0a;
+/** Start and end of the other tokens of one search text (CopyText.searchWords), up to 32 of them. */
+const OTHER_TOKENS = new Int32Array(64);
 
 /** COPY text is written into buffers of this many bytes, handed on as they fill. */
 const COPY_PIECE = 256 * 1024;
@@ -161,6 +168,69 @@ class CopyText {
     this.byte(0x7d); // }
   }
 
+  /**
+   * splitSearchText's two parts of a text as two columns, a tab between them (the same bytes as
+   * value() of each): the plain words written byte by byte, lowered (ASCII), the other tokens
+   * as values.
+   */
+  searchWords(text: string): void {
+    if (text.indexOf('<') !== -1) {
+      this.byte(TAB);
+      this.value(text);
+      return;
+    }
+    const n = text.length;
+    // the plain words written as they are met (at most 3 bytes a character of the text); the other tokens' ranges kept
+    if (this.at + n * 3 + 1 > this.buf.length) this.next(n * 3 + 1);
+    const buf = this.buf;
+    let at = this.at;
+    const others = OTHER_TOKENS;
+    let count = 0;
+    let first = true;
+    for (let s = 0; s < n; ) {
+      let e = text.indexOf(' ', s);
+      if (e === -1) e = n;
+      if (e > s) {
+        const end = plainWordEnd(text, s, e);
+        if (end < 0) {
+          if (count < others.length) {
+            others[count++] = s;
+            others[count++] = e;
+          } else count = others.length + 1; // more than it holds: written from the text again below
+        } else {
+          if (!first) buf[at++] = 0x20;
+          first = false;
+          for (let i = s; i < end; i++) {
+            const c = text.charCodeAt(i);
+            buf[at++] = c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
+          }
+        }
+      }
+      s = e + 1;
+    }
+    this.at = at;
+    this.byte(TAB);
+    if (count === 0) return;
+    if (count <= others.length) {
+      for (let k = 0; k < count; k += 2) {
+        if (k > 0) this.byte(0x20);
+        this.raw(copyEscaped(text.slice(others[k], others[k + 1])));
+      }
+      return;
+    }
+    first = true;
+    for (let s = 0; s < n; ) {
+      let e = text.indexOf(' ', s);
+      if (e === -1) e = n;
+      if (e > s && plainWordEnd(text, s, e) < 0) {
+        if (!first) this.byte(0x20);
+        first = false;
+        this.raw(copyEscaped(text.slice(s, e)));
+      }
+      s = e + 1;
+    }
+  }
+
   number(v: number | null | undefined): void {
     this.raw(v === null || v === undefined ? '\\N' : String(v));
   }
@@ -177,9 +247,6 @@ class CopyText {
     this.at = 0;
   }
 }
-
-const TAB = 0x09;
-const NEWLINE = 0x0a;
 
 /**
  * The rows of a batch in COPY's text format, columns in LOAD_COLUMNS order (CopyText). Lone UTF-16
@@ -210,8 +277,10 @@ export function entitiesCopyText(entities: readonly EntityInput[], ids: readonly
     out.number(e.num_max); out.byte(TAB);
     out.number(e.rank_score ?? 0); out.byte(TAB);
     out.json(e.sources ?? []); out.byte(TAB);
-    out.value(searchTextOf(e)); out.byte(TAB);
-    out.array(facetTerms(e.facets)); out.byte(NEWLINE);
+    const text = searchTextOf(e);
+    out.value(text); out.byte(TAB);
+    out.array(facetTerms(e.facets)); out.byte(TAB);
+    out.searchWords(text); out.byte(NEWLINE); // plain_words, other_words (splitSearchText)
   }
   return out.end();
 }
