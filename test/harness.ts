@@ -17,7 +17,7 @@ import { operatorContext } from '../apps/admin/src/admin-context';
 import { eventsStreamSettings } from '@app/platform/config';
 import type { ProvisionOutcome } from '@app/platform/jetstream';
 import {
-  freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
+  freePort, httpReady, inLanes, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
 } from '../tools/mesh/processes';
 import { TIMING_SCALE } from './support/timing';
 
@@ -404,16 +404,7 @@ export class TestMesh {
 
   /** Starts these apps, HARNESS.startConcurrency at a time. */
   private async startApps(apps: ServiceName[]): Promise<void> {
-    const queue = [...apps];
-    const failures: unknown[] = [];
-    const lane = async () => {
-      // a lane stops taking apps once one failed; the others finish what they started
-      for (let name = queue.shift(); name && failures.length === 0; name = queue.shift()) {
-        await this.startApp(name).catch((err) => failures.push(err));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(HARNESS.startConcurrency, queue.length) }, lane));
-    if (failures.length) throw failures[0];
+    await inLanes(apps, HARNESS.startConcurrency, (name) => this.startApp(name));
   }
 
   async startApp(name: ServiceName, port?: number): Promise<RunningApp> {

@@ -13,7 +13,7 @@ import { writesAccepted } from '../mesh/pg-pair';
 import { ApiConnectionError, isInProgressConflict, LeadIntelClient } from '../../packages/client/src';
 import { UPSTREAM_TIME_HEADER } from '../mesh/ingress';
 import { startDemoSandbox } from '../mesh/demo-sandbox';
-import { freePort, httpReady, MESH_NATS_IDENTITY_DIR, NATS_START_TIMEOUT_MS, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, waitFor } from '../mesh/processes';
+import { freePort, httpReady, inLanes, MESH_NATS_IDENTITY_DIR, NATS_START_TIMEOUT_MS, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, waitFor } from '../mesh/processes';
 import { SmtpSink } from '../mesh/smtp-sink';
 import { HttpsReceiver, testCertificate } from '../webhooks/https-receiver';
 
@@ -491,15 +491,7 @@ async function singleShape(dir: string, prefix: string, settings: NodeJS.Process
     nats.kill('SIGKILL');
   };
   try {
-    // a few at a time (a start is mostly CPU: more at once than the cores only makes each slower);
-    // a lane stops taking services once one failed
-    const queue = [...SERVICE_NAMES];
-    const failures: unknown[] = [];
-    const lane = async () => {
-      for (let name = queue.shift(); name && failures.length === 0; name = queue.shift()) await start(name).catch((err) => failures.push(err));
-    };
-    await Promise.all(Array.from({ length: Math.min(Math.max(1, options.startConcurrency ?? availableParallelism()), queue.length) }, lane));
-    if (failures.length) throw failures[0];
+    await inLanes(SERVICE_NAMES, options.startConcurrency ?? availableParallelism(), (name) => start(name));
   } catch (err) {
     await close();
     throw err;

@@ -55,6 +55,24 @@ export function tcpAnswers(host: string, port: number, timeoutMs = 1000): Promis
 }
 
 /**
+ * Runs `work` on each item, at most `concurrency` at once (lanes that take the next item as each
+ * finishes); once one fails, no lane takes another item, the ones started finish, and the first
+ * failure is thrown. For starting services: a start is mostly CPU, so more at once than the
+ * cores only makes each slower.
+ */
+export async function inLanes<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<unknown>): Promise<void> {
+  const queue = [...items];
+  const failures: unknown[] = [];
+  const lane = async () => {
+    for (let item = queue.shift(); item !== undefined && failures.length === 0; item = queue.shift()) {
+      await work(item).catch((err) => failures.push(err));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, concurrency), queue.length) }, lane));
+  if (failures.length) throw failures[0];
+}
+
+/**
  * A child process run to its end: its exit status (1 when it could not run or was killed) and
  * output. Never rejects: the caller reads the status.
  */
