@@ -24,12 +24,12 @@ export const SLOW_PROBES_TO_LEAVE = 3;
  */
 @Injectable()
 export class DatabaseState {
-  private watchedSince?: number;
+  private watchRuns = false;
   private answering = true;
 
   /** Whether a watch reports here (startService starts it after the warm-up). */
   get watched(): boolean {
-    return this.watchedSince !== undefined;
+    return this.watchRuns;
   }
 
   get up(): boolean {
@@ -37,7 +37,7 @@ export class DatabaseState {
   }
 
   watching(): void {
-    this.watchedSince ??= Date.now();
+    this.watchRuns = true;
   }
 
   changed(up: boolean): void {
