@@ -41,6 +41,8 @@ export class WorkspacesService {
     for (const lens of input.lenses) oneOf('lenses', lens, LENSES);
     const id = newId(ID_PREFIX.workspace);
     const ownerId = newId(ID_PREFIX.member);
+    // what the event carries and what billing is asked to open: one opening
+    const opening: OpenAccountRequest = { workspace_id: id, plan: input.plan, plan_credits: input.plan_credits, pack_credits: input.pack_credits };
     await this.uow.run(async ({ manager, client }) => {
       await this.repository.insertWorkspace(
         manager,
@@ -52,14 +54,13 @@ export class WorkspacesService {
         workspace_id: id,
         livemode: true,
         api_version: CURRENT_API_VERSION,
-        object: { workspace_id: id, plan: input.plan, plan_credits: input.plan_credits, pack_credits: input.pack_credits },
+        object: opening,
       });
     });
     const ctx: RequestContext = {
       request_id: requestId, workspace_id: id, key_id: 'gateway', member_id: ownerId, member_role: 'owner', owner_id: ownerId,
       mode: 'live', livemode: true, api_version: CURRENT_API_VERSION, plan: input.plan, lenses: input.lenses,
     };
-    const opening: OpenAccountRequest = { workspace_id: id, plan: input.plan, plan_credits: input.plan_credits, pack_credits: input.pack_credits };
     const creditAccount = await this.rpc.send<OpenedAccount>(SUBJECTS.billing.accountsOpen, ctx, opening, OPEN_ACCOUNT_WAIT_MS).then(
       () => 'open' as const,
       (err: unknown) => {
