@@ -62,7 +62,7 @@ const GENERATION_SQL = `SELECT generation::text AS generation FROM entities_coun
  */
 const TERMS_SQL = `array_to_tsvector(string_to_array(t.plain_words, ' ') || t.facet_terms) || strip(to_tsvector('simple', t.other_words))`;
 
-/** The columns of a batch as COPY sends them (entitiesCopyText writes them in this order). */
+/** The columns of a batch as COPY sends them (entitiesCopyBinary writes them in this order, as these types). */
 const LOAD_COLUMNS: [string, string][] = [
   ['id', 'text'], ['ext_key', 'text'], ['lens', 'text'], ['name', 'text'], ['person_name', 'text'], ['first_name', 'text'], ['last_name', 'text'],
   ['title', 'text'], ['organization', 'text'], ['location', 'text'], ['country', 'text'], ['domain', 'text'], ['email', 'text'], ['phone', 'text'],
@@ -71,119 +71,174 @@ const LOAD_COLUMNS: [string, string][] = [
 ];
 const LOAD_COLUMN_NAMES = LOAD_COLUMNS.map(([name]) => name).join(', ');
 const LOAD_TABLE_SQL = `CREATE TEMP TABLE IF NOT EXISTS entities_load (${LOAD_COLUMNS.map(([n, t]) => `${n} ${t}`).join(', ')}) ON COMMIT DELETE ROWS`;
+const COPY_LOAD_SQL = `COPY entities_load (${LOAD_COLUMN_NAMES}) FROM STDIN (FORMAT binary)`;
 /**
- * The batch moved from the load table into `entities`, its rows as the upsert left them sent back
- * as binary COPY (the columns a build reads, and whether the row was inserted): the writing
+ * The batch moved from the load table into `entities`, its rows as the statement left them sent
+ * back as binary COPY (the columns a build reads, and whether the row was inserted): the writing
  * process's in-memory index takes the batch from them (MemorySearchIndex.written) instead of
  * reading it back after the commit.
+ *
+ * `upsert` false: a plain INSERT, which fails on the first ext_key already stored (unique
+ * violation) and which upsertMany tries first; true: INSERT ... ON CONFLICT (ext_key) DO UPDATE,
+ * which upsertMany runs when the plain one failed so. The plain INSERT spares PostgreSQL the
+ * speculative insertion of every row (the arbiter index looked up before the row is written, the
+ * row confirmed after: a WAL record more a row); both leave the same rows.
  */
-const UPSERT_FROM_LOAD_SQL = `COPY (
+const moveFromLoadSql = (upsert: boolean): string => `COPY (
        INSERT INTO entities (id, ext_key, lens, name, person_name, first_name, last_name, title, organization, location, country, domain,
                              email, phone, details, facets, num_min, num_max, rank_score, sources, search_text, terms)
        SELECT id, ext_key, lens, name, person_name, first_name, last_name, title, organization, location, country, domain,
               email, phone, details, facets, num_min, num_max, rank_score, sources, search_text,
               ${TERMS_SQL}
          FROM entities_load t
-       ON CONFLICT (ext_key) DO UPDATE SET
+       ${upsert ? `ON CONFLICT (ext_key) DO UPDATE SET
          lens = EXCLUDED.lens, name = EXCLUDED.name, person_name = EXCLUDED.person_name, first_name = EXCLUDED.first_name,
          last_name = EXCLUDED.last_name, title = EXCLUDED.title, organization = EXCLUDED.organization, location = EXCLUDED.location,
          country = EXCLUDED.country, domain = EXCLUDED.domain, email = coalesce(EXCLUDED.email, entities.email),
          phone = coalesce(EXCLUDED.phone, entities.phone), details = EXCLUDED.details, facets = EXCLUDED.facets,
          num_min = EXCLUDED.num_min, num_max = EXCLUDED.num_max, rank_score = EXCLUDED.rank_score, sources = EXCLUDED.sources,
-         search_text = EXCLUDED.search_text, terms = EXCLUDED.terms, updated_at = now()
+         search_text = EXCLUDED.search_text, terms = EXCLUDED.terms, updated_at = now()` : ''}
        RETURNING id, lens, rank_score, num_min::float8, num_max::float8, terms, (xmax = 0)) TO STDOUT (FORMAT binary)`;
+const INSERT_FROM_LOAD_SQL = moveFromLoadSql(false);
+const UPSERT_FROM_LOAD_SQL = moveFromLoadSql(true);
+/** The savepoint a batch's plain INSERT goes back to when a key of the batch is already stored. */
+const FRESH_SAVEPOINT = 'entities_fresh';
+/** PostgreSQL's unique_violation. */
+const UNIQUE_VIOLATION = '23505';
 
-const COPY_SPECIAL = /[\\\t\n\r]/;
-const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-/** A string in COPY's text format: backslash, tab, newline and carriage return escaped. */
-const copyEscaped = (v: string): string => (COPY_SPECIAL.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : v);
 /** A lone UTF-16 surrogate escape, which PostgreSQL's JSON parser refuses: stored as U+FFFD. */
 const LONE_SURROGATE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
-/** A quote or backslash, escaped in an array element; or a character COPY's text format escapes. */
-const ARRAY_SPECIAL = /["\\\t\n\r]/;
 
-const TAB = 0x09;
-const NEWLINE = 0x0a;
-/** Start and end of the other tokens of one search text (CopyText.searchWords), up to 32 of them. */
+/** Start and end of the other tokens of one search text (CopyBinary.searchWords), up to 32 of them. */
 const OTHER_TOKENS = new Int32Array(64);
 
-/** COPY text is written into buffers of this many bytes, handed on as they fill. */
+/** COPY data is written into buffers of this many bytes, handed on as they fill. */
 const COPY_PIECE = 256 * 1024;
+/** The binary COPY header: its signature "PGCOPY\n\377\r\n\0", no flags, no extension. */
+const COPY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
+/** The pg_type oid of text, the element type of a text[] in binary form (array_recv checks it). */
+const TEXT_OID = 25;
+const INT8_MIN = -(2n ** 63n);
+const INT8_MAX = 2n ** 63n - 1n;
+/** What int8in and int4in take: an optional sign and decimal digits, spaces around. */
+const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
 
 /**
- * COPY's text format written straight into buffers as UTF-8, value by value: no string is made
- * for a row or a piece of rows (the concatenations and their UTF-8 encoding were a large part of a
- * seed's time in search, and of its garbage). The bytes are what the text of every value, escaped
- * as COPY's text format escapes it, encodes to in UTF-8 (a lone UTF-16 surrogate as U+FFFD, as
- * Buffer's UTF-8 writes it). A buffer may end inside a row: PostgreSQL reads COPY data as one stream.
+ * An integer column's value as PostgreSQL's text input would take it (a number, or the text of
+ * one); anything else fails the batch, as it failed in PostgreSQL when COPY was text.
  */
-class CopyText {
+function integerOf(v: unknown, type: 'bigint' | 'integer'): bigint {
+  const text = String(v);
+  if (typeof v === 'number' ? !Number.isInteger(v) : !INTEGER_TEXT.test(text)) throw new Error(`invalid input syntax for type ${type}: "${text}"`);
+  const n = BigInt(typeof v === 'number' ? v : text.trim());
+  if (type === 'bigint' ? n < INT8_MIN || n > INT8_MAX : n < -2147483648n || n > 2147483647n) throw new Error(`value "${text}" is out of range for type ${type}`);
+  return n;
+}
+
+/**
+ * COPY's binary format written straight into buffers, value by value: each row its field count,
+ * each value its length and its bytes (text as UTF-8, jsonb as its version byte and JSON, text[]
+ * as array_send makes it, bigint and integer in network order). PostgreSQL then parses neither
+ * text escapes, nor array literals, nor numbers (only the JSON of the two jsonb columns), and
+ * search escapes nothing. No string is made for a row (the concatenations and their UTF-8
+ * encoding were a large part of a seed's time in search, and of its garbage). A lone UTF-16
+ * surrogate is written as U+FFFD (as Buffer's UTF-8 writes it; said explicitly in JSON). A buffer
+ * may end inside a row: PostgreSQL reads COPY data as one stream.
+ */
+class CopyBinary {
   readonly pieces: Buffer[] = [];
   private buf = Buffer.allocUnsafe(COPY_PIECE);
   private at = 0;
 
-  /** Raw text (already in COPY's format). */
-  raw(s: string): void {
-    if (this.at + s.length * 3 > this.buf.length) this.next(s.length * 3);
-    this.at += this.buf.write(s, this.at);
+  constructor() {
+    COPY_HEADER.copy(this.buf, 0);
+    this.at = COPY_HEADER.length;
   }
 
-  /** A separator or the end of a row (one ASCII byte). */
-  byte(b: number): void {
-    if (this.at === this.buf.length) this.next(1);
-    this.buf[this.at++] = b;
+  /** The start of a row of `fields` values. */
+  row(fields: number): void {
+    this.room(2);
+    this.at = this.buf.writeInt16BE(fields, this.at);
   }
 
-  /** A text value: COPY's escapes; \N for null (other values as their text, as a template literal makes it). */
+  /** A text value (a value not a string as its text, as a template literal makes it); NULL for null. */
   value(v: unknown): void {
-    this.raw(v === null || v === undefined ? '\\N' : copyEscaped(typeof v === 'string' ? v : `${v}`));
+    if (v === null || v === undefined) this.nul();
+    else this.text(typeof v === 'string' ? v : `${v}`);
   }
 
-  /** JSON for a jsonb column (JSON.stringify escapes control characters, so only backslashes need COPY's escape). */
+  /** A string as text: its length, then its UTF-8 bytes. */
+  text(s: string): void {
+    this.room(4 + s.length * 3);
+    const written = this.buf.write(s, this.at + 4);
+    this.buf.writeInt32BE(written, this.at);
+    this.at += 4 + written;
+  }
+
+  /** JSON for a jsonb column (version 1, then the text). */
   json(v: unknown): void {
     let json = JSON.stringify(v);
-    if (json.includes('\\')) {
-      if (json.includes('\\ud')) json = json.replace(LONE_SURROGATE, '$1\\ufffd');
-      json = json.replace(/\\/g, '\\\\');
-    }
-    this.raw(json);
+    if (json.includes('\\ud')) json = json.replace(LONE_SURROGATE, '$1\\ufffd');
+    this.room(5 + json.length * 3);
+    const written = this.buf.write(json, this.at + 5);
+    this.buf.writeInt32BE(written + 1, this.at);
+    this.buf[this.at + 4] = 1;
+    this.at += 5 + written;
   }
 
-  /** A text[] literal: every element quoted, its quotes and backslashes escaped (NULL for null); then COPY's escapes. */
+  /** A text[] (array_send's form: dimensions, whether a NULL is in it, the element type, then the elements); NULL elements for null. */
   array(values: readonly unknown[]): void {
-    this.byte(0x7b); // {
-    for (let i = 0; i < values.length; i++) {
-      if (i > 0) this.byte(0x2c); // ,
-      const v = values[i];
-      if (v === null || v === undefined) {
-        this.raw('NULL');
+    // the whole array's room at once (at most 3 bytes a UTF-16 unit), so that it is in one buffer:
+    // its length, written at its end, is before its elements
+    const texts = values.map((v) => (v === null || v === undefined ? null : String(v)));
+    let most = 24;
+    for (const t of texts) most += 4 + (t === null ? 0 : t.length * 3);
+    this.room(most);
+    const buf = this.buf;
+    const start = this.at;
+    if (texts.length === 0) {
+      buf.writeInt32BE(12, start);
+      buf.writeInt32BE(0, start + 4); // dimensions
+      buf.writeInt32BE(0, start + 8); // no NULL
+      buf.writeInt32BE(TEXT_OID, start + 12);
+      this.at = start + 16;
+      return;
+    }
+    buf.writeInt32BE(1, start + 4);
+    buf.writeInt32BE(texts.includes(null) ? 1 : 0, start + 8);
+    buf.writeInt32BE(TEXT_OID, start + 12);
+    buf.writeInt32BE(texts.length, start + 16);
+    buf.writeInt32BE(1, start + 20); // lower bound
+    let at = start + 24;
+    for (const t of texts) {
+      if (t === null) {
+        at = buf.writeInt32BE(-1, at);
         continue;
       }
-      const text = String(v);
-      this.byte(0x22); // "
-      // COPY's escapes apply character by character, so an element can take them on its own
-      this.raw(ARRAY_SPECIAL.test(text) ? copyEscaped(text.replace(/["\\]/g, '\\$&')) : text);
-      this.byte(0x22);
+      const written = buf.write(t, at + 4);
+      buf.writeInt32BE(written, at);
+      at += 4 + written;
     }
-    this.byte(0x7d); // }
+    buf.writeInt32BE(at - start - 4, start);
+    this.at = at;
   }
 
   /**
-   * splitSearchText's two parts of a text as two columns, a tab between them (the same bytes as
-   * value() of each): the plain words written byte by byte, lowered (ASCII), the other tokens
-   * as values.
+   * splitSearchText's two parts of a text as two text values: the plain words written byte by
+   * byte, lowered (ASCII), then the other tokens.
    */
   searchWords(text: string): void {
     if (text.indexOf('<') !== -1) {
-      this.byte(TAB);
-      this.value(text);
+      this.text('');
+      this.text(text);
       return;
     }
     const n = text.length;
     // the plain words written as they are met (at most 3 bytes a character of the text); the other tokens' ranges kept
-    if (this.at + n * 3 + 1 > this.buf.length) this.next(n * 3 + 1);
+    this.room(4 + n * 3);
     const buf = this.buf;
-    let at = this.at;
+    const start = this.at;
+    let at = start + 4;
     const others = OTHER_TOKENS;
     let count = 0;
     let first = true;
@@ -196,7 +251,7 @@ class CopyText {
           if (count < others.length) {
             others[count++] = s;
             others[count++] = e;
-          } else count = others.length + 1; // more than it holds: written from the text again below
+          } else count = others.length + 1; // more than it holds: found in the text again below
         } else {
           if (!first) buf[at++] = 0x20;
           first = false;
@@ -208,40 +263,68 @@ class CopyText {
       }
       s = e + 1;
     }
+    buf.writeInt32BE(at - start - 4, start);
     this.at = at;
-    this.byte(TAB);
-    if (count === 0) return;
-    if (count <= others.length) {
-      for (let k = 0; k < count; k += 2) {
-        if (k > 0) this.byte(0x20);
-        this.raw(copyEscaped(text.slice(others[k], others[k + 1])));
-      }
-      return;
-    }
+    // the other tokens, spaces between them (their bytes are at most the text's)
+    this.room(4 + n * 3);
+    const other = this.at;
+    at = other + 4;
     first = true;
-    for (let s = 0; s < n; ) {
-      let e = text.indexOf(' ', s);
-      if (e === -1) e = n;
-      if (e > s && plainWordEnd(text, s, e) < 0) {
-        if (!first) this.byte(0x20);
-        first = false;
-        this.raw(copyEscaped(text.slice(s, e)));
+    const token = (s: number, e: number) => {
+      if (!first) this.buf[at++] = 0x20;
+      first = false;
+      at += this.buf.write(text.slice(s, e), at);
+    };
+    if (count <= others.length) {
+      for (let k = 0; k < count; k += 2) token(others[k], others[k + 1]);
+    } else {
+      for (let s = 0; s < n; ) {
+        let e = text.indexOf(' ', s);
+        if (e === -1) e = n;
+        if (e > s && plainWordEnd(text, s, e) < 0) token(s, e);
+        s = e + 1;
       }
-      s = e + 1;
     }
+    this.buf.writeInt32BE(at - other - 4, other);
+    this.at = at;
   }
 
-  number(v: number | null | undefined): void {
-    this.raw(v === null || v === undefined ? '\\N' : String(v));
+  /** A bigint value; NULL for null. */
+  bigint(v: unknown): void {
+    if (v === null || v === undefined) return this.nul();
+    const n = integerOf(v, 'bigint');
+    this.room(12);
+    this.buf.writeInt32BE(8, this.at);
+    this.buf.writeBigInt64BE(n, this.at + 4);
+    this.at += 12;
   }
 
-  /** The buffers written (this writer is done). */
+  /** An integer value; NULL for null. */
+  integer(v: unknown): void {
+    if (v === null || v === undefined) return this.nul();
+    const n = integerOf(v, 'integer');
+    this.room(8);
+    this.buf.writeInt32BE(4, this.at);
+    this.buf.writeInt32BE(Number(n), this.at + 4);
+    this.at += 8;
+  }
+
+  /** The buffers written, with the trailer (this writer is done). */
   end(): Buffer[] {
-    if (this.at > 0) this.pieces.push(this.buf.subarray(0, this.at));
+    this.room(2);
+    this.at = this.buf.writeInt16BE(-1, this.at);
+    this.pieces.push(this.buf.subarray(0, this.at));
     return this.pieces;
   }
 
-  private next(need: number): void {
+  private nul(): void {
+    this.room(4);
+    this.at = this.buf.writeInt32BE(-1, this.at);
+  }
+
+  /** Makes `need` bytes of room in the current buffer (a new one when it has less). */
+  private room(need: number): void {
+    if (this.at + need <= this.buf.length) return;
     if (this.at > 0) this.pieces.push(this.buf.subarray(0, this.at));
     this.buf = Buffer.allocUnsafe(Math.max(COPY_PIECE, need));
     this.at = 0;
@@ -249,44 +332,45 @@ class CopyText {
 }
 
 /**
- * The rows of a batch in COPY's text format, columns in LOAD_COLUMNS order (CopyText). Lone UTF-16
- * surrogates become U+FFFD (the UTF-8 encoding of the text does that for text columns; the JSON of
- * details and sources says so explicitly).
+ * The rows of a batch in COPY's binary format, columns in LOAD_COLUMNS order (CopyBinary). Lone
+ * UTF-16 surrogates become U+FFFD (the UTF-8 encoding of the text does that for text columns; the
+ * JSON of details and sources says so explicitly).
  */
-export function entitiesCopyText(entities: readonly EntityInput[], ids: readonly string[]): Buffer[] {
-  const out = new CopyText();
+export function entitiesCopyBinary(entities: readonly EntityInput[], ids: readonly string[]): Buffer[] {
+  const out = new CopyBinary();
   for (let r = 0; r < entities.length; r++) {
     const e = entities[r];
-    out.value(ids[r]); out.byte(TAB);
-    out.value(e.ext_key); out.byte(TAB);
-    out.value(e.lens); out.byte(TAB);
-    out.value(e.name); out.byte(TAB);
-    out.value(e.person_name); out.byte(TAB);
-    out.value(e.first_name); out.byte(TAB);
-    out.value(e.last_name); out.byte(TAB);
-    out.value(e.title); out.byte(TAB);
-    out.value(e.organization); out.byte(TAB);
-    out.value(e.location); out.byte(TAB);
-    out.value(e.country); out.byte(TAB);
-    out.value(e.domain); out.byte(TAB);
-    out.value(e.email); out.byte(TAB);
-    out.value(e.phone); out.byte(TAB);
-    out.json(e.details ?? {}); out.byte(TAB);
-    out.array(e.facets ?? []); out.byte(TAB);
-    out.number(e.num_min); out.byte(TAB);
-    out.number(e.num_max); out.byte(TAB);
-    out.number(e.rank_score ?? 0); out.byte(TAB);
-    out.json(e.sources ?? []); out.byte(TAB);
+    out.row(LOAD_COLUMNS.length);
+    out.value(ids[r]);
+    out.value(e.ext_key);
+    out.value(e.lens);
+    out.value(e.name);
+    out.value(e.person_name);
+    out.value(e.first_name);
+    out.value(e.last_name);
+    out.value(e.title);
+    out.value(e.organization);
+    out.value(e.location);
+    out.value(e.country);
+    out.value(e.domain);
+    out.value(e.email);
+    out.value(e.phone);
+    out.json(e.details ?? {});
+    out.array(e.facets ?? []);
+    out.bigint(e.num_min);
+    out.bigint(e.num_max);
+    out.integer(e.rank_score ?? 0);
+    out.json(e.sources ?? []);
     const text = searchTextOf(e);
-    out.value(text); out.byte(TAB);
-    out.array(facetTerms(e.facets)); out.byte(TAB);
-    out.searchWords(text); out.byte(NEWLINE); // plain_words, other_words (splitSearchText)
+    out.value(text);
+    out.array(facetTerms(e.facets));
+    out.searchWords(text); // plain_words, other_words (splitSearchText)
   }
   return out.end();
 }
 
 /**
- * Sends text to a COPY ... FROM STDIN statement and waits for PostgreSQL to take it. The text is
+ * Sends data to a COPY ... FROM STDIN statement and waits for PostgreSQL to take it. The data is
  * made before the statement starts: a value that cannot be written fails the batch before the
  * connection is in COPY mode.
  */
@@ -344,22 +428,29 @@ export class EntitiesRepository {
 
   /**
    * Inserts or updates by ext_key (same source record -> same entity); one transaction per batch:
-   * the rows go to a temporary table of the connection with COPY (text format, entitiesCopyText),
-   * and one INSERT ... ON CONFLICT moves them into `entities`. COPY's text format is the cheapest
-   * way in for PostgreSQL: a batch as one JSON array would be lexed twice per row (validation,
-   * then extraction), the largest part of a seed's cost there. The temporary table is created by the batch's transaction when the
-   * connection has none yet and emptied by every commit (ON COMMIT DELETE ROWS). The index
-   * generation moves in the batch's transaction: pages ranked before it are read again.
+   * the rows go to a temporary table of the connection with COPY (binary format,
+   * entitiesCopyBinary), and one INSERT moves them into `entities`. COPY is the cheapest way in for
+   * PostgreSQL: a batch as one JSON array would be lexed twice per row (validation, then
+   * extraction), the largest part of a seed's cost there. The temporary table is created by the
+   * batch's transaction when the connection has none yet and emptied by every commit (ON COMMIT
+   * DELETE ROWS). The index generation moves in the batch's transaction: pages ranked before it
+   * are read again.
+   *
+   * The INSERT is first a plain one (INSERT_FROM_LOAD_SQL, the cheaper for keys not stored yet, as
+   * a seed's and a first ingest's are): when a key of the batch is already stored (a chunk seeded
+   * again, after a crash or by a retry, or an ingest that updates) it fails, the transaction goes
+   * back to the savepoint taken before the load, and the batch is loaded again and upserted
+   * (UPSERT_FROM_LOAD_SQL). Either way a batch's rows are in `entities` once, and counted once.
    */
   async upsertMany(entities: EntityInput[], options: { regenerable?: boolean } = {}): Promise<{ inserted: number; updated: number }> {
     if (entities.length === 0) return { inserted: 0, updated: 0 };
     // in ext_key order: batches written at once that share entities lock them in the same order
     // (one waits for the other instead of a deadlock)
     const ordered = [...entities].sort((a, b) => (a.ext_key < b.ext_key ? -1 : a.ext_key > b.ext_key ? 1 : 0));
-    const text = entitiesCopyText(ordered, newIds(ID_PREFIX.entity, ordered.length));
+    const data = entitiesCopyBinary(ordered, newIds(ID_PREFIX.entity, ordered.length));
     const client = await this.pool.connect();
-    const builder = new SegmentBuilder(ordered.length);
-    const docs = new CopyBinaryDocs(builder, true);
+    let builder = new SegmentBuilder(ordered.length);
+    let docs = new CopyBinaryDocs(builder, true);
     let copying = false;
     let generation: bigint;
     // A batch that can be made again from nothing (the generated seed: `regenerable`) commits
@@ -369,10 +460,23 @@ export class EntitiesRepository {
     // source is the operator's file, and an acknowledged batch must survive.
     const durability = options.regenerable ? ' SET LOCAL synchronous_commit = off;' : '';
     try {
-      await client.query(`BEGIN; SET LOCAL client_min_messages = warning;${durability} ${LOAD_TABLE_SQL}`);
-      await copyIn(client, `COPY entities_load (${LOAD_COLUMN_NAMES}) FROM STDIN`, text);
+      await client.query(`BEGIN; SET LOCAL client_min_messages = warning;${durability} ${LOAD_TABLE_SQL}; SAVEPOINT ${FRESH_SAVEPOINT}`);
+      await copyIn(client, COPY_LOAD_SQL, data);
       copying = true;
-      await copyOut(client, UPSERT_FROM_LOAD_SQL, docs);
+      try {
+        await copyOut(client, INSERT_FROM_LOAD_SQL, docs);
+      } catch (err) {
+        // PostgreSQL ended the COPY with the error (the connection is at rest): a key already stored
+        if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+        copying = false;
+        await client.query(`ROLLBACK TO SAVEPOINT ${FRESH_SAVEPOINT}`);
+        // the rows the failed INSERT returned before it failed are not the batch's
+        builder = new SegmentBuilder(ordered.length);
+        docs = new CopyBinaryDocs(builder, true);
+        await copyIn(client, COPY_LOAD_SQL, data);
+        copying = true;
+        await copyOut(client, UPSERT_FROM_LOAD_SQL, docs);
+      }
       copying = false;
       // the index's size (migration 0010) and generation (0011) move in the batch's transaction, sent with its COMMIT;
       // the batch's ext_keys are logged under that generation (migration 1764000017000) for the in-memory
