@@ -178,6 +178,8 @@ describe('MemoryIndex', () => {
           { lens: 'leads', all: [...new Set([names[a], names[b]])], anyOf: [], numeric: [] },
           { lens: 'leads', all: [names[a]], anyOf: [[names[b], 'only']], numeric: [] },
           { lens: 'leads', all: [names[a], 'only'], anyOf: [], numeric: [] },
+          // a group of two lists, dense (bitmaps: Segment.bitmap) or not, and documents deleted
+          { lens: 'leads', all: [names[a]], anyOf: [[names[b], 'd10']], numeric: [] },
         ] as IndexQuery[]) {
           for (const limit of [1, 26, 1001, 30_000]) expect({ q, limit, ids: index.search(q, limit) }).toEqual({ q, limit, ids: brute(docs, q, limit) });
         }
@@ -188,6 +190,21 @@ describe('MemoryIndex', () => {
       const list = segment.list(name)!;
       const want = [...Array(segment.size).keys()].filter((d) => docs.get(segment.id(d))!.terms.includes(name));
       expect({ name, list: [...list] }).toEqual({ name, list: want });
+    }
+    // deleted documents are no match, whichever way a query reads the lists
+    for (let i = 0; i < 20_000; i += 7) {
+      const id = `ent_${i}`;
+      segment.delete(segment.find(id));
+      docs.delete(id);
+    }
+    for (const a of names) {
+      for (const q of [
+        { lens: 'leads', all: [a], anyOf: [], numeric: [] },
+        { lens: 'leads', all: ['d90'], anyOf: [[a, 'd50']], numeric: [] },
+        { lens: 'leads', all: [a, 'd10'], anyOf: [], numeric: [] },
+      ] as IndexQuery[]) {
+        for (const limit of [1, 26, 1001, 30_000]) expect({ q, limit, ids: index.search(q, limit) }).toEqual({ q, limit, ids: brute(docs, q, limit) });
+      }
     }
   });
 

@@ -52,6 +52,8 @@ export const MERGE_FACTOR = 8;
 const SMALLEST = 1024;
 
 const NO_DOC = 0xffffffff;
+/** A term in at least one document in DENSE of a segment is read as a bitmap (Segment.bitmap). */
+const DENSE = 32;
 
 /** FNV-1a over bytes [from, to). */
 function hashBytes(src: Uint8Array, from: number, to: number): number {
@@ -365,7 +367,7 @@ export interface SegmentBytes {
   ids: number;
   /** The term dictionary: the terms' bytes, an end offset each, its look-up table. */
   terms: number;
-  /** The posting lists, bit-packed (PackedLists): counts, heads, block bases, widths and bits. */
+  /** The posting lists, bit-packed (PackedLists): counts, heads, block bases, widths and bits; and the bitmaps of the dense terms queried so far (Segment.bitmap). */
   postings: number;
   /** Per document: rank (4), num_min and num_max (8 each), deleted (1). */
   docs: number;
@@ -441,6 +443,34 @@ export class Segment {
     return this.lists.list(t);
   }
 
+  /** Bitmaps of dense terms (Segment.bitmap), by term number, made at the first query that asks each. */
+  private readonly bitmaps = new Map<number, Uint32Array>();
+  private bitmapBytes = 0;
+
+  /**
+   * Term t's documents as a bitmap (bit d of word d >>> 5: document d has the term) when its list
+   * is dense, at least one document in DENSE; else undefined. Made from the list at the first query
+   * that asks the term, then kept with the segment (immutable, as the lists are). A bitmap takes
+   * size / 8 bytes, at most 4 bytes a posting of its list (a term in DENSE documents or more), and
+   * answers "has document d" with one load, where a cursor gallops and decodes blocks.
+   */
+  private bitmap(t: number): Uint32Array | undefined {
+    const length = this.lists.length(t);
+    if (length < 2 || length * DENSE < this.size) return undefined;
+    let bits = this.bitmaps.get(t);
+    if (bits) return bits;
+    bits = new Uint32Array((this.size + 31) >>> 5);
+    const block = new Uint32Array(BLOCK);
+    for (let k = this.lists.head[t], at = 0; at < length; k++, at += BLOCK) {
+      const n = Math.min(BLOCK, length - at);
+      this.lists.decode(k, n, block);
+      for (let j = 0; j < n; j++) bits[block[j] >>> 5] |= 1 << (block[j] & 31);
+    }
+    this.bitmaps.set(t, bits);
+    this.bitmapBytes += bits.byteLength;
+    return bits;
+  }
+
   /** A cursor over term t's list. */
   private cursor(t: number): Cursor {
     return this.lists.length(t) === 1 ? new OneCursor(this.lists.head[t]) : new PackedCursor(this.lists, t);
@@ -462,7 +492,7 @@ export class Segment {
     return {
       ids: this.ids.byteLength,
       terms: this.dict.byteLength,
-      postings: this.lists.byteLength,
+      postings: this.lists.byteLength + this.bitmapBytes,
       docs: this.ranks.byteLength + this.numMin.byteLength + this.numMax.byteLength + this.deleted.byteLength,
     };
   }
@@ -470,20 +500,33 @@ export class Segment {
   /**
    * The matches of `query` in document order (best first), lazily: a cursor whose next() is the
    * next matching live document, or -1.
+   *
+   * A condition whose terms are all dense (a term, or a group of facet values, Segment.bitmap) is
+   * a bitmap test; the others are cursors. With cursors, the shortest list leads and every other
+   * gallops to its candidates (leapfrog), and a candidate they agree on is then tested against the
+   * bitmaps. With none (every condition dense, as a lens with common facets is), the bitmaps'
+   * words are ANDed 32 documents at a time from the last match on. Either way the work follows
+   * the page asked (the matches before it), not the lists' lengths.
    */
   matches(query: IndexQuery): () => number {
     const none = () => -1;
     if (query.none) return none;
     const cursors: Cursor[] = [];
+    /** Each a group of bitmaps, of which a match is in at least one. */
+    const tests: Uint32Array[][] = [];
     for (const term of [lensTerm(query.lens), ...query.all]) {
       const t = this.termOf(term);
       if (t < 0) return none;
-      cursors.push(this.cursor(t));
+      const bits = this.bitmap(t);
+      if (bits) tests.push([bits]);
+      else cursors.push(this.cursor(t));
     }
     for (const group of query.anyOf) {
       const terms = group.map((term) => this.termOf(term)).filter((t) => t >= 0);
       if (terms.length === 0) return none;
-      cursors.push(terms.length === 1 ? this.cursor(terms[0]) : new UnionCursor(terms.map((t) => this.cursor(t))));
+      const bits = terms.map((t) => this.bitmap(t));
+      if (bits.every((b) => b !== undefined)) tests.push(bits as Uint32Array[]);
+      else cursors.push(terms.length === 1 ? this.cursor(terms[0]) : new UnionCursor(terms.map((t) => this.cursor(t))));
     }
     // the shortest list leads: every other list gallops to its candidates
     cursors.sort((a, b) => a.length - b.length);
@@ -493,7 +536,49 @@ export class Segment {
       // NaN (a null column) fails every comparison, as NULL does in SQL
       return c.op === '>=' ? (d: number) => values[d] >= v : c.op === '<=' ? (d: number) => values[d] <= v : (d: number) => values[d] < v;
     });
+    const deleted = this.deleted;
+    const passes = (doc: number): boolean => {
+      if (deleted[doc] !== 0) return false;
+      const w = doc >>> 5;
+      const bit = 1 << (doc & 31);
+      for (const group of tests) {
+        let any = false;
+        for (const bits of group) {
+          if ((bits[w] & bit) !== 0) {
+            any = true;
+            break;
+          }
+        }
+        if (!any) return false;
+      }
+      return checks.every((check) => check(doc));
+    };
     let next = 0;
+    if (cursors.length === 0) {
+      const words = (this.size + 31) >>> 5;
+      return () => {
+        for (let w = next >>> 5; w < words; w++) {
+          // the documents of word w every condition's bitmaps have, from `next` on
+          let m = w === next >>> 5 ? -1 << (next & 31) : -1;
+          for (const group of tests) {
+            let any = 0;
+            for (const bits of group) any |= bits[w];
+            m &= any;
+            if (m === 0) break;
+          }
+          while (m !== 0) {
+            const doc = (w << 5) | (31 - Math.clz32(m & -m));
+            m &= m - 1;
+            if (deleted[doc] === 0 && checks.every((check) => check(doc))) {
+              next = doc + 1;
+              return doc;
+            }
+          }
+        }
+        next = this.size;
+        return -1;
+      };
+    }
     return () => {
       let doc = next;
       for (;;) {
@@ -507,7 +592,7 @@ export class Segment {
             agreed = 1;
           }
         }
-        if (this.deleted[doc] === 0 && checks.every((check) => check(doc))) {
+        if (passes(doc)) {
           next = doc + 1;
           return doc;
         }
