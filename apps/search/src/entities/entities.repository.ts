@@ -578,11 +578,14 @@ export class EntitiesRepository {
     const { rows } = await this.reads.run((client) => client.query<PageRow & { page: number; of_page: number | null }>({
       name: 'search-pages',
       // the generation an InitPlan (evaluated once), not a join: joined, the planner multiplies the
-      // one-row table's unknown size into a cost that has PostgreSQL JIT-compile the statement (20 ms)
+      // one-row table's unknown size into a cost that has PostgreSQL JIT-compile the statement (20 ms).
+      // OFFSET 0 keeps `w` a subquery of its own, so each page's profile is looked up once: pulled
+      // up, the look-up ran for every row of the page (25 a page: half the statement's CPU when the
+      // rows are in shared_buffers, 0.54 against 0.29 ms a page; docs/benchmarks.md)
       text: `SELECT (${GENERATION_SQL}) AS generation, w.page, w.profile, p.*
          FROM (
            SELECT a.page, (SELECT o.profile FROM opportunity_profiles o WHERE o.workspace_id = a.workspace_id) AS profile
-             FROM unnest($1::text[]) WITH ORDINALITY AS a(workspace_id, page)) w
+             FROM unnest($1::text[]) WITH ORDINALITY AS a(workspace_id, page) OFFSET 0) w
          LEFT JOIN (
            SELECT ${PAGE_COLUMNS}, t.page AS of_page, t.n
              FROM unnest($2::text[], $3::int[], $4::text[]) WITH ORDINALITY AS t(id, page, workspace_id, n)
