@@ -7,7 +7,7 @@ import { NATS_IDENTITIES, SERVICE_NAMES } from '@app/contracts';
 import { DEFAULT_HTTP_PORTS } from '@app/platform/config';
 import { NATS_SEED_FILE_NAME, permissionsFor } from '@app/platform/nats-auth';
 import { cliFlag, NATS_SETUP_CONFIG, NATS_SETUP_IDENTITIES, writeNatsSetup } from '../../tools/nats-setup';
-import { APP_NODE_FLAGS, APP_V8_FLAGS } from '../../tools/mesh/processes';
+import { APP_NODE_FLAGS, APP_V8_FLAGS, appEntry, appNodeArgs } from '../../tools/mesh/processes';
 import { compose, DOCKERFILE, environmentOf, imageRuntime, Mount, mounts, services } from './compose-file';
 
 /**
@@ -272,5 +272,11 @@ describe('Dockerfile', () => {
     const direct = spawnSync(process.execPath, [...APP_V8_FLAGS, '-e', 'process.exit(0)'], { encoding: 'utf8' });
     expect(direct.stderr).toBe('');
     expect(direct.status).toBe(0);
+  });
+
+  it('the local mesh starts an app with the image\'s flags and no others (no source maps) unless MESH_NODE_ARGS adds some', () => {
+    expect(appNodeArgs('crm', undefined)).toEqual([...APP_NODE_FLAGS, ...APP_V8_FLAGS, appEntry('crm')]);
+    expect(appNodeArgs('crm', '')).not.toContain('--enable-source-maps');
+    expect(appNodeArgs('crm', ' --enable-source-maps  --cpu-prof ')).toEqual([...APP_NODE_FLAGS, ...APP_V8_FLAGS, '--enable-source-maps', '--cpu-prof', appEntry('crm')]);
   });
 });

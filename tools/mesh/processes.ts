@@ -135,6 +135,18 @@ export const APP_V8_FLAGS = ['--heap-growing-percent=200'];
  */
 export const MESH_NATS_IDENTITY_DIR = 'MESH_NATS_IDENTITY_DIR';
 
+/**
+ * node's arguments for an app: the image's flags (Dockerfile's NODE_OPTIONS and CMD; compose.spec keeps them
+ * equal), then MESH_NODE_ARGS, extra node flags for every app (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
+ * profile a benchmark, `--enable-source-maps` for stack traces in the TypeScript's lines). No source maps by
+ * default, as in the image: they cost every start a sixth of its module loading (docs/testing.md, "A service's
+ * start").
+ */
+export function appNodeArgs(name: ServiceName, meshNodeArgs = process.env.MESH_NODE_ARGS): string[] {
+  const extra = (meshNodeArgs ?? '').split(/\s+/).filter(Boolean);
+  return [...APP_NODE_FLAGS, ...APP_V8_FLAGS, ...extra, appEntry(name)];
+}
+
 export function spawnApp(
   name: ServiceName,
   env: NodeJS.ProcessEnv,
@@ -142,10 +154,8 @@ export function spawnApp(
   /** A file descriptor: the app writes its output there itself (the parent need not read it). */
   output: 'inherit' | 'ignore' | number | ((line: string) => void) = 'inherit',
 ): RunningApp {
-  // MESH_NODE_ARGS: extra node flags for every app (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a benchmark)
-  const extra = (process.env.MESH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const { [MESH_NATS_IDENTITY_DIR]: identityDir, ...appEnv } = env;
-  const child = spawn(process.execPath, ['--enable-source-maps', ...APP_NODE_FLAGS, ...APP_V8_FLAGS, ...extra, appEntry(name)], {
+  const child = spawn(process.execPath, appNodeArgs(name), {
     cwd: ROOT,
     env: {
       // its PostgreSQL sessions named after the service (pg_stat_activity's application_name; a
