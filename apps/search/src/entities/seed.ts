@@ -31,7 +31,26 @@ function rng(seed: number): () => number {
   };
 }
 const pick = <T>(r: () => number, list: readonly T[]): T => list[Math.floor(r() * list.length)];
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '');
+
+/**
+ * A function of one string kept per argument: the generator's strings come from the fixed lists
+ * above (a few hundred in all), and a seed of millions would otherwise make each again for every
+ * entity (regular expressions, case mapping, dates), a part of a seed's CPU in search.
+ */
+function remembered(of: (s: string) => string): (s: string) => string {
+  const known = new Map<string, string>();
+  return (s) => {
+    let v = known.get(s);
+    if (v === undefined) known.set(s, (v = of(s)));
+    return v;
+  };
+}
+const slug = remembered((s) => s.toLowerCase().replace(/[^a-z0-9]+/g, ''));
+const capitalized = remembered((s) => s.replace(/\b\w/g, (c) => c.toUpperCase()));
+/** `YYYY-MM-DD` of a day number (days since 1970-01-01), kept per day. */
+const DAYS: string[] = [];
+const dayOf = (day: number): string => (DAYS[day] ??= new Date(day * 86_400_000).toISOString().slice(0, 10));
+const FILED_FROM = Date.UTC(2024, 0, 1) / 86_400_000;
 
 /**
  * Every domain of the demo corpus ends with this reserved top-level domain (RFC 2606): it exists
@@ -78,7 +97,7 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
     const domain = `${slug(orgName)}vc${n}${DEMO_TLD}`;
     const cik = String(1_000_000 + n);
     const url = `https://www.sec.gov/cgi-bin/browse-edgar?action=getcompany&CIK=${cik}`;
-    const filed = new Date(Date.UTC(2024, 0, 1) + Math.floor(r() * 900) * 86_400_000).toISOString().slice(0, 10);
+    const filed = dayOf(FILED_FROM + Math.floor(r() * 900));
     return {
       ext_key: `seed:${n}`, lens, name: fund, person_name: `${first} ${last}`, first_name: first, last_name: last, title: 'Managing Partner',
       organization: fund, location: `${city}, ${country}`, country, domain, email: hasEmail ? `${slug(first)}@${domain}` : null, phone,
@@ -110,9 +129,9 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
   const mechanism = pick(r, mechanisms);
   const amount = (1 + Math.floor(r() * 200)) * 10_000;
   const deadlineDay = Math.floor(Date.UTC(2026, 0, 1) / 86_400_000) + Math.floor(r() * 700);
-  const deadline = new Date(deadlineDay * 86_400_000).toISOString().slice(0, 10);
+  const deadline = dayOf(deadlineDay);
   const topic = pick(r, TOPICS);
-  const title = `${topic.replace(/\b\w/g, (c) => c.toUpperCase())} ${pick(r, ['Research', 'Innovation', 'Training', 'Infrastructure'])} Program ${n}`;
+  const title = `${capitalized(topic)} ${pick(r, ['Research', 'Innovation', 'Training', 'Infrastructure'])} Program ${n}`;
   const url = `https://www.grants.gov/search-results-detail/${300000 + n}`;
   return {
     ext_key: `seed:${n}`, lens, name: title, person_name: `${first} ${last}`, first_name: first, last_name: last, title: 'Program Officer',
