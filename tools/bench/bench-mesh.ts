@@ -95,6 +95,8 @@ export async function startBenchMesh(apps: ServiceName[], extraEnv: Record<strin
 }
 
 export function percentile(samples: number[], p: number): number {
+  // no answer at all (every request failed or none was sent): NaN, which prints as such and meets no goal
+  if (samples.length === 0) return Number.NaN;
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
