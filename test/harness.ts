@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConnectionOptions, NatsConnection, nkeyAuthenticator, nkeys } from '@nats-io/transport-node';
+import { ConnectionOptions, NatsConnection, nkeys } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import type { RequestContext } from '@app/contracts/context';
 import { LENSES, Lens } from '@app/contracts/enums';
@@ -12,6 +12,7 @@ import type { CreatedKey, CreatedWorkspace, CreateKeyRequest, CreateWorkspaceReq
 import { EVENTS_STREAM, SERVICE_NAMES, ServiceName, SUBJECTS } from '@app/contracts/subjects';
 import { randomToken } from '@app/platform/ids';
 import { connectMesh } from '@app/platform/nats';
+import { nkeyAuthenticator } from '@app/platform/nkey-authenticator';
 import { askService } from '@app/platform/reply-mux';
 import { operatorContext } from '../apps/admin/src/admin-context';
 import { eventsStreamSettings } from '@app/platform/config';
@@ -583,7 +584,7 @@ export class TestMesh {
   /** Connection options of one of the mesh's own identities (a service's, or the operator's). */
   identityOptions(identity: NatsIdentity): ConnectionOptions {
     const seed = readFileSync(join(this.natsDir, 'identities', `${identity}.nk`), 'utf8').trim();
-    return { servers: this.natsUrl, authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)), inboxPrefix: natsInboxPrefix(identity), ...this.clientTls() };
+    return { servers: this.natsUrl, authenticator: nkeyAuthenticator(seed), inboxPrefix: natsInboxPrefix(identity), ...this.clientTls() };
   }
 
   /** Connection options of the probe identity (publishes and subscribes anything). */

@@ -2,7 +2,7 @@ import { ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { join } from 'node:path';
-import { ConnectionOptions, nkeyAuthenticator, nkeys } from '@nats-io/transport-node';
+import { ConnectionOptions, nkeys } from '@nats-io/transport-node';
 import { natsInboxPrefix } from '@app/contracts/nats-flows';
 import { SERVICE_NAMES, ServiceName } from '@app/contracts/subjects';
 import { DEFAULT_HTTP_PORTS, EventsStreamSettings, eventsStreamSettings } from '@app/platform/config';
@@ -10,6 +10,7 @@ import { provisionEventsStreamAt, ProvisionOutcome } from '@app/platform/jetstre
 import {
   ensureNatsIdentities, NatsIdentityFiles, natsServerConfig, NatsServerConfigOptions, natsServers, NatsUser,
 } from '@app/platform/nats-auth';
+import { nkeyAuthenticator, nkeyPublicKey } from '@app/platform/nkey-authenticator';
 
 /** The repository root, whether this runs from tools/ (tests) or dist/tools/ (built). */
 function findRoot(dir: string): string {
@@ -216,7 +217,7 @@ export interface ProbeIdentity {
 /** `seed`: the probe of a server started earlier (a test mesh shared by several test files). */
 export function probeIdentity(seed: Uint8Array = nkeys.createUser().getSeed()): ProbeIdentity {
   return {
-    user: { name: 'probe', publicKey: nkeys.fromSeed(seed).getPublicKey(), permissions: { publish: ['>'], subscribe: ['>'] } },
+    user: { name: 'probe', publicKey: nkeyPublicKey(seed), permissions: { publish: ['>'], subscribe: ['>'] } },
     options: (url) => ({ servers: url, authenticator: nkeyAuthenticator(seed) }),
   };
 }
@@ -282,7 +283,7 @@ export async function provisionBus(
   return provisionEventsStreamAt(
     {
       servers: natsServers(url),
-      authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)),
+      authenticator: nkeyAuthenticator(seed),
       inboxPrefix: natsInboxPrefix('operator'),
       ...(options.tls ? { tls: options.tls } : {}),
     },

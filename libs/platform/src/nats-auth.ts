@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ConnectionOptions, nkeyAuthenticator, nkeys, TlsOptions } from '@nats-io/transport-node';
+import { ConnectionOptions, nkeys, TlsOptions } from '@nats-io/transport-node';
+import { nkeyAuthenticator, nkeyPublicKey } from './nkey-authenticator';
 import { NATS_BROADCASTS, NATS_CALLS, NATS_DURABLES, NATS_EVENT_OWNERS, NATS_IDENTITIES, natsInboxPrefix, type NatsIdentity } from '@app/contracts/nats-flows';
 import { EVENTS_STREAM, eventSubject, SERVICE_NAMES, type ServiceName, WORKSPACE_EVENTS_PREFIX } from '@app/contracts/subjects';
 import { ConfigError } from './config-error';
@@ -70,7 +71,7 @@ export function natsConnectOptions(settings: NatsConnectSettings, name: string):
     noRandomize: true,
     name,
     inboxPrefix: natsInboxPrefix(settings.identity),
-    ...(settings.seed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(settings.seed)) } : {}),
+    ...(settings.seed ? { authenticator: nkeyAuthenticator(settings.seed) } : {}),
     ...(settings.tls ? { tls: settings.tls } : {}),
   };
 }
@@ -294,8 +295,7 @@ export function ensureNatsIdentities(dir: string, options: { perIdentityDir?: bo
       writeFileSync(file, `${new TextDecoder().decode(nkeys.createUser().getSeed())}\n`, { mode: 0o600 });
     }
     chmodSync(file, 0o600);
-    const pair = nkeys.fromSeed(new TextEncoder().encode(readFileSync(file, 'utf8').trim()));
-    return { name: identity, publicKey: pair.getPublicKey(), permissions: permissionsFor(identity) };
+    return { name: identity, publicKey: nkeyPublicKey(readFileSync(file, 'utf8').trim()), permissions: permissionsFor(identity) };
   });
   return { dir, seedFile, users };
 }
