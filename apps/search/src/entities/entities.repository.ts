@@ -74,7 +74,8 @@ const LOAD_TABLE_SQL = `CREATE TEMP TABLE IF NOT EXISTS entities_load (${LOAD_CO
 const COPY_LOAD_SQL = `COPY entities_load (${LOAD_COLUMN_NAMES}) FROM STDIN (FORMAT binary)`;
 /**
  * The batch moved from the load table into `entities`, its rows as the statement left them sent
- * back as binary COPY (the columns a build reads, and whether the row was inserted): the writing
+ * back as binary COPY (the columns a build reads, the row's new ctid, where pages read it, and
+ * whether the row was inserted): the writing
  * process's in-memory index takes the batch from them (MemorySearchIndex.written) instead of
  * reading it back after the commit.
  *
@@ -98,7 +99,7 @@ const moveFromLoadSql = (upsert: boolean): string => `COPY (
          phone = coalesce(EXCLUDED.phone, entities.phone), details = EXCLUDED.details, facets = EXCLUDED.facets,
          num_min = EXCLUDED.num_min, num_max = EXCLUDED.num_max, rank_score = EXCLUDED.rank_score, sources = EXCLUDED.sources,
          search_text = EXCLUDED.search_text, terms = EXCLUDED.terms, updated_at = now()` : ''}
-       RETURNING id, lens, rank_score, num_min::float8, num_max::float8, terms, (xmax = 0)) TO STDOUT (FORMAT binary)`;
+       RETURNING id, lens, rank_score, num_min::float8, num_max::float8, terms, ctid, (xmax = 0)) TO STDOUT (FORMAT binary)`;
 const INSERT_FROM_LOAD_SQL = moveFromLoadSql(false);
 const UPSERT_FROM_LOAD_SQL = moveFromLoadSql(true);
 /** The savepoint a batch's plain INSERT goes back to when a key of the batch is already stored. */
@@ -403,13 +404,39 @@ const COLUMNS = 'id, lens, name, person_name, first_name, last_name, title, orga
 /** A page's columns over `e` (entities) and `r` (the workspace's reveal of it, if any). */
 const PAGE_COLUMNS = `${COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')}, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status`;
 
-/** A row of a page read: the entity's, or only the generation and profile when the page has none. */
-type PageRow = EntityRow & { generation: string; profile: OpportunityProfile | null; n: string | null };
+/**
+ * A row of a page read: the entity's, or only the generation and profile when the page has none;
+ * `moved`, the row's ctid when it is not the one asked (read by primary key), else null.
+ */
+type PageRow = EntityRow & { generation: string; profile: OpportunityProfile | null; n: string | null; moved: string | null };
 
 /** The entity of a page row, without the columns of the read. */
 function entityOf(row: PageRow & { page?: unknown; of_page?: unknown }): EntityRow {
-  const { generation: _generation, profile: _profile, n: _n, page: _page, of_page: _ofPage, ...entity } = row;
+  const { generation: _generation, profile: _profile, n: _n, moved: _moved, page: _page, of_page: _ofPage, ...entity } = row;
   return entity;
+}
+
+/**
+ * The row of `entities` whose id is t.id, with its ctid (`at`), read where the index last saw it
+ * (t.tid, a TID scan: one heap block, no index descent) when it is still there, else by primary key
+ * (it moved: an UPDATE or upsert wrote a new version elsewhere, VACUUM FULL or CLUSTER rewrote
+ * the table; or its address is not known, t.tid NULL). LIMIT 1 over UNION ALL: the Append runs the
+ * primary-key read only when the TID read found nothing. A tuple at t.tid is the row only if it
+ * is the version this snapshot sees (a TID scan checks visibility, and follows no HOT chain) and
+ * its id is t.id (its slot may hold another row since a VACUUM): so a page is never wrong, at
+ * worst read as before. Physical addresses are the same on a streaming replica (SearchReads).
+ */
+const ROW_AT_TID_OR_KEY_SQL = `(
+       (SELECT e.ctid AS at, ${COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')} FROM entities e WHERE e.ctid = t.tid AND e.id = t.id)
+       UNION ALL
+       (SELECT e.ctid AS at, ${COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')} FROM entities e WHERE e.id = t.id)
+       LIMIT 1) e`;
+
+/** The rows of a page read by primary key (their ctid not the one asked): id and where it was found. */
+function movedOf(rows: readonly PageRow[]): [string, string][] {
+  const moved: [string, string][] = [];
+  for (const row of rows) if (row.moved !== null) moved.push([row.id, row.moved]);
+  return moved;
 }
 
 @Injectable()
@@ -450,7 +477,7 @@ export class EntitiesRepository {
     const data = entitiesCopyBinary(ordered, newIds(ID_PREFIX.entity, ordered.length));
     const client = await this.pool.connect();
     let builder = new SegmentBuilder(ordered.length);
-    let docs = new CopyBinaryDocs(builder, true);
+    let docs = new CopyBinaryDocs(builder, true, true);
     let copying = false;
     let generation: bigint;
     // A batch that can be made again from nothing (the generated seed: `regenerable`) commits
@@ -472,7 +499,7 @@ export class EntitiesRepository {
         await client.query(`ROLLBACK TO SAVEPOINT ${FRESH_SAVEPOINT}`);
         // the rows the failed INSERT returned before it failed are not the batch's
         builder = new SegmentBuilder(ordered.length);
-        docs = new CopyBinaryDocs(builder, true);
+        docs = new CopyBinaryDocs(builder, true, true);
         await copyIn(client, COPY_LOAD_SQL, data);
         copying = true;
         await copyOut(client, UPSERT_FROM_LOAD_SQL, docs);
@@ -547,36 +574,42 @@ export class EntitiesRepository {
    * one statement (ReadBatch): under load, one round trip for the served pages that reached search
    * together instead of one each.
    */
-  private pageOf(workspaceId: string, ids: string[]): Promise<Page & { generation: string }> {
-    return this.pages.load({ workspaceId, ids }) as Promise<Page & { generation: string }>;
+  private async pageOf(workspaceId: string, ids: string[]): Promise<Page & { generation: string }> {
+    // where each row was last seen (its ctid), read there first (ROW_AT_TID_OR_KEY_SQL)
+    const tids = this.index.tidsOf(ids);
+    const page = await this.pages.load({ workspaceId, ids, tids }) as Page & { generation: string; moved: [string, string][] };
+    // the rows read by key: their addresses kept for the next page that reads them
+    for (const [id, tid] of page.moved) this.index.learnTid(id, tid);
+    return { generation: page.generation, profile: page.profile, rows: page.rows };
   }
 
-  private readonly pages = new ReadBatch<{ workspaceId: string; ids: string[] }, Page & { generation: string }>(
-    (ask) => this.readPage(ask.workspaceId, ask.ids),
+  private readonly pages = new ReadBatch<{ workspaceId: string; ids: string[]; tids: (string | null)[] }, Page & { generation: string; moved: [string, string][] }>(
+    (ask) => this.readPage(ask.workspaceId, ask.ids, ask.tids),
     (asks) => this.readPages(asks),
   );
 
-  private async readPage(workspaceId: string, ids: string[]): Promise<Page & { generation: string }> {
+  private async readPage(workspaceId: string, ids: string[], tids: (string | null)[]): Promise<Page & { generation: string; moved: [string, string][] }> {
     // a named statement: planned once per connection (its plan does not depend on the ids), not per page
     const { rows } = await this.reads.run((client) => client.query<PageRow>({
-      name: 'search-page',
+      name: 'search-page-tid',
       text: `SELECT g.generation, (SELECT o.profile FROM opportunity_profiles o WHERE o.workspace_id = $1) AS profile, p.* FROM (${GENERATION_SQL}) g
          LEFT JOIN LATERAL (
-           SELECT ${PAGE_COLUMNS}, t.n
-             FROM unnest($2::text[]) WITH ORDINALITY AS t(id, n)
-             JOIN entities e ON e.id = t.id
+           SELECT ${PAGE_COLUMNS}, NULLIF(e.at, t.tid) AS moved, t.n
+             FROM unnest($2::text[], $3::tid[]) WITH ORDINALITY AS t(id, tid, n)
+             CROSS JOIN LATERAL ${ROW_AT_TID_OR_KEY_SQL}
              LEFT JOIN reveals r ON r.workspace_id = $1 AND r.entity_id = e.id) p ON true
         ORDER BY p.n`,
-      values: [workspaceId, ids],
+      values: [workspaceId, ids, tids],
     }));
     const { generation, profile } = rows[0];
-    return { generation, profile: profile ?? undefined, rows: rows.filter((r) => r.n !== null).map(entityOf) };
+    const found = rows.filter((r) => r.n !== null);
+    return { generation, profile: profile ?? undefined, rows: found.map(entityOf), moved: movedOf(found) };
   }
 
   /** Several pages (workspace and ids each) in one statement and one snapshot: readPage's rows, each with the index of its page. */
-  private async readPages(asks: { workspaceId: string; ids: string[] }[]): Promise<(Page & { generation: string })[]> {
+  private async readPages(asks: { workspaceId: string; ids: string[]; tids: (string | null)[] }[]): Promise<(Page & { generation: string; moved: [string, string][] })[]> {
     const { rows } = await this.reads.run((client) => client.query<PageRow & { page: number; of_page: number | null }>({
-      name: 'search-pages',
+      name: 'search-pages-tid',
       // the generation an InitPlan (evaluated once), not a join: joined, the planner multiplies the
       // one-row table's unknown size into a cost that has PostgreSQL JIT-compile the statement (20 ms).
       // OFFSET 0 keeps `w` a subquery of its own, so each page's profile is looked up once: pulled
@@ -587,18 +620,21 @@ export class EntitiesRepository {
            SELECT a.page, (SELECT o.profile FROM opportunity_profiles o WHERE o.workspace_id = a.workspace_id) AS profile
              FROM unnest($1::text[]) WITH ORDINALITY AS a(workspace_id, page) OFFSET 0) w
          LEFT JOIN (
-           SELECT ${PAGE_COLUMNS}, t.page AS of_page, t.n
-             FROM unnest($2::text[], $3::int[], $4::text[]) WITH ORDINALITY AS t(id, page, workspace_id, n)
-             JOIN entities e ON e.id = t.id
+           SELECT ${PAGE_COLUMNS}, NULLIF(e.at, t.tid) AS moved, t.page AS of_page, t.n
+             FROM unnest($2::text[], $3::int[], $4::text[], $5::tid[]) WITH ORDINALITY AS t(id, page, workspace_id, tid, n)
+             CROSS JOIN LATERAL ${ROW_AT_TID_OR_KEY_SQL}
              LEFT JOIN reveals r ON r.workspace_id = t.workspace_id AND r.entity_id = e.id) p ON p.of_page = w.page
         ORDER BY w.page, p.n`,
-      values: [asks.map((a) => a.workspaceId), asks.flatMap((a) => a.ids), asks.flatMap((a, i) => a.ids.map(() => i + 1)), asks.flatMap((a) => a.ids.map(() => a.workspaceId))],
+      values: [asks.map((a) => a.workspaceId), asks.flatMap((a) => a.ids), asks.flatMap((a, i) => a.ids.map(() => i + 1)), asks.flatMap((a) => a.ids.map(() => a.workspaceId)),
+        asks.flatMap((a) => a.tids)],
     }));
-    const pages = asks.map(() => ({ generation: rows[0].generation, profile: undefined as OpportunityProfile | undefined, rows: [] as EntityRow[] }));
+    const pages = asks.map(() => ({ generation: rows[0].generation, profile: undefined as OpportunityProfile | undefined, rows: [] as EntityRow[], moved: [] as [string, string][] }));
     for (const row of rows) {
       const page = pages[Number(row.page) - 1];
       page.profile = row.profile ?? undefined;
-      if (row.n !== null) page.rows.push(entityOf(row));
+      if (row.n === null) continue;
+      page.rows.push(entityOf(row));
+      if (row.moved !== null) page.moved.push([row.id, row.moved]);
     }
     return pages;
   }

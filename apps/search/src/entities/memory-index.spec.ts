@@ -1,4 +1,4 @@
-import { IndexDoc, IndexQuery, MERGE_FACTOR, MemoryIndex, mergeSegments, SegmentBuilder } from './memory-index';
+import { IndexDoc, IndexQuery, MERGE_FACTOR, MemoryIndex, mergeSegments, parseTid, SegmentBuilder } from './memory-index';
 
 /** A deterministic generator (mulberry32). */
 function random(seed: number): () => number {
@@ -216,5 +216,33 @@ describe('MemoryIndex', () => {
     const index = new MemoryIndex([builder.build()]);
     expect(index.search({ lens: 'leads', all: ['common', 'rare'], anyOf: [], numeric: [] }, 3)).toEqual(['ent_0000000', 'ent_0001000', 'ent_0002000']);
     expect(index.search({ lens: 'leads', all: ['common'], anyOf: [], numeric: [] }, 2)).toEqual(['ent_0000000', 'ent_0000001']);
+  });
+
+  it("keeps each document's heap address through a build's ordering, a replacement and a merge; learns one; unknown is null", async () => {
+    const r = random(37);
+    const segment = (from: number, to: number, tid: (k: number) => [number, number] | undefined) => {
+      const builder = new SegmentBuilder();
+      for (let k = from; k < to; k++) {
+        const doc = makeDoc(r, `id${k}`);
+        const at = tid(k);
+        const bytes = Buffer.from(doc.id);
+        builder.startDoc(bytes, 0, bytes.length, doc.rank, NaN, NaN, doc.lens, false, at?.[0] ?? 0, at?.[1] ?? 0);
+        builder.endDoc();
+      }
+      return builder.build();
+    };
+    const index = new MemoryIndex([segment(0, 3000, (k) => (k % 7 === 0 ? undefined : [k * 3 + 0xfffffff0 - 9000, (k % 300) + 1]))]);
+    const ids = ['id1', 'id7', 'id2999', 'id500', 'nosuch'];
+    expect(index.tidsOf(ids)).toEqual([`(${0xfffffff0 - 8997},2)`, null, `(${0xfffffff0 - 3},300)`, `(${0xfffffff0 - 7500},201)`, null]);
+    // replaced by a newer version with another address, in segments enough to be merged
+    for (let m = 0; m < MERGE_FACTOR; m++) index.add(segment(m * 10, m * 10 + 10, (k) => [k, 60000 + m]));
+    await index.optimize();
+    expect(index.segmentCount).toBe(1);
+    expect(index.tidsOf(['id1', 'id7', 'id75', 'id2999'])).toEqual(['(1,60000)', '(7,60000)', '(75,60007)', `(${0xfffffff0 - 3},300)`]);
+    index.learnTid('id7', '(123,45)');
+    index.learnTid('id8', 'not a tid');
+    expect(index.tidsOf(['id7', 'id8'])).toEqual(['(123,45)', '(8,60000)']);
+    expect(parseTid('(4294967295,65535)')).toEqual([4294967295, 65535]);
+    expect([parseTid('(1,0)'), parseTid('(4294967296,1)'), parseTid('(1,65536)'), parseTid('1,2')]).toEqual([undefined, undefined, undefined, undefined]);
   });
 });

@@ -369,8 +369,20 @@ export interface SegmentBytes {
   terms: number;
   /** The posting lists, bit-packed (PackedLists): counts, heads, block bases, widths and bits; and the bitmaps of the dense terms queried so far (Segment.bitmap). */
   postings: number;
-  /** Per document: rank (4), num_min and num_max (8 each), deleted (1). */
+  /** Per document: rank (4), num_min and num_max (8 each), deleted (1), heap address (6: Segment.tidBlocks, tidOffsets). */
   docs: number;
+}
+
+/** A row's heap address in `entities` as PostgreSQL's tid text writes it: `(block,offset)`. */
+export const tidText = (block: number, offset: number): string => `(${block},${offset})`;
+
+/** The block and offset of a tid's text (`(block,offset)`), or undefined for anything else. */
+export function parseTid(text: string): [number, number] | undefined {
+  const m = /^\((\d+),(\d+)\)$/.exec(text);
+  if (!m) return undefined;
+  const block = Number(m[1]);
+  const offset = Number(m[2]);
+  return block <= 0xffffffff && offset >= 1 && offset <= 0xffff ? [block, offset] : undefined;
 }
 
 /** One segment: documents 0..size-1 in (rank DESC, id) order, and their posting lists. */
@@ -388,14 +400,30 @@ export class Segment {
   readonly deleted: Uint8Array;
   deletedCount = 0;
   /**
+   * Document d's row in `entities` was last seen at heap address (tidBlocks[d], tidOffsets[d]) (its
+   * ctid); offset 0 (no line pointer is numbered 0): not known. A hint only: a page reads the row
+   * there and checks its id, and reads it by primary key when it moved (an update writes a new
+   * version elsewhere; VACUUM FULL and CLUSTER rewrite the table) or is gone; what that read finds
+   * is kept here (MemoryIndex.learnTid). Set from the upsert's RETURNING ctid and a catch-up's
+   * COPY of ctid; a build reads entities_rank, which has none, so a rebuilt index learns them as
+   * its pages are read.
+   */
+  readonly tidBlocks: Uint32Array;
+  readonly tidOffsets: Uint16Array;
+  /**
    * Documents whose ids no index can hold yet (1), as a writer knows of the rows its upsert
    * inserted: ids are made new for each inserted row. MemoryIndex.add looks for no older version of
    * them, then lets the map go. Undefined: every document may replace one.
    */
   fresh?: Uint8Array;
 
-  constructor(parts: { ids: ByteTable; ranks: Int32Array; numMin: Float64Array; numMax: Float64Array; dict: ByteTable; starts: Uint32Array; postings: Uint32Array; fresh?: Uint8Array }) {
+  constructor(parts: {
+    ids: ByteTable; ranks: Int32Array; numMin: Float64Array; numMax: Float64Array; dict: ByteTable; starts: Uint32Array; postings: Uint32Array; fresh?: Uint8Array;
+    tidBlocks?: Uint32Array; tidOffsets?: Uint16Array;
+  }) {
     this.size = parts.ids.size;
+    this.tidBlocks = parts.tidBlocks ?? new Uint32Array(this.size);
+    this.tidOffsets = parts.tidOffsets ?? new Uint16Array(this.size);
     this.ids = parts.ids;
     this.ranks = parts.ranks;
     this.numMin = parts.numMin;
@@ -493,7 +521,7 @@ export class Segment {
       ids: this.ids.byteLength,
       terms: this.dict.byteLength,
       postings: this.lists.byteLength + this.bitmapBytes,
-      docs: this.ranks.byteLength + this.numMin.byteLength + this.numMax.byteLength + this.deleted.byteLength,
+      docs: this.ranks.byteLength + this.numMin.byteLength + this.numMax.byteLength + this.deleted.byteLength + this.tidBlocks.byteLength + this.tidOffsets.byteLength,
     };
   }
 
@@ -737,6 +765,9 @@ export class SegmentBuilder {
   private ranks: Int32Array;
   private numMin: Float64Array;
   private numMax: Float64Array;
+  /** Per document in arrival order: its heap address (startDoc's `block` and `offset`; offset 0: not known). */
+  private tidBlocks: Uint32Array;
+  private tidOffsets: Uint16Array;
   /** Per document in arrival order: 1 if its id is new to every index (startDoc's `fresh`); undefined while none is. */
   private fresh?: Uint8Array;
   private readonly dict: ByteTable;
@@ -753,6 +784,8 @@ export class SegmentBuilder {
     this.ranks = new Int32Array(n);
     this.numMin = new Float64Array(n);
     this.numMax = new Float64Array(n);
+    this.tidBlocks = new Uint32Array(n);
+    this.tidOffsets = new Uint16Array(n);
     this.dict = new ByteTable(Math.max(1024, n >> 1), Math.max(16_384, n * 8));
     this.docTerms = new U32(n * 20);
     this.docEnds = new U32(n);
@@ -772,11 +805,14 @@ export class SegmentBuilder {
     this.endDoc();
   }
 
-  /** Begins a document: its id is src[from..to), NaN for a null numeric column. */
-  startDoc(src: Uint8Array, from: number, to: number, rank: number, numMin: number, numMax: number, lens: string, fresh = false): void {
+  /**
+   * Begins a document: its id is src[from..to), NaN for a null numeric column; `block` and
+   * `offset` its row's heap address in `entities` (offset 0: not known).
+   */
+  startDoc(src: Uint8Array, from: number, to: number, rank: number, numMin: number, numMax: number, lens: string, fresh = false, block = 0, offset = 0): void {
     const a = this.ids.size;
     if (a === this.ranks.length) {
-      const grow = <T extends Int32Array | Float64Array>(x: T): T => {
+      const grow = <T extends Int32Array | Float64Array | Uint32Array | Uint16Array>(x: T): T => {
         const y = new (x.constructor as new (n: number) => T)(Math.ceil(x.length * 1.5));
         y.set(x);
         return y;
@@ -784,6 +820,8 @@ export class SegmentBuilder {
       this.ranks = grow(this.ranks);
       this.numMin = grow(this.numMin);
       this.numMax = grow(this.numMax);
+      this.tidBlocks = grow(this.tidBlocks);
+      this.tidOffsets = grow(this.tidOffsets);
       if (this.fresh) {
         const more = new Uint8Array(this.ranks.length);
         more.set(this.fresh);
@@ -795,6 +833,8 @@ export class SegmentBuilder {
     this.ranks[a] = rank;
     this.numMin[a] = numMin;
     this.numMax[a] = numMax;
+    this.tidBlocks[a] = block;
+    this.tidOffsets[a] = offset;
     let lensBytes = this.lensTerms.get(lens);
     if (!lensBytes) this.lensTerms.set(lens, (lensBytes = Buffer.from(lensTerm(lens), 'utf8')));
     this.term(lensBytes, 0, lensBytes.length);
@@ -843,14 +883,14 @@ export class SegmentBuilder {
     this.lastDoc = new Int32Array(0);
     const postings = this.fillLists(order, starts);
     const ids = this.idsInOrder(order);
-    const [ranks, numMin, numMax] = this.columnsInOrder(order);
+    const [ranks, numMin, numMax, tidBlocks, tidOffsets] = this.columnsInOrder(order);
     let fresh: Uint8Array | undefined;
     if (this.fresh) {
       fresh = new Uint8Array(n);
       for (let d = 0; d < n; d++) fresh[d] = this.fresh[order[d]];
       this.fresh = undefined;
     }
-    return new Segment({ ids, ranks, numMin, numMax, dict: this.dict.trim(), starts, postings, fresh });
+    return new Segment({ ids, ranks, numMin, numMax, dict: this.dict.trim(), starts, postings, fresh, tidBlocks, tidOffsets });
   }
 
   /** Every term's list, documents numbered by `order`; the documents' terms let go. */
@@ -878,21 +918,27 @@ export class SegmentBuilder {
     return ids;
   }
 
-  private columnsInOrder(order: Uint32Array): [Int32Array, Float64Array, Float64Array] {
+  private columnsInOrder(order: Uint32Array): [Int32Array, Float64Array, Float64Array, Uint32Array, Uint16Array] {
     const n = order.length;
     const ranks = new Int32Array(n);
     const numMin = new Float64Array(n);
     const numMax = new Float64Array(n);
+    const tidBlocks = new Uint32Array(n);
+    const tidOffsets = new Uint16Array(n);
     for (let d = 0; d < n; d++) {
       const a = order[d];
       ranks[d] = this.ranks[a];
       numMin[d] = this.numMin[a];
       numMax[d] = this.numMax[a];
+      tidBlocks[d] = this.tidBlocks[a];
+      tidOffsets[d] = this.tidOffsets[a];
     }
     this.ranks = new Int32Array(0);
     this.numMin = new Float64Array(0);
     this.numMax = new Float64Array(0);
-    return [ranks, numMin, numMax];
+    this.tidBlocks = new Uint32Array(0);
+    this.tidOffsets = new Uint16Array(0);
+    return [ranks, numMin, numMax, tidBlocks, tidOffsets];
   }
 }
 
@@ -914,6 +960,8 @@ export function* mergeSteps(segments: readonly Segment[], deleted: readonly Uint
   const ranks = new Int32Array(total);
   const numMin = new Float64Array(total);
   const numMax = new Float64Array(total);
+  const tidBlocks = new Uint32Array(total);
+  const tidOffsets = new Uint16Array(total);
   const heads = segments.map(() => 0);
   const skip = (k: number) => {
     while (heads[k] < segments[k].size && deleted[k][heads[k]] === 1) heads[k]++;
@@ -941,6 +989,8 @@ export function* mergeSteps(segments: readonly Segment[], deleted: readonly Uint
     ranks[d] = s.ranks[doc];
     numMin[d] = s.numMin[doc];
     numMax[d] = s.numMax[doc];
+    tidBlocks[d] = s.tidBlocks[doc];
+    tidOffsets[d] = s.tidOffsets[doc];
     heads[best]++;
     skip(best);
   }
@@ -1012,7 +1062,7 @@ export function* mergeSteps(segments: readonly Segment[], deleted: readonly Uint
       yield;
     }
   }
-  return new Segment({ ids, ranks, numMin, numMax, dict: dict.trim(), starts, postings });
+  return new Segment({ ids, ranks, numMin, numMax, dict: dict.trim(), starts, postings, tidBlocks, tidOffsets });
 }
 
 /** mergeSteps run to its end at once. */
@@ -1170,6 +1220,44 @@ export class MemoryIndex {
     await this.idle();
     if (this.segments.length > 1) await this.merge([...this.segments]);
     await this.idle();
+  }
+
+  /**
+   * The heap address (tid text, `(block,offset)`) last seen of each id's row in `entities`, null
+   * where none is known (or the id is in no segment). A page reads its rows there (and checks
+   * their ids): entities.repository.ts readPage.
+   */
+  tidsOf(ids: readonly string[]): (string | null)[] {
+    return ids.map((id) => {
+      const bytes = utf8Of(id);
+      const hash = hashBytes(bytes, 0, bytes.length);
+      for (let k = this.segments.length - 1; k >= 0; k--) {
+        const s = this.segments[k];
+        const doc = s.findBytes(bytes, 0, bytes.length, hash);
+        if (doc < 0) continue;
+        const offset = s.tidOffsets[doc];
+        return offset === 0 ? null : tidText(s.tidBlocks[doc], offset);
+      }
+      return null;
+    });
+  }
+
+  /**
+   * Keeps where an id's row was found (tid text `(block,offset)`: a page read it by primary key
+   * because the address held was not known or not its row any more), for the next page that
+   * reads it. Also set in a merge's sources: the merged segment copies them.
+   */
+  learnTid(id: string, tid: string): void {
+    const at = parseTid(tid);
+    if (!at) return;
+    const bytes = utf8Of(id);
+    const hash = hashBytes(bytes, 0, bytes.length);
+    for (const s of this.segments) {
+      const doc = s.findBytes(bytes, 0, bytes.length, hash);
+      if (doc < 0) continue;
+      s.tidBlocks[doc] = at[0];
+      s.tidOffsets[doc] = at[1];
+    }
   }
 
   /** The ids of the matches of `query` ranked `from` to `limit` - 1, in (rank DESC, id) order. */

@@ -20,23 +20,31 @@ const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
  * ...) TO STDOUT (FORMAT binary)` into a SegmentBuilder as they stream in, chunk by chunk: ids and
  * lexemes go from the chunk's bytes into the builder's arenas, and no string or object is made
  * per row (but the lens). A tsvector's binary form (tsvectorsend) is its lexeme count (int32),
- * then per lexeme its bytes, a NUL, the count of its positions (uint16) and the positions.
+ * then per lexeme its bytes, a NUL, the count of its positions (uint16) and the positions. With
+ * `tid`, a seventh column is the row's ctid in `entities` (tidsend: block uint32, offset uint16),
+ * kept as the document's heap address (Segment.tidBlocks).
  */
 export class CopyBinaryDocs {
   private carry?: Buffer;
   private header = false;
   done = false;
   rows = 0;
-  /** Rows whose seventh field is true (with `flagged`: an upsert's RETURNING of `xmax = 0`, the rows it inserted). */
+  /** Rows whose last field is true (with `flagged`: an upsert's RETURNING of `xmax = 0`, the rows it inserted). */
   flaggedRows = 0;
   private readonly fields: number;
+  /** The field of the ctid (-1: none), and of the flag (-1: none). */
+  private readonly tidField: number;
+  private readonly flagField: number;
 
   /**
-   * `flagged`: each row has a seventh field, a boolean, counted in flaggedRows: an upsert's
+   * `flagged`: each row has a last field, a boolean, counted in flaggedRows: an upsert's
    * `xmax = 0`, whose rows are marked fresh in the segment (their ids are new to every index).
+   * `tid`: each row's seventh field is its ctid in `entities` (before the flag).
    */
-  constructor(private readonly builder: SegmentBuilder, flagged = false) {
-    this.fields = flagged ? 7 : 6;
+  constructor(private readonly builder: SegmentBuilder, flagged = false, tid = false) {
+    this.tidField = tid ? 6 : -1;
+    this.flagField = flagged ? (tid ? 7 : 6) : -1;
+    this.fields = 6 + (tid ? 1 : 0) + (flagged ? 1 : 0);
   }
 
   push(chunk: Buffer): void {
@@ -90,12 +98,17 @@ export class CopyBinaryDocs {
       if (p > buf.length) return -1;
     }
     if (lengths[0] < 0 || lengths[1] < 0 || lengths[2] !== 4 || lengths[5] < 4) throw new Error('binary COPY row with a NULL id, lens, rank or terms');
-    if (fields === 7 && lengths[6] !== 1) throw new Error('binary COPY row without its boolean');
+    const flag = this.flagField;
+    const tid = this.tidField;
+    if (flag >= 0 && lengths[flag] !== 1) throw new Error('binary COPY row without its boolean');
+    if (tid >= 0 && lengths[tid] !== 6) throw new Error('binary COPY row without its ctid');
     const num = (f: number) => (lengths[f] < 0 ? NaN : buf.readDoubleBE(starts[f]));
     const lens = buf.toString('utf8', starts[1], starts[1] + lengths[1]);
     // with `flagged`, an upsert's inserted row: its id was made for it, no index holds it yet
-    const inserted = fields === 7 && buf[starts[6]] !== 0;
-    this.builder.startDoc(buf, starts[0], starts[0] + lengths[0], buf.readInt32BE(starts[2]), num(3), num(4), lens, inserted);
+    const inserted = flag >= 0 && buf[starts[flag]] !== 0;
+    const block = tid >= 0 ? buf.readUInt32BE(starts[tid]) : 0;
+    const offset = tid >= 0 ? buf.readUInt16BE(starts[tid] + 4) : 0;
+    this.builder.startDoc(buf, starts[0], starts[0] + lengths[0], buf.readInt32BE(starts[2]), num(3), num(4), lens, inserted, block, offset);
     const end = starts[5] + lengths[5];
     let q = starts[5] + 4;
     for (let n = buf.readInt32BE(starts[5]); n > 0; n--) {
@@ -112,8 +125,8 @@ export class CopyBinaryDocs {
     return p;
   }
 
-  private readonly starts = new Int32Array(7);
-  private readonly lengths = new Int32Array(7);
+  private readonly starts = new Int32Array(8);
+  private readonly lengths = new Int32Array(8);
 }
 
 /**
@@ -269,10 +282,11 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
         // the entities as they are now (a key written by several of these batches is read once),
         // streamed as binary COPY into a segment, as a build reads entities_rank (the generations
         // are bigints this process read: COPY takes no parameters)
+        // (and each row's ctid: where a page reads it, MemoryIndex.tidsOf)
         const builder = new SegmentBuilder();
-        const docs = new CopyBinaryDocs(builder);
+        const docs = new CopyBinaryDocs(builder, false, true);
         copying = true;
-        const stream = client.query(copyTo(`COPY (SELECT id, lens, rank_score, num_min::float8, num_max::float8, terms FROM entities
+        const stream = client.query(copyTo(`COPY (SELECT id, lens, rank_score, num_min::float8, num_max::float8, terms, ctid FROM entities
             WHERE ext_key IN (SELECT unnest(ext_keys) FROM entities_changes WHERE generation > ${from} AND generation <= ${to})) TO STDOUT (FORMAT binary)`));
         for await (const chunk of stream) docs.push(chunk as Buffer);
         copying = false;
@@ -366,6 +380,16 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
       while (this.ranked.size > this.config.rankedCacheEntries) this.ranked.delete(this.ranked.keys().next().value as string);
     }
     return { generation: this.index.generation, ids };
+  }
+
+  /** The heap address in `entities` last seen of each id's row (tid text), null where not known: MemoryIndex.tidsOf. */
+  tidsOf(ids: readonly string[]): (string | null)[] {
+    return this.index.tidsOf(ids);
+  }
+
+  /** Keeps where an id's row was found by a page read by primary key: MemoryIndex.learnTid. */
+  learnTid(id: string, tid: string): void {
+    this.index.learnTid(id, tid);
   }
 
   /** Moves with every change of the index (a catch-up that applied something, a rebuild). */
