@@ -431,6 +431,17 @@ const ROW_AT_TID_OR_KEY_SQL = `(
        UNION ALL
        (SELECT e.ctid AS at, ${COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')} FROM entities e WHERE e.id = t.id)
        LIMIT 1) e`;
+/**
+ * The row of t.id by primary key, with its ctid: the statement of the pages none of whose
+ * addresses is known (an index just rebuilt), as pages were read before. The row per row
+ * subquery of ROW_AT_TID_OR_KEY_SQL costs more than the plain join when every TID read finds
+ * nothing (0.1-0.2 ms a page at 300k, docs/benchmarks.md 2026-11-30 03:10-03:25); this one is
+ * pulled up into that join.
+ */
+const ROW_BY_KEY_SQL = `(SELECT e.ctid AS at, ${COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')} FROM entities e WHERE e.id = t.id) e`;
+/** The statements' names and row sources: by TID where an address is known, else by key. */
+const rowSource = (tids: readonly (string | null)[]): { by: 'tid' | 'key'; sql: string } =>
+  tids.some((tid) => tid !== null) ? { by: 'tid', sql: ROW_AT_TID_OR_KEY_SQL } : { by: 'key', sql: ROW_BY_KEY_SQL };
 
 /** The rows of a page read by primary key (their ctid not the one asked): id and where it was found. */
 function movedOf(rows: readonly PageRow[]): [string, string][] {
@@ -590,13 +601,14 @@ export class EntitiesRepository {
 
   private async readPage(workspaceId: string, ids: string[], tids: (string | null)[]): Promise<Page & { generation: string; moved: [string, string][] }> {
     // a named statement: planned once per connection (its plan does not depend on the ids), not per page
+    const rowsOf = rowSource(tids);
     const { rows } = await this.reads.run((client) => client.query<PageRow>({
-      name: 'search-page-tid',
+      name: `search-page-${rowsOf.by}`,
       text: `SELECT g.generation, (SELECT o.profile FROM opportunity_profiles o WHERE o.workspace_id = $1) AS profile, p.* FROM (${GENERATION_SQL}) g
          LEFT JOIN LATERAL (
            SELECT ${PAGE_COLUMNS}, NULLIF(e.at, t.tid) AS moved, t.n
              FROM unnest($2::text[], $3::tid[]) WITH ORDINALITY AS t(id, tid, n)
-             CROSS JOIN LATERAL ${ROW_AT_TID_OR_KEY_SQL}
+             CROSS JOIN LATERAL ${rowsOf.sql}
              LEFT JOIN reveals r ON r.workspace_id = $1 AND r.entity_id = e.id) p ON true
         ORDER BY p.n`,
       values: [workspaceId, ids, tids],
@@ -608,8 +620,9 @@ export class EntitiesRepository {
 
   /** Several pages (workspace and ids each) in one statement and one snapshot: readPage's rows, each with the index of its page. */
   private async readPages(asks: { workspaceId: string; ids: string[]; tids: (string | null)[] }[]): Promise<(Page & { generation: string; moved: [string, string][] })[]> {
+    const rowsOf = rowSource(asks.flatMap((a) => a.tids));
     const { rows } = await this.reads.run((client) => client.query<PageRow & { page: number; of_page: number | null }>({
-      name: 'search-pages-tid',
+      name: `search-pages-${rowsOf.by}`,
       // the generation an InitPlan (evaluated once), not a join: joined, the planner multiplies the
       // one-row table's unknown size into a cost that has PostgreSQL JIT-compile the statement (20 ms).
       // OFFSET 0 keeps `w` a subquery of its own, so each page's profile is looked up once: pulled
@@ -622,7 +635,7 @@ export class EntitiesRepository {
          LEFT JOIN (
            SELECT ${PAGE_COLUMNS}, NULLIF(e.at, t.tid) AS moved, t.page AS of_page, t.n
              FROM unnest($2::text[], $3::int[], $4::text[], $5::tid[]) WITH ORDINALITY AS t(id, page, workspace_id, tid, n)
-             CROSS JOIN LATERAL ${ROW_AT_TID_OR_KEY_SQL}
+             CROSS JOIN LATERAL ${rowsOf.sql}
              LEFT JOIN reveals r ON r.workspace_id = t.workspace_id AND r.entity_id = e.id) p ON p.of_page = w.page
         ORDER BY w.page, p.n`,
       values: [asks.map((a) => a.workspaceId), asks.flatMap((a) => a.ids), asks.flatMap((a, i) => a.ids.map(() => i + 1)), asks.flatMap((a) => a.ids.map(() => a.workspaceId)),

@@ -83,6 +83,11 @@ describe('search pages read by TID with the id checked (real PostgreSQL)', () =>
     expect(await rebuilt.repository.search(WS, 'investors', '', [], 0, 25)).toEqual(page);
     expect(rebuilt.index.tidsOf(ids)).toEqual(await ctids(ids));
     expect(await rebuilt.repository.search(WS, 'investors', '', [], 0, 25)).toEqual(page);
+    // a page of known and unknown addresses (15 read before, 10 not): read by TID where known, by key elsewhere
+    const later = await idsOf(rebuilt.index, 'investors', '', 10);
+    expect(rebuilt.index.tidsOf(later).filter((tid) => tid === null)).toHaveLength(10);
+    expect((await rebuilt.repository.search(WS, 'investors', '', [], 10, 25)).rows).toEqual(await byKey(WS, later));
+    expect(rebuilt.index.tidsOf(later)).toEqual(await ctids(later));
   });
 
   it('pages read together (one statement for several) equal their pages read by key', async () => {
