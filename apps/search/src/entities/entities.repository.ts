@@ -571,8 +571,8 @@ export class EntitiesRepository {
     const query = await index.queryOf(lens, q, conditions);
     const need = Math.min(offset + limit, RANKED_MAX);
     for (let attempt = 0; ; attempt++) {
-      const { generation, ids } = index.top(query, need, offset);
-      const page = await this.pageOf(workspaceId, ids.slice(0, limit));
+      const { generation, ids, tids } = index.top(query, need, offset);
+      const page = await this.pageOf(workspaceId, ids.slice(0, limit), tids);
       // a page read on a streaming replica behind the index's source is served as read
       if (BigInt(page.generation) <= generation || attempt === 2) return page;
       await index.catchUp(BigInt(page.generation));
@@ -585,12 +585,17 @@ export class EntitiesRepository {
    * one statement (ReadBatch): under load, one round trip for the served pages that reached search
    * together instead of one each.
    */
-  private async pageOf(workspaceId: string, ids: string[]): Promise<Page & { generation: string }> {
-    // where each row was last seen (its ctid), read there first (ROW_AT_TID_OR_KEY_SQL)
-    const tids = this.index.tidsOf(ids);
+  private async pageOf(workspaceId: string, ids: string[], known: (string | null)[]): Promise<Page & { generation: string }> {
+    // where each row was last seen (its ctid, as the index found the id: MemorySearchIndex.top), read there first (ROW_AT_TID_OR_KEY_SQL)
+    const tids = ids.map((_, k) => known[k] ?? null);
     const page = await this.pages.load({ workspaceId, ids, tids }) as Page & { generation: string; moved: [string, string][] };
-    // the rows read by key: their addresses kept for the next page that reads them
-    for (const [id, tid] of page.moved) this.index.learnTid(id, tid);
+    // the rows read by key: their addresses kept for the next page that reads them (in the index,
+    // and in the kept ids this page came from)
+    for (const [id, tid] of page.moved) {
+      const k = ids.indexOf(id);
+      if (k >= 0) known[k] = tid;
+      this.index.learnTid(id, tid);
+    }
     return { generation: page.generation, profile: page.profile, rows: page.rows };
   }
 

@@ -1224,8 +1224,8 @@ export class MemoryIndex {
 
   /**
    * The heap address (tid text, `(block,offset)`) last seen of each id's row in `entities`, null
-   * where none is known (or the id is in no segment). A page reads its rows there (and checks
-   * their ids): entities.repository.ts readPage.
+   * where none is known (or the id is in no segment), looked up by id (tests, diagnostics: a page
+   * takes its addresses from `search`, which finds them with the documents).
    */
   tidsOf(ids: readonly string[]): (string | null)[] {
     return ids.map((id) => {
@@ -1260,8 +1260,12 @@ export class MemoryIndex {
     }
   }
 
-  /** The ids of the matches of `query` ranked `from` to `limit` - 1, in (rank DESC, id) order. */
-  search(query: IndexQuery, limit: number, from = 0): string[] {
+  /**
+   * The ids of the matches of `query` ranked `from` to `limit` - 1, in (rank DESC, id) order; with
+   * `tids`, each one's heap address (tid text, null where not known) pushed there in the same
+   * order, read from the document found (no look-up by id).
+   */
+  search(query: IndexQuery, limit: number, from = 0, tids?: (string | null)[]): string[] {
     const out: string[] = [];
     if (query.none || limit <= 0) return out;
     const cursors = this.segments.map((s) => s.matches(query));
@@ -1282,7 +1286,12 @@ export class MemoryIndex {
       }
       if (best < 0) break;
       // only the ids asked for are made strings
-      if (taken >= from) out.push(this.segments[best].id(heads[best]));
+      if (taken >= from) {
+        const s = this.segments[best];
+        const doc = heads[best];
+        out.push(s.id(doc));
+        if (tids) tids.push(s.tidOffsets[doc] === 0 ? null : tidText(s.tidBlocks[doc], s.tidOffsets[doc]));
+      }
       heads[best] = cursors[best]();
     }
     return out;

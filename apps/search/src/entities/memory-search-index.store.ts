@@ -362,27 +362,30 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
    * The ids of the matches ranked `offset` to `limit` - 1 (the page's), and the generation they
    * are of: only those are made strings. The ids of the last SEARCH_RANKED_CACHE (query, offset)
    * pairs are kept with the index they were read from (a served page costs a look-up); a catch-up
-   * or a rebuild makes a new index state, which reads again.
+   * or a rebuild makes a new index state, which reads again. `tids`: the ids' heap addresses in
+   * `entities` (null where not known), the kept array itself: a page writes there the address of
+   * a row it found elsewhere (EntitiesRepository.pageOf), for the next page of the same entry.
    */
-  top(query: IndexQuery, limit: number, offset = 0): { generation: bigint; ids: string[] } {
+  top(query: IndexQuery, limit: number, offset = 0): { generation: bigint; ids: string[]; tids: (string | null)[] } {
     const key = this.config.rankedCacheEntries > 0 ? `${offset} ${JSON.stringify(query)}` : undefined;
     const kept = key === undefined ? undefined : this.ranked.get(key);
     const want = Math.max(0, limit - offset);
     if (kept && kept.state === this.state && (kept.ids.length >= want || kept.complete)) {
       this.ranked.delete(key as string);
       this.ranked.set(key as string, kept);
-      return { generation: this.index.generation, ids: kept.ids.slice(0, want) };
+      return { generation: this.index.generation, ids: kept.ids.slice(0, want), tids: kept.tids };
     }
-    const ids = this.index.search(query, limit, offset);
+    const tids: (string | null)[] = [];
+    const ids = this.index.search(query, limit, offset, tids);
     if (key !== undefined) {
       this.ranked.delete(key);
-      this.ranked.set(key, { state: this.state, ids, complete: ids.length < want });
+      this.ranked.set(key, { state: this.state, ids, tids, complete: ids.length < want });
       while (this.ranked.size > this.config.rankedCacheEntries) this.ranked.delete(this.ranked.keys().next().value as string);
     }
-    return { generation: this.index.generation, ids };
+    return { generation: this.index.generation, ids, tids };
   }
 
-  /** The heap address in `entities` last seen of each id's row (tid text), null where not known: MemoryIndex.tidsOf. */
+  /** The heap address in `entities` last seen of each id's row (tid text), null where not known: MemoryIndex.tidsOf (tests). */
   tidsOf(ids: readonly string[]): (string | null)[] {
     return this.index.tidsOf(ids);
   }
@@ -394,7 +397,7 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
 
   /** Moves with every change of the index (a catch-up that applied something, a rebuild). */
   private state = 0;
-  private readonly ranked = new Map<string, { state: number; ids: string[]; complete: boolean }>();
+  private readonly ranked = new Map<string, { state: number; ids: string[]; tids: (string | null)[]; complete: boolean }>();
 
   /** What the index holds (for logs and tests). */
   stats(): { entities: number; segments: number; generation: bigint; bytes: number } {

@@ -90,6 +90,23 @@ describe('search pages read by TID with the id checked (real PostgreSQL)', () =>
     expect(rebuilt.index.tidsOf(later)).toEqual(await ctids(later));
   });
 
+  it('a kept page (the ranked ids of a query, SEARCH_RANKED_CACHE) keeps the addresses its read found', async () => {
+    const reads = new SearchReads(pool, { ...config, rankedCacheEntries: 16 }, undefined as never);
+    const index = new MemorySearchIndex(pool, { ...config, rankedCacheEntries: 16 }, reads);
+    await index.onModuleInit();
+    processes.push(index);
+    const repository = new EntitiesRepository(pool, reads, index);
+    const query = await index.queryOf('researchers', '', []);
+    const ids = index.top(query, 26).ids;
+    expect(index.top(query, 26).tids).toEqual(ids.map(() => null));
+    const page = await repository.search(WS, 'researchers', '', [], 0, 26);
+    expect(page.rows).toEqual(await byKey(WS, ids));
+    // the entry read again (no change of the index since) has them, as the index has
+    expect(index.top(query, 26).tids).toEqual(await ctids(ids));
+    expect(index.tidsOf(ids)).toEqual(await ctids(ids));
+    expect(await repository.search(WS, 'researchers', '', [], 0, 26)).toEqual(page);
+  });
+
   it('pages read together (one statement for several) equal their pages read by key', async () => {
     const asks: [string, Lens, string, number][] = [[WS, 'investors', '', 25], [OTHER_WS, 'leads', '', 0], [WS, 'grants', '', 50], [WS, 'investors', 'zzznothing', 0]];
     const pages = await Promise.all(asks.map(([ws, lens, q, offset]) => writer.repository.search(ws, lens, q, [], offset, 25)));
