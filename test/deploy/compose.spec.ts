@@ -230,7 +230,7 @@ describe('Dockerfile', () => {
     expect(dockerfile.match(/^FROM /gm)!.length).toBeGreaterThanOrEqual(2);
     expect(runtime).toMatch(/^USER (1000|node)/m);
     expect(runtime).toMatch(/^HEALTHCHECK .*docker\/healthcheck\.js/m);
-    expect(runtime).toMatch(/^CMD exec node (--[a-z0-9=-]+ )*dist\/apps\/\$\{APP\}\/src\/main\.js$/m);
+    expect(runtime).toMatch(/^CMD exec node (--[a-z0-9=-]+ )*dist\/apps\/\$\{APP\}\/main\.js$/m);
     expect(runtime).not.toMatch(/npm ci(?! --omit=dev)/);
   });
 
@@ -268,7 +268,7 @@ describe('Dockerfile', () => {
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     // the flags NODE_OPTIONS refuses are node's arguments in the CMD, as the local mesh passes them
-    expect(runtime).toContain(`\nCMD exec node ${APP_V8_FLAGS.join(' ')} dist/apps/\${APP}/src/main.js\n`);
+    expect(runtime).toContain(`\nCMD exec node ${APP_V8_FLAGS.join(' ')} dist/apps/\${APP}/main.js\n`);
     const direct = spawnSync(process.execPath, [...APP_V8_FLAGS, '-e', 'process.exit(0)'], { encoding: 'utf8' });
     expect(direct.stderr).toBe('');
     expect(direct.status).toBe(0);

@@ -34,14 +34,17 @@ describe('per-service images: only the service\'s code and production packages, 
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const modulesOf = (service: ServiceName) => contents.get(service)!.modules;
+  // a package is in an image as a folder of node_modules, or inside the service's bundle
+  // (tools/build/bundle.ts); `bundled` are the lockfile keys of the packages the bundle holds
+  const modulesOf = (service: ServiceName) => [...contents.get(service)!.modules, ...contents.get(service)!.bundled];
+  const packagesOf = (service: ServiceName) => [...contents.get(service)!.packages, ...contents.get(service)!.bundled.map((key) => key.replace(/^.*node_modules\//, ''))];
 
   it('sequences\' holiday data is in the sequences image only; mail packages in sequences only; no dev package anywhere', () => {
     for (const service of SERVICE_NAMES) {
-      const names = contents.get(service)!.packages;
+      const names = packagesOf(service);
       expect({ service, holidays: modulesOf(service).some((k) => k.endsWith('/date-holidays')) }).toEqual({ service, holidays: service === 'sequences' });
       expect({ service, mail: names.filter((n) => ['nodemailer', 'imapflow', 'mailparser'].includes(n)).length > 0 }).toEqual({ service, mail: service === 'sequences' });
-      for (const dev of ['jest', 'typescript', '@swc/core', 'playwright-core', 'autocannon', 'kubernetes-models', 'yaml']) {
+      for (const dev of ['jest', 'typescript', '@swc/core', 'playwright-core', 'autocannon', 'kubernetes-models', 'yaml', 'esbuild']) {
         expect({ service, dev, present: modulesOf(service).includes(`node_modules/${dev}`) }).toEqual({ service, dev, present: false });
       }
     }
@@ -51,12 +54,12 @@ describe('per-service images: only the service\'s code and production packages, 
   it('each image holds its own service\'s code, no other service\'s (migrations included), and no tests, benches or dev tools', () => {
     for (const service of SERVICE_NAMES) {
       const files = contents.get(service)!.files;
-      expect(files).toEqual(expect.arrayContaining([`dist/apps/${service}/src/main.js`, `dist/apps/${service}/src/migrations/index.js`, 'dist/tools/migrate.js']));
+      expect(files).toEqual(expect.arrayContaining([`dist/apps/${service}/main.js`, `dist/apps/${service}/src/migrations/index.js`, 'dist/tools/migrate.js']));
       // the admin CLI rides in the gateway's image (docs/operations.md runs it from there)
       const own = (f: string) => f.startsWith(`dist/apps/${service}/`) || (service === 'gateway' && f.startsWith('dist/apps/admin/'));
       const foreign = files.filter((f) => f.startsWith('dist/apps/') && !own(f));
       expect({ service, foreign }).toEqual({ service, foreign: [] });
-      const dev = files.filter((f) => /(\.spec|-spec)\.js$|\.map$|^dist\/tools\/(bench|mesh|lockfile|image)\//.test(f));
+      const dev = files.filter((f) => /(\.spec|-spec)\.js$|\.map$|\.meta\.json$|^dist\/tools\/(bench|mesh|lockfile|image|build)\//.test(f));
       expect({ service, dev }).toEqual({ service, dev: [] });
     }
   });
@@ -68,14 +71,30 @@ describe('per-service images: only the service\'s code and production packages, 
       writeFileSync(join(root, 'package.json'), JSON.stringify({ dependencies: { pg: '8.23.1' }, devDependencies: { jest: '30.5.2' } }));
       mkdirSync(join(root, 'dist/apps/crm/src'), { recursive: true });
       mkdirSync(join(root, 'dist/tools'), { recursive: true });
-      writeFileSync(join(root, 'dist/tools/migrate.js'), 'require("pg");\n');
-      writeFileSync(join(root, 'dist/apps/crm/src/main.js'), 'require("pg"); require("./lazy");\n');
+      mkdirSync(join(root, 'node_modules/pg'), { recursive: true });
+      writeFileSync(join(root, 'node_modules/pg/package.json'), '{"name":"pg"}');
+      // the service's bundle and its metafile (tools/build/bundle.ts): it requires pg at run time
+      const meta = (inputs: string[], requires: string[]) => JSON.stringify({
+        inputs: Object.fromEntries(inputs.map((input) => [input, { bytes: 1, imports: [] }])),
+        outputs: { 'dist/apps/crm/main.js': { bytes: 1, inputs: {}, exports: [], imports: requires.map((path) => ({ path, kind: 'require-call', external: true })) } },
+      });
+      writeFileSync(join(root, 'dist/apps/crm/main.js'), 'require("pg");\n');
+      writeFileSync(join(root, 'dist/apps/crm/main.meta.json'), meta(['dist/apps/crm/src/main.js'], ['pg']));
+      // the migration entry's compiled graph
+      writeFileSync(join(root, 'dist/tools/migrate.js'), 'require("pg"); require("../apps/crm/src/lazy");\n');
       writeFileSync(join(root, 'dist/apps/crm/src/lazy.js'), 'const jest = require(\'jest\');\n');
       expect(() => imageContents(root, 'crm')).toThrow(/lazy\.js: requires jest, which is not in package\.json's dependencies/);
       writeFileSync(join(root, 'dist/apps/crm/src/lazy.js'), 'const name = "pg"; require(name);\n');
       expect(() => imageContents(root, 'crm')).toThrow(/require\(name\) is not a string literal/);
       writeFileSync(join(root, 'dist/apps/crm/src/lazy.js'), 'module.exports = require("pg");\n');
       expect(imageContents(root, 'crm').packages).toEqual(['pg']);
+      // a bundle that holds a dev package, or requires one, fails too
+      writeFileSync(join(root, 'dist/apps/crm/main.meta.json'), meta(['dist/apps/crm/src/main.js', 'node_modules/jest/build/index.js'], ['pg']));
+      expect(() => imageContents(root, 'crm')).toThrow(/main\.js: holds jest, which is not a production package/);
+      mkdirSync(join(root, 'node_modules/jest'), { recursive: true });
+      writeFileSync(join(root, 'node_modules/jest/package.json'), '{"name":"jest"}');
+      writeFileSync(join(root, 'dist/apps/crm/main.meta.json'), meta(['dist/apps/crm/src/main.js'], ['pg', 'jest']));
+      expect(() => imageContents(root, 'crm')).toThrow(/main\.js: requires jest, which is not a production package/);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -97,7 +116,7 @@ describe('per-service images: only the service\'s code and production packages, 
 
     const port = await freePort();
     const log: string[] = [];
-    const child = spawn(process.execPath, [...APP_NODE_FLAGS, ...APP_V8_FLAGS, `dist/apps/${service}/src/main.js`], {
+    const child = spawn(process.execPath, [...APP_NODE_FLAGS, ...APP_V8_FLAGS, `dist/apps/${service}/main.js`], {
       cwd: app,
       env: { ...env, [portVariable(service)]: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,12 +2,15 @@ import { builtinModules } from 'node:module';
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, copyFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { SERVICE_NAMES, ServiceName } from '@app/contracts';
+import type { Metafile } from 'esbuild';
 
 /**
- * What one service's image holds: the compiled files its entry points reach (the service's main
- * and the migration entry `dist/tools/migrate.js <service>`; in the gateway's also the admin CLI
- * and `dist/tools/nats-setup.js`) and the production packages
- * those files require, with the packages those need as the lockfile resolves them. Read from the
+ * What one service's image holds: the service's bundle (`dist/apps/<service>/main.js`, made by
+ * tools/build/bundle.ts, which the image runs), the compiled files its other entry points reach
+ * (the migration entry `dist/tools/migrate.js <service>`; in the gateway's also the admin CLI and
+ * `dist/tools/nats-setup.js`) and the production packages those require, with the packages those
+ * need as the lockfile resolves them. The bundle's packages are read from its metafile (what it
+ * requires at run time; what it holds must be production packages), the other entries' from the
  * compiled import graph, so a package the code starts to use is in the image without a list to
  * keep; a require this cannot follow (not a string literal) fails the build instead.
  *
@@ -25,6 +28,8 @@ export interface ImageContents {
   modules: string[];
   /** Those among them npm may have left out (optional, e.g. for another platform). */
   optional: string[];
+  /** Lockfile keys of the packages whose code the service's bundle holds (not copied: inside dist/apps/<service>/main.js). */
+  bundled: string[];
 }
 
 const REQUIRE = /\brequire\(\s*(?:(["'])([^"'\n]+)\1\s*\)|([^)"'\s][^)]*)\))/g;
@@ -62,13 +67,23 @@ export function imageContents(root: string, service: ServiceName): ImageContents
   const production = new Set(Object.keys(pkg.dependencies ?? {}));
   // the admin CLI rides in the gateway's image, where docs/operations.md runs it in the cluster, and
   // so does the NATS set-up step docker-compose.yml runs before the bus starts
-  const entries = [`dist/apps/${service}/src/main.js`, 'dist/tools/migrate.js', ...(service === 'gateway' ? [ADMIN_ENTRY, NATS_SETUP_ENTRY] : [])];
+  const bundle = `dist/apps/${service}/main.js`;
+  const entries = [bundle, 'dist/tools/migrate.js', ...(service === 'gateway' ? [ADMIN_ENTRY, NATS_SETUP_ENTRY] : [])];
   const files = new Set<string>();
   const packages = new Set<string>();
   const filesOnly = new Set<string>();
   const problems: string[] = [];
-  const queue = [...entries];
+  const queue = entries.filter((entry) => entry !== bundle);
   for (const entry of entries) if (!existsSync(join(root, entry))) problems.push(`${entry}: missing (build first)`);
+  let bundled: string[] = [];
+  if (existsSync(join(root, bundle))) {
+    files.add(bundle);
+    const found = bundleDependencies(root, bundle, production);
+    problems.push(...found.problems);
+    for (const name of found.packages) packages.add(name);
+    for (const name of found.filesOnly) filesOnly.add(name);
+    bundled = found.held;
+  }
   while (queue.length) {
     const file = queue.shift()!;
     if (files.has(file) || !existsSync(join(root, file))) continue;
@@ -109,7 +124,48 @@ export function imageContents(root: string, service: ServiceName): ImageContents
   if (problems.length) throw new Error(`${service} image:\n  ${problems.join('\n  ')}`);
   const modules = [...new Set([...lockfileClosure(root, [...packages]), ...[...filesOnly].map((name) => `node_modules/${name}`)])].sort();
   const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
-  return { files: [...files].sort(), packages: [...packages].sort(), modules, optional: modules.filter((key) => lock.packages[key].optional) };
+  return { files: [...files].sort(), packages: [...packages].sort(), modules, optional: modules.filter((key) => lock.packages[key].optional), bundled };
+}
+
+/**
+ * What a service's bundle needs from node_modules: the packages it requires at run time (its
+ * metafile's external imports, `<bundle minus .js>.meta.json`; those not installed are optional
+ * ones asked for only when configured, and stay out as they stay out of node_modules), and the
+ * packages whose files it reads by path (`require.resolve('redoc/…')`). Every package the bundle
+ * holds must be a production package: a dev package the code imports fails the build, as a
+ * require of one does in the compiled graph.
+ */
+function bundleDependencies(root: string, bundle: string, production: Set<string>): { packages: string[]; filesOnly: string[]; held: string[]; problems: string[] } {
+  const problems: string[] = [];
+  const metaFile = join(root, bundle.replace(/\.js$/, '.meta.json'));
+  if (!existsSync(metaFile)) return { packages: [], filesOnly: [], held: [], problems: [`${bundle}: no metafile beside it (${relative(root, metaFile)}; build first)`] };
+  const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as Metafile;
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+  const packages = new Set<string>();
+  for (const output of Object.values(meta.outputs)) {
+    for (const imported of output.imports) {
+      // `require.resolve` asks for a file's path, not its package's code (filesOnly, below)
+      if (!imported.external || imported.kind === 'require-resolve' || imported.path.startsWith('node:') || BUILTIN.has(imported.path) || imported.path.startsWith('.')) continue;
+      const name = packageName(imported.path);
+      if (!existsSync(join(root, 'node_modules', name, 'package.json'))) continue;
+      if (!lock.packages[`node_modules/${name}`] || lock.packages[`node_modules/${name}`].dev) problems.push(`${bundle}: requires ${name}, which is not a production package`);
+      else packages.add(name);
+    }
+  }
+  const held = new Set<string>();
+  for (const input of Object.keys(meta.inputs)) {
+    const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match) held.add(match[1]);
+  }
+  for (const key of held) if (!lock.packages[key] || lock.packages[key].dev) problems.push(`${bundle}: holds ${key.replace(/^.*node_modules\//, '')}, which is not a production package`);
+  const filesOnly = new Set<string>();
+  for (const match of readFileSync(join(root, bundle), 'utf8').matchAll(RESOLVE)) {
+    if (match[2].startsWith('.') || match[2].startsWith('node:')) continue;
+    const name = packageName(match[2]);
+    if (!production.has(name)) problems.push(`${bundle}: resolves a file of ${name}, which is not in package.json's dependencies`);
+    else filesOnly.add(name);
+  }
+  return { packages: [...packages], filesOnly: [...filesOnly], held: [...held].sort(), problems };
 }
 
 /**

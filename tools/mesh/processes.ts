@@ -19,8 +19,9 @@ function findRoot(dir: string): string {
 export const ROOT = findRoot(__dirname);
 export const APPS: readonly ServiceName[] = SERVICE_NAMES;
 
+/** The file a service runs: its bundle (tools/build/bundle.ts), as in the image. */
 export function appEntry(name: ServiceName): string {
-  return join(ROOT, 'dist', 'apps', name, 'src', 'main.js');
+  return join(ROOT, 'dist', 'apps', name, 'main.js');
 }
 
 export function portVariable(name: ServiceName): string {

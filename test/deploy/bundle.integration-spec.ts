@@ -1,0 +1,53 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Metafile } from 'esbuild';
+import { SERVICE_NAMES } from '@app/contracts/subjects';
+import { bundledPackages, bundleMetafile, packageOf, runtimeClosure } from '../../tools/build/bundle';
+import { appEntry, ROOT } from '../../tools/mesh/processes';
+
+/**
+ * Each service runs as one bundle (tools/build/bundle.ts). What must hold: no package exists twice
+ * in a process, once inside the bundle and once loaded from node_modules by a package that asks
+ * for it by name at run time (@nestjs/typeorm's createRequire of typeorm, TypeORM's load of pg).
+ * Each bundle is started with a PostgreSQL and a NATS that do not answer: it loads its modules,
+ * TypeORM's driver included, fails its start, and the files it loaded are compared with what the
+ * bundle holds.
+ */
+describe('service bundles', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'lim-bundle-'));
+    writeFileSync(join(dir, 'loaded.js'), "process.on('exit', () => require('fs').writeFileSync(process.env.LOADED_OUT, JSON.stringify(Object.keys(require.cache))));\n");
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const external = runtimeClosure(ROOT);
+
+  it.each([...SERVICE_NAMES])('%s: loads from node_modules only the packages kept outside its bundle, none of those it holds', (service) => {
+    const meta = JSON.parse(readFileSync(join(ROOT, bundleMetafile(service)), 'utf8')) as Metafile;
+    const held = bundledPackages(meta);
+    expect(held.length).toBeGreaterThan(50);
+    expect(held.filter((name) => external.has(name))).toEqual([]);
+
+    const out = join(dir, `${service}.json`);
+    const run = spawnSync(process.execPath, ['-r', join(dir, 'loaded.js'), appEntry(service)], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', NATS_URL: 'nats://127.0.0.1:1', LOADED_OUT: out, WEBHOOK_SECRET_KEY: 'b'.repeat(64), LOG_LEVEL: 'fatal' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    // it got as far as connecting: every module loaded, the service's own start then failed
+    expect({ status: run.status, stderr: run.stderr.includes('Cannot find module') }).toEqual({ status: 1, stderr: false });
+    const fromModules = new Set<string>();
+    for (const file of JSON.parse(readFileSync(out, 'utf8')) as string[]) {
+      const at = file.lastIndexOf('node_modules/');
+      if (at >= 0) fromModules.add(packageOf(file.slice(at + 'node_modules/'.length)));
+    }
+    expect(fromModules.has('typeorm')).toBe(true);
+    expect(fromModules.has('pg')).toBe(true);
+    expect([...fromModules].filter((name) => held.includes(name))).toEqual([]);
+    expect([...fromModules].filter((name) => !external.has(name))).toEqual([]);
+  });
+});
