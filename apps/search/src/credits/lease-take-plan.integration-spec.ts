@@ -1,7 +1,6 @@
 import { Client } from 'pg';
-import { loadServiceConfig, runMigrations } from '@app/platform';
 import { TestMesh } from '../../../../test/harness';
-import { MIGRATIONS } from '../migrations';
+import { migratedSearchDatabase } from '../../../../test/support/search-database';
 
 /**
  * search_lease_take reads credit_lease_pages by its key however small the table was when a
@@ -14,10 +13,9 @@ describe('search_lease_take plans (real PostgreSQL)', () => {
   let client: Client;
 
   beforeAll(async () => {
-    mesh = await TestMesh.start([]);
-    const service = loadServiceConfig('search', mesh.env);
-    await runMigrations(service.databaseUrl, MIGRATIONS);
-    client = new Client({ connectionString: service.databaseUrl });
+    let url: string;
+    ({ mesh, url } = await migratedSearchDatabase());
+    client = new Client({ connectionString: url });
     await client.connect();
   });
   afterAll(async () => {

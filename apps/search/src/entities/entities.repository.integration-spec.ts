@@ -1,8 +1,7 @@
 import { Pool } from 'pg';
-import { loadServiceConfig, runMigrations } from '@app/platform';
 import { TestMesh } from '../../../../test/harness';
+import { migratedSearchDatabase } from '../../../../test/support/search-database';
 import { waitFor } from '../../../../tools/mesh/processes';
-import { MIGRATIONS } from '../migrations';
 import { EntitiesRepository } from './entities.repository';
 import { seedEntity } from './seed';
 
@@ -20,10 +19,9 @@ describe('EntitiesRepository.upsertMany writes each entity once (real PostgreSQL
   let repository: EntitiesRepository;
 
   beforeAll(async () => {
-    mesh = await TestMesh.start([]);
-    const service = loadServiceConfig('search', mesh.env);
-    await runMigrations(service.databaseUrl, MIGRATIONS);
-    pool = new Pool({ connectionString: service.databaseUrl, max: 4 });
+    let url: string;
+    ({ mesh, url } = await migratedSearchDatabase());
+    pool = new Pool({ connectionString: url, max: 4 });
     repository = new EntitiesRepository(pool, undefined as never);
   });
   afterAll(async () => {

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'pg';
-import { loadServiceConfig, runMigrations } from '@app/platform';
 import { TestMesh } from '../../../../test/harness';
+import { migratedSearchDatabase } from '../../../../test/support/search-database';
 import { parseProviderFile } from '../../../admin/src/ingest/connectors';
-import { MIGRATIONS } from '../migrations';
 import { EntitiesRepository } from './entities.repository';
 import { EntityInput, facetTerms, searchTextOf, splitSearchText } from './entity';
 import { seedEntity } from './seed';
@@ -52,10 +51,9 @@ describe('search text split for terms (real PostgreSQL)', () => {
   let pool: Pool;
 
   beforeAll(async () => {
-    mesh = await TestMesh.start([]);
-    const service = loadServiceConfig('search', mesh.env);
-    await runMigrations(service.databaseUrl, MIGRATIONS);
-    pool = new Pool({ connectionString: service.databaseUrl, max: 2 });
+    let url: string;
+    ({ mesh, url } = await migratedSearchDatabase());
+    pool = new Pool({ connectionString: url, max: 2 });
   });
   afterAll(async () => {
     await pool?.end();

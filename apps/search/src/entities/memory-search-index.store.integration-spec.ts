@@ -1,11 +1,8 @@
 import { Pool } from 'pg';
-import { loadServiceConfig, runMigrations } from '@app/platform';
 import { TestMesh } from '../../../../test/harness';
-import { MIGRATIONS } from '../migrations';
+import { migratedSearchDatabase, searchProcesses } from '../../../../test/support/search-database';
 import { SearchConfig } from '../search.config';
-import { SearchReads } from '../search/search-reads.store';
 import { conditionsFor } from '../search/search.service';
-import { EntitiesRepository } from './entities.repository';
 import { to as copyTo } from 'pg-copy-streams';
 import { SegmentBuilder } from './memory-index';
 import { CopyBinaryDocs, MemorySearchIndex } from './memory-search-index.store';
@@ -63,23 +60,16 @@ describe('MemorySearchIndex (real PostgreSQL)', () => {
   let mesh: TestMesh;
   let pool: Pool;
   const config = { indexPollMs: 3_600_000, rankedCacheEntries: 16 } as SearchConfig;
-  const processes: MemorySearchIndex[] = [];
-  const start = async () => {
-    const reads = new SearchReads(pool, config, undefined as never);
-    const index = new MemorySearchIndex(pool, config, reads);
-    await index.onModuleInit();
-    processes.push(index);
-    return { index, repository: new EntitiesRepository(pool, reads, index) };
-  };
+  const processes = searchProcesses(() => pool, config);
+  const start = () => processes.start();
 
   beforeAll(async () => {
-    mesh = await TestMesh.start([]);
-    const service = loadServiceConfig('search', mesh.env);
-    await runMigrations(service.databaseUrl, MIGRATIONS);
-    pool = new Pool({ connectionString: service.databaseUrl, max: 4 });
+    let url: string;
+    ({ mesh, url } = await migratedSearchDatabase());
+    pool = new Pool({ connectionString: url, max: 4 });
   });
   afterAll(async () => {
-    for (const p of processes) p.onApplicationShutdown();
+    processes.stop();
     await pool?.end();
     await mesh?.close();
   });

@@ -1,11 +1,9 @@
 import { Pool } from 'pg';
 import { Lens } from '@app/contracts';
-import { loadServiceConfig, runMigrations } from '@app/platform';
 import { TestMesh } from '../../../../test/harness';
-import { MIGRATIONS } from '../migrations';
+import { migratedSearchDatabase, searchProcesses } from '../../../../test/support/search-database';
 import { SearchConfig } from '../search.config';
-import { SearchReads } from '../search/search-reads.store';
-import { EntitiesRepository, EntityRow } from './entities.repository';
+import { EntityRow } from './entities.repository';
 import { MemorySearchIndex } from './memory-search-index.store';
 import { seedEntity } from './seed';
 
@@ -24,27 +22,20 @@ describe('search pages read by TID with the id checked (real PostgreSQL)', () =>
   let mesh: TestMesh;
   let pool: Pool;
   const config = { indexPollMs: 3_600_000, rankedCacheEntries: 0 } as SearchConfig;
-  const processes: MemorySearchIndex[] = [];
-  const start = async () => {
-    const reads = new SearchReads(pool, config, undefined as never);
-    const index = new MemorySearchIndex(pool, config, reads);
-    await index.onModuleInit();
-    processes.push(index);
-    return { index, repository: new EntitiesRepository(pool, reads, index) };
-  };
+  const processes = searchProcesses(() => pool, config);
+  const start = () => processes.start();
   let writer: Awaited<ReturnType<typeof start>>;
 
   beforeAll(async () => {
-    mesh = await TestMesh.start([]);
-    const service = loadServiceConfig('search', mesh.env);
-    await runMigrations(service.databaseUrl, MIGRATIONS);
-    pool = new Pool({ connectionString: service.databaseUrl, max: 4 });
+    let url: string;
+    ({ mesh, url } = await migratedSearchDatabase());
+    pool = new Pool({ connectionString: url, max: 4 });
     writer = await start();
     await writer.repository.upsertMany(range(0, 4000));
     await pool.query(`INSERT INTO opportunity_profiles (workspace_id, profile) VALUES ($1, $2)`, [WS, { sectors: ['fintech'] }]);
   });
   afterAll(async () => {
-    for (const p of processes) p.onApplicationShutdown();
+    processes.stop();
     await pool?.end();
     await mesh?.close();
   });
@@ -91,11 +82,7 @@ describe('search pages read by TID with the id checked (real PostgreSQL)', () =>
   });
 
   it('a kept page (the ranked ids of a query, SEARCH_RANKED_CACHE) keeps the addresses its read found', async () => {
-    const reads = new SearchReads(pool, { ...config, rankedCacheEntries: 16 }, undefined as never);
-    const index = new MemorySearchIndex(pool, { ...config, rankedCacheEntries: 16 }, reads);
-    await index.onModuleInit();
-    processes.push(index);
-    const repository = new EntitiesRepository(pool, reads, index);
+    const { index, repository } = await processes.start({ rankedCacheEntries: 16 });
     const query = await index.queryOf('researchers', '', []);
     const ids = index.top(query, 26).ids;
     expect(index.top(query, 26).tids).toEqual(ids.map(() => null));
