@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The build before the tests (package.json's pretest, test:integration, test:e2e): `npm run -s build`
+ * The build before the tests (package.json's pretest, test:integration, test:e2e, test:node20, and
+ * prepare, which `npm ci` runs): `npm run -s build`
  * unless dist/ is already the build of the sources as they are now, which a run of one file after
  * another (`npm test -- <path>`, again and again) mostly finds.
  *
