@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
-import { loadServiceConfig, runMigrations } from '@app/platform';
+import { loadServiceConfig } from '@app/platform/config';
+import { runMigrations } from '@app/platform/migrations/migrator';
 import { EntitiesRepository } from '../../apps/search/src/entities/entities.repository';
 import { MemorySearchIndex } from '../../apps/search/src/entities/memory-search-index.store';
 import { MIGRATIONS } from '../../apps/search/src/migrations';

@@ -112,15 +112,6 @@ export async function bundleService(root: string, service: ServiceName, external
   return result.metafile;
 }
 
-/** The packages a bundle requires at run time (its external imports), by name. */
-export function bundleRequires(metafile: Metafile): string[] {
-  const names = new Set<string>();
-  for (const output of Object.values(metafile.outputs)) {
-    for (const imported of output.imports) if (imported.external && !imported.path.startsWith('node:')) names.add(packageOf(imported.path));
-  }
-  return [...names].sort();
-}
-
 /** The packages whose files a bundle holds, by name. */
 export function bundledPackages(metafile: Metafile): string[] {
   const names = new Set<string>();
