@@ -6,11 +6,13 @@ describe('nkeyAuthenticator (node crypto)', () => {
   const creators = { user: nkeys.createUser, account: nkeys.createAccount, operator: nkeys.createOperator, server: nkeys.createServer };
 
   it.each(Object.entries(creators))('answers a nonce exactly as nats.js does, for %s seeds', (_role, create) => {
-    for (let i = 0; i < 20; i++) {
+    // three seeds a role: nats.js's side signs in tweetnacl, about 100 ms of CPU a call in a fresh
+    // process (the reason for this module), so more would cost the unit tier seconds, not coverage
+    for (let i = 0; i < 3; i++) {
       const seed = create().getSeed();
       const ours = nkeyAuthenticator(seed);
       const theirs = natsNkeyAuthenticator(seed);
-      for (const nonce of [randomBytes(16).toString('base64url'), 'abc', 'ñ-ünïcödé']) expect(ours(nonce)).toEqual(theirs(nonce));
+      for (const nonce of [randomBytes(16).toString('base64url'), 'ñ-ünïcödé']) expect(ours(nonce)).toEqual(theirs(nonce));
       expect(ours()).toEqual(theirs());
       expect(nkeyPublicKey(seed)).toBe(nkeys.fromSeed(seed).getPublicKey());
     }
