@@ -401,8 +401,10 @@ export const ORGANIZATION_RECORD_SQL = `(ext_key LIKE 'opencorporates:%' OR ext_
 
 const COLUMNS = 'id, lens, name, person_name, first_name, last_name, title, organization, location, country, domain, email, phone, details, sources';
 
+/** COLUMNS of `e` (entities). */
+const E_COLUMNS = COLUMNS.split(', ').map((c) => `e.${c}`).join(', ');
 /** A page's columns over `e` (entities) and `r` (the workspace's reveal of it, if any). */
-const PAGE_COLUMNS = `${COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')}, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status`;
+const PAGE_COLUMNS = `${E_COLUMNS}, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status`;
 
 /**
  * A row of a page read: the entity's, or only the generation and profile when the page has none;
@@ -416,6 +418,8 @@ function entityOf(row: PageRow & { page?: unknown; of_page?: unknown }): EntityR
   return entity;
 }
 
+/** The row of t.id by primary key, with its ctid (`at`). */
+const BY_KEY_SQL = `(SELECT e.ctid AS at, ${E_COLUMNS} FROM entities e WHERE e.id = t.id)`;
 /**
  * The row of `entities` whose id is t.id, with its ctid (`at`), read where the index last saw it
  * (t.tid, a TID scan: one heap block, no index descent) when it is still there, else by primary key
@@ -427,9 +431,9 @@ function entityOf(row: PageRow & { page?: unknown; of_page?: unknown }): EntityR
  * worst read as before. Physical addresses are the same on a streaming replica (SearchReads).
  */
 const ROW_AT_TID_OR_KEY_SQL = `(
-       (SELECT e.ctid AS at, ${COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')} FROM entities e WHERE e.ctid = t.tid AND e.id = t.id)
+       (SELECT e.ctid AS at, ${E_COLUMNS} FROM entities e WHERE e.ctid = t.tid AND e.id = t.id)
        UNION ALL
-       (SELECT e.ctid AS at, ${COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')} FROM entities e WHERE e.id = t.id)
+       ${BY_KEY_SQL}
        LIMIT 1) e`;
 /**
  * The row of t.id by primary key, with its ctid: the statement of the pages none of whose
@@ -438,7 +442,7 @@ const ROW_AT_TID_OR_KEY_SQL = `(
  * nothing (0.1-0.2 ms a page at 300k, docs/benchmarks.md 2026-11-30 03:10-03:25); this one is
  * pulled up into that join.
  */
-const ROW_BY_KEY_SQL = `(SELECT e.ctid AS at, ${COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')} FROM entities e WHERE e.id = t.id) e`;
+const ROW_BY_KEY_SQL = `${BY_KEY_SQL} e`;
 /** The statements' names and row sources: by TID where an address is known, else by key. */
 const rowSource = (tids: readonly (string | null)[]): { by: 'tid' | 'key'; sql: string } =>
   tids.some((tid) => tid !== null) ? { by: 'tid', sql: ROW_AT_TID_OR_KEY_SQL } : { by: 'key', sql: ROW_BY_KEY_SQL };
