@@ -442,6 +442,12 @@ export class Segment {
     return this.ids.text(doc);
   }
 
+  /** Document d's heap address as tid text (`(block,offset)`), null where not known (offset 0). */
+  tid(doc: number): string | null {
+    const offset = this.tidOffsets[doc];
+    return offset === 0 ? null : tidText(this.tidBlocks[doc], offset);
+  }
+
   /** The document of an id that is not deleted, or -1. */
   find(id: string): number {
     const bytes = utf8Of(id);
@@ -1161,6 +1167,19 @@ export class MemoryIndex {
     }
   }
 
+  /**
+   * The segments holding the id src[from..to) (UTF-8) not deleted, with its document in each (at
+   * most one: add() deletes an id's older version). remove() keeps its own loop: it runs for every
+   * document a seed or catch-up adds, where a generator a call would cost.
+   */
+  private *docsOf(src: Uint8Array, from: number, to: number): Generator<[Segment, number]> {
+    const hash = hashBytes(src, from, to); // once, not once a segment
+    for (const s of this.segments) {
+      const doc = s.findBytes(src, from, to, hash);
+      if (doc >= 0) yield [s, doc];
+    }
+  }
+
   /** The segments of a full tier, if one is (none while a merge runs). */
   private fullTier(): Segment[] | undefined {
     const tiers = new Map<number, Segment[]>();
@@ -1230,14 +1249,7 @@ export class MemoryIndex {
   tidsOf(ids: readonly string[]): (string | null)[] {
     return ids.map((id) => {
       const bytes = utf8Of(id);
-      const hash = hashBytes(bytes, 0, bytes.length);
-      for (let k = this.segments.length - 1; k >= 0; k--) {
-        const s = this.segments[k];
-        const doc = s.findBytes(bytes, 0, bytes.length, hash);
-        if (doc < 0) continue;
-        const offset = s.tidOffsets[doc];
-        return offset === 0 ? null : tidText(s.tidBlocks[doc], offset);
-      }
+      for (const [s, doc] of this.docsOf(bytes, 0, bytes.length)) return s.tid(doc);
       return null;
     });
   }
@@ -1251,10 +1263,7 @@ export class MemoryIndex {
     const at = parseTid(tid);
     if (!at) return;
     const bytes = utf8Of(id);
-    const hash = hashBytes(bytes, 0, bytes.length);
-    for (const s of this.segments) {
-      const doc = s.findBytes(bytes, 0, bytes.length, hash);
-      if (doc < 0) continue;
+    for (const [s, doc] of this.docsOf(bytes, 0, bytes.length)) {
       s.tidBlocks[doc] = at[0];
       s.tidOffsets[doc] = at[1];
     }
@@ -1290,7 +1299,7 @@ export class MemoryIndex {
         const s = this.segments[best];
         const doc = heads[best];
         out.push(s.id(doc));
-        if (tids) tids.push(s.tidOffsets[doc] === 0 ? null : tidText(s.tidBlocks[doc], s.tidOffsets[doc]));
+        if (tids) tids.push(s.tid(doc));
       }
       heads[best] = cursors[best]();
     }
