@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
 import { SERVICE_NAMES } from '@app/contracts/subjects';
-import { bundledPackages, bundleMetafile, packageOf, runtimeClosure } from '../../tools/build/bundle';
+import { bundleMetafile, runtimeClosure } from '../../tools/build/bundle';
+import { bundledModules, packageName } from '../../tools/image/deps';
 import { appEntry, ROOT } from '../../tools/mesh/processes';
 
 /**
@@ -27,7 +28,7 @@ describe('service bundles', () => {
 
   it.each([...SERVICE_NAMES])('%s: loads from node_modules only the packages kept outside its bundle, none of those it holds', (service) => {
     const meta = JSON.parse(readFileSync(join(ROOT, bundleMetafile(service)), 'utf8')) as Metafile;
-    const held = bundledPackages(meta);
+    const held = bundledModules(meta).map((key) => packageName(key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length)));
     expect(held.length).toBeGreaterThan(50);
     expect(held.filter((name) => external.has(name))).toEqual([]);
 
@@ -43,7 +44,7 @@ describe('service bundles', () => {
     const fromModules = new Set<string>();
     for (const file of JSON.parse(readFileSync(out, 'utf8')) as string[]) {
       const at = file.lastIndexOf('node_modules/');
-      if (at >= 0) fromModules.add(packageOf(file.slice(at + 'node_modules/'.length)));
+      if (at >= 0) fromModules.add(packageName(file.slice(at + 'node_modules/'.length)));
     }
     expect(fromModules.has('typeorm')).toBe(true);
     expect(fromModules.has('pg')).toBe(true);

@@ -43,11 +43,6 @@ export function bundleMetafile(service: ServiceName): string {
   return `dist/apps/${service}/main.meta.json`;
 }
 
-export function packageOf(specifier: string): string {
-  const parts = specifier.split('/');
-  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
-}
-
 /** `names` and every package they need, as installed under root/node_modules (dependencies, optional and peer dependencies that are installed, transitively). */
 export function runtimeClosure(root: string, names: readonly string[] = RUNTIME_LOADED): Set<string> {
   const closure = new Set<string>();
@@ -110,16 +105,6 @@ export async function bundleService(root: string, service: ServiceName, external
   });
   writeFileSync(join(root, bundleMetafile(service)), JSON.stringify(result.metafile));
   return result.metafile;
-}
-
-/** The packages whose files a bundle holds, by name. */
-export function bundledPackages(metafile: Metafile): string[] {
-  const names = new Set<string>();
-  for (const input of Object.keys(metafile.inputs)) {
-    const at = input.lastIndexOf('node_modules/');
-    if (at >= 0) names.add(packageOf(input.slice(at + 'node_modules/'.length)));
-  }
-  return [...names].sort();
 }
 
 async function main(): Promise<void> {

@@ -65,6 +65,7 @@ export function imageContents(root: string, service: ServiceName): ImageContents
   if (!SERVICE_NAMES.includes(service)) throw new Error(`unknown service "${service}" (one of ${SERVICE_NAMES.join(', ')})`);
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const production = new Set(Object.keys(pkg.dependencies ?? {}));
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
   // the admin CLI rides in the gateway's image, where docs/operations.md runs it in the cluster, and
   // so does the NATS set-up step docker-compose.yml runs before the bus starts
   const bundle = `dist/apps/${service}/main.js`;
@@ -78,7 +79,7 @@ export function imageContents(root: string, service: ServiceName): ImageContents
   let bundled: string[] = [];
   if (existsSync(join(root, bundle))) {
     files.add(bundle);
-    const found = bundleDependencies(root, bundle, production);
+    const found = bundleDependencies(root, bundle, production, lock);
     problems.push(...found.problems);
     for (const name of found.packages) packages.add(name);
     for (const name of found.filesOnly) filesOnly.add(name);
@@ -123,7 +124,6 @@ export function imageContents(root: string, service: ServiceName): ImageContents
   }
   if (problems.length) throw new Error(`${service} image:\n  ${problems.join('\n  ')}`);
   const modules = [...new Set([...lockfileClosure(root, [...packages]), ...[...filesOnly].map((name) => `node_modules/${name}`)])].sort();
-  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
   return { files: [...files].sort(), packages: [...packages].sort(), modules, optional: modules.filter((key) => lock.packages[key].optional), bundled };
 }
 
@@ -135,12 +135,11 @@ export function imageContents(root: string, service: ServiceName): ImageContents
  * holds must be a production package: a dev package the code imports fails the build, as a
  * require of one does in the compiled graph.
  */
-function bundleDependencies(root: string, bundle: string, production: Set<string>): { packages: string[]; filesOnly: string[]; held: string[]; problems: string[] } {
+function bundleDependencies(root: string, bundle: string, production: Set<string>, lock: { packages: Record<string, { dev?: boolean }> }): { packages: string[]; filesOnly: string[]; held: string[]; problems: string[] } {
   const problems: string[] = [];
   const metaFile = join(root, bundle.replace(/\.js$/, '.meta.json'));
   if (!existsSync(metaFile)) return { packages: [], filesOnly: [], held: [], problems: [`${bundle}: no metafile beside it (${relative(root, metaFile)}; build first)`] };
   const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as Metafile;
-  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
   const packages = new Set<string>();
   for (const output of Object.values(meta.outputs)) {
     for (const imported of output.imports) {
@@ -152,11 +151,7 @@ function bundleDependencies(root: string, bundle: string, production: Set<string
       else packages.add(name);
     }
   }
-  const held = new Set<string>();
-  for (const input of Object.keys(meta.inputs)) {
-    const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
-    if (match) held.add(match[1]);
-  }
+  const held = bundledModules(meta);
   for (const key of held) if (!lock.packages[key] || lock.packages[key].dev) problems.push(`${bundle}: holds ${key.replace(/^.*node_modules\//, '')}, which is not a production package`);
   const filesOnly = new Set<string>();
   for (const match of readFileSync(join(root, bundle), 'utf8').matchAll(RESOLVE)) {
@@ -165,7 +160,17 @@ function bundleDependencies(root: string, bundle: string, production: Set<string
     if (!production.has(name)) problems.push(`${bundle}: resolves a file of ${name}, which is not in package.json's dependencies`);
     else filesOnly.add(name);
   }
-  return { packages: [...packages], filesOnly: [...filesOnly], held: [...held].sort(), problems };
+  return { packages: [...packages], filesOnly: [...filesOnly], held, problems };
+}
+
+/** The lockfile keys (node_modules/…) of the packages whose files a bundle holds (its metafile's inputs), sorted. */
+export function bundledModules(meta: Metafile): string[] {
+  const held = new Set<string>();
+  for (const input of Object.keys(meta.inputs)) {
+    const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match) held.add(match[1]);
+  }
+  return [...held].sort();
 }
 
 /**
