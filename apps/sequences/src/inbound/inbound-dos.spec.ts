@@ -17,16 +17,28 @@ import { InboundService } from './inbound.service';
  *   CVE-2026-48801 (linkify-it < 5.0.1): a long run of `mailto:` text cost O(n^2).
  * Each must parse within a second (an explicit bound: the vulnerable versions take far longer or
  * crash) and the service must still classify the message.
+ *
+ * A time is the fastest of ATTEMPTS runs of the same input. The input's cost is in every run, so a
+ * vulnerable parser fails each of them; a pause that is not the input's (a busy machine, another
+ * test file's collection in this worker: one CI run measured 1,122 ms for a parse that takes 50 ms
+ * alone) is in one run and not in the fastest.
  */
 
 const BOUND_MS = 1000;
+const ATTEMPTS = 3;
 const GROUPS = 5000;
 const MAILTO = 'mailto:'.repeat(50_000);
 
+/** The fastest of ATTEMPTS runs, with the last run's result (each run parses the same input). */
 async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number }> {
-  const started = performance.now();
-  const result = await work();
-  return { result, ms: performance.now() - started };
+  let fastest = Infinity;
+  let result!: T;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const started = performance.now();
+    result = await work();
+    fastest = Math.min(fastest, performance.now() - started);
+  }
+  return { result, ms: fastest };
 }
 
 /** `g0: g1: ... g4999: x@y.test ;;;...;` */
