@@ -3,10 +3,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, ROOT, runToEnd, waitFor } from '../../tools/mesh/processes';
-import { packPackages } from '../../tools/packages/stage';
+import { packPackages, stagedPackages } from '../../tools/packages/stage';
 import { HARNESS, SHARED_ALL_SETTINGS, SHARED_ALL_START_MS, TestMesh } from '../harness';
 import { Running, startExampleReceiver } from '../support/running';
-import { stagedPackages } from '../support/staged-packages';
 import { allowance } from '../support/timing';
 
 /**
@@ -31,7 +30,7 @@ describe('the client and the cli packages, installed from their tarballs', () =>
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'lim-install-'));
-    // the staging lim-cli made of these sources, if it ran before (test/support/staged-packages.ts)
+    // the staging lim-cli or the quickstart made of these sources, if either ran before (tools/packages/stage.ts)
     tarballs = await packPackages((await stagedPackages()).packages, join(work, 'tarballs'));
     // EVENTS_STREAM_POLL_MS=200 in SHARED_ALL_SETTINGS: lim listen reads GET /events/stream
     mesh = await TestMesh.sharedAll();

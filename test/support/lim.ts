@@ -1,14 +1,14 @@
 import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { stagedPackages } from '../../tools/packages/stage';
 import { Running } from './running';
-import { stagedPackages } from './staged-packages';
 
 /**
  * packages/client and packages/cli staged as npm publishes them (tools/packages/stage.ts) and laid
  * out as npm installs them (`node_modules/@lead-intelligence/{client,cli}`), so `lim` runs as an
  * integrator's would: nothing resolves from the repository's node_modules, and the packages'
  * own folders are not written (another test builds packages/client in place). The staging is the
- * one of these sources every file shares (./staged-packages): `lim` only reads it.
+ * one of these sources every file and `npm run packages:pack` share (`stagedPackages`): `lim` only reads it.
  */
 export class LimBuild {
   private constructor(readonly dir: string, readonly main: string) {}

@@ -1,23 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ROOT } from '../mesh/processes';
-import { packPackages, stagePackages } from './stage';
+import { packPackages, stagedPackages } from './stage';
 
 /**
  * `npm run packages:pack [-- <folder>]`: the tarballs of @lead-intelligence/client and
  * @lead-intelligence/cli (the `lim` command), in dist/packages unless a folder is given, for
  * `npm install ./lead-intelligence-client-<version>.tgz ./lead-intelligence-cli-<version>.tgz`.
+ * The packages are compiled once for their sources as they are (`stagedPackages`, kept in
+ * .data/staged-packages); a second pack of the same sources only packs.
  */
 async function main(): Promise<void> {
   const destination = resolve(process.argv[2] ?? join(ROOT, 'dist', 'packages'));
-  const stage = mkdtempSync(join(tmpdir(), 'lim-stage-'));
-  try {
-    const tarballs = await packPackages(await stagePackages(stage), destination);
-    for (const file of Object.values(tarballs)) process.stdout.write(`wrote ${file}\n`);
-  } finally {
-    rmSync(stage, { recursive: true, force: true });
-  }
+  const tarballs = await packPackages((await stagedPackages()).packages, destination);
+  for (const file of Object.values(tarballs)) process.stdout.write(`wrote ${file}\n`);
 }
 
 if (require.main === module) {

@@ -1,5 +1,6 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { ROOT, runToEnd } from '../mesh/processes';
 
 /**
@@ -69,6 +70,78 @@ export async function stagePackages(out: string): Promise<StagedPackages> {
     for (const file of ['package.json', 'README.md']) cpSync(join(source, file), join(dir, file));
   }
   return staged;
+}
+
+/**
+ * Where stagings are kept: in the repository's own `.data/` (git-ignored, the user's), not the
+ * system's temporary folder, which any local user may write into first: `npm run packages:pack`
+ * packs what it finds there, so a folder someone else made would be published as ours.
+ */
+export const STAGINGS_DIR = join(ROOT, '.data', 'staged-packages');
+
+/**
+ * The SHA-256 of everything a staging is made of: the packages' sources, manifests, READMEs and
+ * tsconfigs, this staging code, and package-lock.json (the compiler, the types and the bundled
+ * dependency, all installed by it). Another source is another hash.
+ */
+export function stagingHash(): string {
+  const hash = createHash('sha256');
+  const add = (file: string) => {
+    hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
+  };
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile()) add(path);
+    }
+  };
+  for (const { dir } of Object.values(PACKAGES)) {
+    for (const file of ['package.json', 'README.md', 'tsconfig.json']) add(join(dir, file));
+    walk(join(dir, 'src'));
+  }
+  add(join(ROOT, 'tools', 'packages', 'stage.ts'));
+  add(join(ROOT, 'package-lock.json'));
+  return hash.digest('hex').slice(0, 32);
+}
+
+/** A staging kept under STAGINGS_DIR: its folder, and the packages as installed in it. */
+export interface Staging {
+  dir: string;
+  packages: StagedPackages;
+}
+
+/**
+ * Both packages staged as the sources are now, made once and kept (two tsc compiles are most of
+ * `npm run packages:pack`, of the quickstart's pack step and of the tests that run `lim`): under
+ * STAGINGS_DIR by `stagingHash()`, so a staging never serves other sources. The layout is an
+ * installed one, `<dir>/node_modules/@lead-intelligence/{client,cli}`, so `lim` run from `<dir>`
+ * resolves the client from nothing but what was staged. A caller that finds none stages into a
+ * folder of its own and renames it into place (atomic: two stagings at once both finish, the first
+ * rename wins, the second is dropped). Nobody writes into a kept staging: `npm pack` only reads.
+ */
+export async function stagedPackages(): Promise<Staging> {
+  const dir = join(STAGINGS_DIR, stagingHash());
+  const packages = (root: string) => ({ client: join(root, 'node_modules', '@lead-intelligence', 'client'), cli: join(root, 'node_modules', '@lead-intelligence', 'cli') });
+  if (!existsSync(dir)) {
+    const building = `${dir}.${process.pid}.${Date.now()}`;
+    try {
+      await stagePackages(join(building, 'node_modules', '@lead-intelligence'));
+      try {
+        renameSync(building, dir);
+      } catch (err) {
+        // another caller renamed its staging of the same sources into place first
+        if (!existsSync(dir)) throw err;
+      }
+    } finally {
+      rmSync(building, { recursive: true, force: true });
+    }
+    // the stagings of earlier sources are never used again
+    for (const name of readdirSync(STAGINGS_DIR)) {
+      if (/^[0-9a-f]{32}$/.test(name) && join(STAGINGS_DIR, name) !== dir) rmSync(join(STAGINGS_DIR, name), { recursive: true, force: true });
+    }
+  }
+  return { dir, packages: packages(dir) };
 }
 
 /** `npm pack` of each staged package into `destination`, both at once; the tarballs' paths. */
