@@ -19,7 +19,8 @@ runMain(() => {
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     // ids are up to 255 characters: longer path ids reach the controllers, which answer 404
-    maxParamLength: 512,
+    // (a router option: given at the top level, Fastify 5 prints a deprecation warning, FSTDEP022)
+    routerOptions: { maxParamLength: 512 },
     frameworkErrors: frameworkErrorHandler(config.docsUrl),
     clientErrorHandler: clientErrorHandler(config.docsUrl, () => newId(ID_PREFIX.request)),
     rewriteUrl: (request: { url?: string }) => routableUrl(request.url ?? '/'),

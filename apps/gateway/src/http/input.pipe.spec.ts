@@ -141,7 +141,7 @@ describe('InputPipe, @LensOnPlan and @MemberOf through Nest', () => {
         { provide: APP_PIPE, useClass: InputPipe },
       ],
     }).compile();
-    app = module.createNestApplication<NestFastifyApplication>(new FastifyAdapter({ maxParamLength: 512 }));
+    app = module.createNestApplication<NestFastifyApplication>(new FastifyAdapter({ routerOptions: { maxParamLength: 512 } }));
     app.getHttpAdapter().getInstance().addHook('onRequest', async (request) => {
       request.ctx = { workspace_id: 'ws_1', lenses: ['leads'] } as unknown as RequestContext;
     });
