@@ -246,6 +246,26 @@ describe('ServiceClient retry on another replica', () => {
     }
   });
 
+  it('keeps the whole grace on a busy event loop: a timer run 300 ms late does not skip the last ask', async () => {
+    const subject = SUBJECTS.crm.companiesGet;
+    const rpc = new ServiceClient(client, { rpcTimeoutMs: DEADLINE_MS, rpcAttemptTimeoutMs: ATTEMPT_MS });
+    // the loop held from 1.0 to 1.3 s after the first ask, so the ask due at 1.1 s runs at 1.3 s: paused
+    // from there, the next (1.7 s) fell past the grace and the client gave up at 1.3 s (as CI's
+    // loaded Node 20 line once saw: 1,387 ms)
+    const busy = setTimeout(() => {
+      const from = performance.now();
+      while (performance.now() - from < 300);
+    }, 1000);
+    try {
+      const stopped = await timed(() => rpc.ask(subject, testContext(), { id: 'company_b' }).catch((err: unknown) => err));
+      expect(stopped.value).toBeInstanceOf(NoAnswer);
+      expect(stopped.ms).toBeGreaterThanOrEqual(1450);
+      expect(stopped.ms).toBeLessThan(1500 + allowance(500));
+    } finally {
+      clearTimeout(busy);
+    }
+  });
+
   it('sends no retry once its retry budget is spent: the dead replica costs the whole deadline', async () => {
     const [a, b] = await twoReplicas();
     const rpc = new ServiceClient(client, { rpcTimeoutMs: 1500, rpcAttemptTimeoutMs: ATTEMPT_MS });

@@ -139,7 +139,8 @@ export class ServiceClient {
    * The first answer to any of up to MAX_ATTEMPTS attempts, each started when the ones before it
    * have had RPC_ATTEMPT_TIMEOUT_MS without an answer (or all failed), every one ending at the
    * request's deadline. Nobody serving the subject is asked again after pauses of 100, 200, then
-   * every 400 ms, for NO_RESPONDERS_GRACE_MS (asked at 0, 0.1, 0.3, 0.7, 1.1 and 1.5 s), then
+   * every 400 ms, for NO_RESPONDERS_GRACE_MS (asked at 0, 0.1, 0.3, 0.7, 1.1 and 1.5 s after the
+   * first ask, times kept from it, so timers run late on a busy machine do not skip the last), then
    * fails: a moment with every replica out of the group (rejoining after a database failover)
    * passes, a stopped service still fails within about 1.5 s.
    * An attempt answered with a failure (`internal_error`, or not a domain error: a replica whose
@@ -153,6 +154,11 @@ export class ServiceClient {
     const begun = performance.now();
     const end = begun + timeoutMs;
     let noRespondersPause = NO_RESPONDERS_FIRST_PAUSE_MS;
+    // when the last ask after "no responders" was due: the schedule (0, 0.1, 0.3, 0.7, 1.1, 1.5 s)
+    // is kept from `begun`, not from each late timer, so a busy process still asks at 1.5 s and
+    // gives a rejoining replica the whole grace (run late, the pauses had added up past the grace
+    // and skipped the last ask: a stopped service failed after 1.39 s on a loaded CI machine)
+    let noRespondersDue = begun;
     return new Promise<ReplyPacket<T>>((resolve, reject) => {
       let started = 0;
       let waiting = 0;
@@ -198,10 +204,12 @@ export class ServiceClient {
             // failover): asked again shortly, for NO_RESPONDERS_GRACE_MS, not counted as an attempt
             if (err instanceof NoRespondersError && waiting === 0) {
               const now = performance.now();
-              if (now + noRespondersPause - begun < NO_RESPONDERS_GRACE_MS && end - now > noRespondersPause) {
+              const due = noRespondersDue + noRespondersPause;
+              if (due - begun < NO_RESPONDERS_GRACE_MS && end > due) {
                 started--;
                 clearTimeout(next);
-                next = setTimeout(launch, noRespondersPause);
+                next = setTimeout(launch, Math.max(0, due - now));
+                noRespondersDue = due;
                 noRespondersPause = Math.min(noRespondersPause * 2, NO_RESPONDERS_MAX_PAUSE_MS);
                 return;
               }
