@@ -25,10 +25,15 @@ describe('service bundles', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const external = runtimeClosure(ROOT);
+  /** The package of a path under node_modules (its innermost), or undefined outside it. */
+  const packageAt = (path: string): string | undefined => {
+    const at = path.lastIndexOf('node_modules/');
+    return at < 0 ? undefined : packageName(path.slice(at + 'node_modules/'.length));
+  };
 
   it.each([...SERVICE_NAMES])('%s: loads from node_modules only the packages kept outside its bundle, none of those it holds', (service) => {
     const meta = JSON.parse(readFileSync(join(ROOT, bundleMetafile(service)), 'utf8')) as Metafile;
-    const held = bundledModules(meta).map((key) => packageName(key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length)));
+    const held = bundledModules(meta).map((key) => packageAt(key) as string); // lockfile keys: each under node_modules
     expect(held.length).toBeGreaterThan(50);
     expect(held.filter((name) => external.has(name))).toEqual([]);
 
@@ -43,8 +48,8 @@ describe('service bundles', () => {
     expect({ status: run.status, stderr: run.stderr.includes('Cannot find module') }).toEqual({ status: 1, stderr: false });
     const fromModules = new Set<string>();
     for (const file of JSON.parse(readFileSync(out, 'utf8')) as string[]) {
-      const at = file.lastIndexOf('node_modules/');
-      if (at >= 0) fromModules.add(packageName(file.slice(at + 'node_modules/'.length)));
+      const name = packageAt(file);
+      if (name) fromModules.add(name);
     }
     expect(fromModules.has('typeorm')).toBe(true);
     expect(fromModules.has('pg')).toBe(true);

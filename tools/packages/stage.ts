@@ -52,9 +52,14 @@ function bundle(name: string, into: string): void {
   for (const dependency of Object.keys(manifest.dependencies ?? {})) bundle(dependency, into);
 }
 
+/** Where stagePackages puts both packages under `out`. */
+function stagedUnder(out: string): StagedPackages {
+  return { client: join(out, 'client'), cli: join(out, 'cli') };
+}
+
 /** Both packages staged under `out` (`out`/client, `out`/cli), ready to pack or to run as installed. */
 export async function stagePackages(out: string): Promise<StagedPackages> {
-  const staged = { client: join(out, 'client'), cli: join(out, 'cli') };
+  const staged = stagedUnder(out);
   for (const dir of Object.values(staged)) {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
@@ -122,11 +127,11 @@ export interface Staging {
  */
 export async function stagedPackages(): Promise<Staging> {
   const dir = join(STAGINGS_DIR, stagingHash());
-  const packages = (root: string) => ({ client: join(root, 'node_modules', '@lead-intelligence', 'client'), cli: join(root, 'node_modules', '@lead-intelligence', 'cli') });
+  const scope = (root: string) => join(root, 'node_modules', '@lead-intelligence');
   if (!existsSync(dir)) {
     const building = `${dir}.${process.pid}.${Date.now()}`;
     try {
-      await stagePackages(join(building, 'node_modules', '@lead-intelligence'));
+      await stagePackages(scope(building));
       try {
         renameSync(building, dir);
       } catch (err) {
@@ -141,7 +146,7 @@ export async function stagedPackages(): Promise<Staging> {
       if (/^[0-9a-f]{32}$/.test(name) && join(STAGINGS_DIR, name) !== dir) rmSync(join(STAGINGS_DIR, name), { recursive: true, force: true });
     }
   }
-  return { dir, packages: packages(dir) };
+  return { dir, packages: stagedUnder(scope(dir)) };
 }
 
 /** `npm pack` of each staged package into `destination`, both at once; the tarballs' paths. */
