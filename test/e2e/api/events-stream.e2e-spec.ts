@@ -239,7 +239,7 @@ describe('GET /events/stream', () => {
     const started = Date.now();
     expect(await mesh.stopApp('gateway')).toBe(0);
     expect(Date.now() - started).toBeLessThan(allowance(5000));
-    await until('the stream ended', () => s.ended, 5000);
+    await until('the stream ended', () => s.ended, allowance(5000));
     const [b, c] = await publish(ws.workspace.id, [{}, {}]);
     await mesh.startApp('gateway');
     const resumed = await stream(ws.key, '', { 'last-event-id': a });
