@@ -342,9 +342,22 @@ export class TestMesh {
     options: { natsTls?: NatsTlsFiles; provisionBus?: boolean; sharedRun?: string },
   ): Promise<TestMesh> {
     const tls = options.natsTls;
-    const natsPort = await freePort();
-    const dbPrefix = `${options.sharedRun ? sharedDbPrefix(options.sharedRun) : 't_'}${randomToken(8).toLowerCase()}_`;
     const natsDir = mkdtempSync(join(tmpdir(), 'mesh-nats-'));
+    const probeSeed = new TextDecoder().decode(probeIdentitySeed());
+    const serverTls = tls && { certFile: tls.server.cert, keyFile: tls.server.key, caFile: tls.caFile, verify: true };
+    // the port freePort found free may be taken before nats-server binds it (by a process of this run
+    // or of a run beside it): the server then exits at once (startNatsServer), and another port is tried
+    let natsPort = 0;
+    let nats: ChildProcess | undefined;
+    for (let attempt = 1; !nats; attempt++) {
+      natsPort = await freePort();
+      try {
+        nats = (await startNatsServer(natsPort, natsDir, { extraUsers: [probeIdentity(new TextEncoder().encode(probeSeed)).user], tls: serverTls })).child;
+      } catch (err) {
+        if (attempt === 3 || !/^nats-server exited/.test((err as Error).message)) throw err;
+      }
+    }
+    const dbPrefix = `${options.sharedRun ? sharedDbPrefix(options.sharedRun) : 't_'}${randomToken(8).toLowerCase()}_`;
     const identityDir = join(natsDir, 'identities');
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
@@ -369,15 +382,14 @@ export class TestMesh {
       PG_POOL_MAX: String(HARNESS.pgPool.max),
       ...extraEnv,
     };
-    const mesh = new TestMesh(env, natsPort, dbPrefix);
+    const mesh = new TestMesh(env, natsPort, dbPrefix, probeSeed);
+    mesh.nats = nats;
     mesh.natsDir = natsDir;
     mesh.natsTls = tls;
     if (options.sharedRun) {
       mesh.logDir = join(natsDir, 'logs');
       mkdirSync(mesh.logDir);
     }
-    const serverTls = tls && { certFile: tls.server.cert, keyFile: tls.server.key, caFile: tls.caFile, verify: true };
-    mesh.nats = (await startNatsServer(natsPort, natsDir, { extraUsers: [mesh.probe.user], tls: serverTls })).child;
     try {
       // as every mesh starts: the operator provisions the stream before any service, which may not
       if (options.provisionBus !== false) await mesh.provisionBus();

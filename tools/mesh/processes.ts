@@ -1,7 +1,7 @@
 import { ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { ConnectionOptions, nkeys } from '@nats-io/transport-node';
 import { natsInboxPrefix } from '@app/contracts/nats-flows';
 import { SERVICE_NAMES, ServiceName } from '@app/contracts/subjects';
@@ -259,12 +259,16 @@ export async function startNatsServer(
   const host = options.host ?? '127.0.0.1';
   writeFileSync(
     configFile,
-    natsServerConfig({ host, port, storeDir: dir, users: [...identities.users, ...(options.extraUsers ?? [])], tls: options.tls, cluster: options.cluster }),
+    natsServerConfig({ host, port, storeDir: dir, users: [...identities.users, ...(options.extraUsers ?? [])], tls: options.tls, cluster: options.cluster, portsFileDir: dir }),
     { mode: 0o600 },
   );
   const child = spawn(binary, ['-c', configFile], { stdio: 'ignore' });
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`nats-server exited with ${code} (config ${configFile})`))));
-  await Promise.race([waitFor(`nats-server on ${port}`, () => tcpAnswers(host, port), NATS_START_TIMEOUT_MS, 50), exited]);
+  // ready when this process wrote its ports file (it listens) and the port answers: a port that
+  // answers alone may be another process's, taken between freePort's probe and this server's bind
+  // (a loaded run once saw the harness connect to a port nothing served any more for 60 s)
+  const portsFile = join(dir, `${basename(binary)}_${child.pid}.ports`);
+  await Promise.race([waitFor(`nats-server on ${port}`, async () => existsSync(portsFile) && (await tcpAnswers(host, port)), NATS_START_TIMEOUT_MS, 50), exited]);
   exited.catch(() => undefined);
   return { child, identities, configFile };
 }

@@ -161,6 +161,11 @@ export interface NatsServerConfigOptions {
    * its routes listen on (on `host`), and the other nodes' route URLs (`nats-route://host:port`).
    */
   cluster?: { name: string; serverName: string; port: number; routes: string[] };
+  /**
+   * Where the server writes `<binary>_<pid>.ports` (its client URLs) once it listens: the proof a
+   * starter waits for that the process it started, not some other one, holds the port.
+   */
+  portsFileDir?: string;
 }
 
 /**
@@ -219,6 +224,7 @@ export function natsServerConfig(options: NatsServerConfigOptions): string {
   return [
     `host: ${JSON.stringify(options.host)}`,
     `port: ${options.port}`,
+    ...(options.portsFileDir ? [`ports_file_dir: ${JSON.stringify(options.portsFileDir)}`] : []),
     ...cluster,
     `jetstream { store_dir: ${JSON.stringify(options.storeDir)} }`,
     ...tls,

@@ -1,0 +1,47 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChildProcess } from 'node:child_process';
+import { freePort, startNatsServer, tcpAnswers } from '../../tools/mesh/processes';
+
+/**
+ * startNatsServer is ready when the nats-server it started listens, not when the port answers:
+ * a port freePort found free can be taken by another process before the server binds it, and a
+ * starter that took that listener for its server connected for 60 s to nothing (a loaded run,
+ * 2026-11-30). The harness then tries another port.
+ */
+describe('startNatsServer', () => {
+  const dirs: string[] = [];
+  const children: ChildProcess[] = [];
+  const dir = () => {
+    const made = mkdtempSync(join(tmpdir(), 'nats-start-'));
+    dirs.push(made);
+    return made;
+  };
+  afterAll(() => {
+    for (const child of children) child.kill('SIGKILL');
+    for (const made of dirs) rmSync(made, { recursive: true, force: true });
+  });
+
+  it('a port another process listens on: rejects at once (the server exits), never takes that listener for its server', async () => {
+    const other: Server = createServer(() => undefined);
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const port = (other.address() as { port: number }).port;
+    try {
+      const started = Date.now();
+      await expect(startNatsServer(port, dir())).rejects.toThrow(/^nats-server exited/);
+      expect(Date.now() - started).toBeLessThan(5000); // not NATS_START_TIMEOUT_MS's wait
+    } finally {
+      other.close();
+    }
+  });
+
+  it('a free port: resolves once its own server listens there', async () => {
+    const port = await freePort();
+    const nats = await startNatsServer(port, dir());
+    children.push(nats.child);
+    expect(nats.child.exitCode).toBeNull();
+    expect(await tcpAnswers('127.0.0.1', port)).toBe(true);
+  });
+});
