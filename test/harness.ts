@@ -18,7 +18,7 @@ import { operatorContext } from '../apps/admin/src/admin-context';
 import { eventsStreamSettings } from '@app/platform/config';
 import type { ProvisionOutcome } from '@app/platform/jetstream';
 import {
-  freePort, httpReady, inLanes, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
+  appReady, freePort, httpReady, inLanes, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
 } from '../tools/mesh/processes';
 import { TIMING_SCALE } from './support/timing';
 
@@ -447,7 +447,7 @@ export class TestMesh {
         throw new Error(`${name} exited with ${code} during start-up:\n${this.recentLines(name, 20).join('\n')}`);
       });
       try {
-        await Promise.race([waitFor(`${name} readiness`, () => httpReady(app.port), HARNESS.readyTimeoutMs, HARNESS.readyPollMs), exitedEarly]);
+        await Promise.race([waitFor(`${name} readiness`, () => appReady(app), HARNESS.readyTimeoutMs, HARNESS.readyPollMs), exitedEarly]);
       } catch (err) {
         // a free port chosen here can be taken by another process before the service binds it
         // (other test files run at the same time): choose again

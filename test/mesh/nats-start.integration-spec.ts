@@ -3,7 +3,7 @@ import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChildProcess } from 'node:child_process';
-import { freePort, startNatsServer, tcpAnswers } from '../../tools/mesh/processes';
+import { freePort, listensOn, startNatsServer, tcpAnswers } from '../../tools/mesh/processes';
 
 /**
  * startNatsServer is ready when the nats-server it started listens, not when the port answers:
@@ -43,5 +43,21 @@ describe('startNatsServer', () => {
     children.push(nats.child);
     expect(nats.child.exitCode).toBeNull();
     expect(await tcpAnswers('127.0.0.1', port)).toBe(true);
+  });
+});
+
+/** listensOn: whose socket answers on a port (the harness's readiness takes no other process's answer for its app's). */
+describe('listensOn', () => {
+  it('is true for the process that listens on the port, false for another process and for a port nobody listens on', async () => {
+    const server: Server = createServer(() => undefined);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      expect(listensOn(process.pid, port)).toBe(true);
+      expect(listensOn(process.ppid, port)).toBe(false);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(listensOn(process.pid, port)).toBe(false);
   });
 });

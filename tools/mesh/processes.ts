@@ -1,5 +1,5 @@
 import { ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { basename, join } from 'node:path';
 import { ConnectionOptions, nkeys } from '@nats-io/transport-node';
@@ -99,6 +99,47 @@ export async function waitFor(what: string, check: () => Promise<boolean>, timeo
 export async function httpReady(port: number): Promise<boolean> {
   const response = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(1000) });
   return response.status === 200;
+}
+
+/**
+ * Whether process `pid` holds the socket that listens on TCP `port` (Linux's /proc: the inode of
+ * the port's LISTEN entry among the process's open files; elsewhere assumed). A port a starter
+ * chose free can be bound by another process before the app binds it: that process then answers
+ * the app's readiness, and the app exits on EADDRINUSE after it was taken for ready (a loaded run,
+ * 2026-11-30: crm's metrics port answered by another mesh's service).
+ */
+export function listensOn(pid: number | undefined, port: number): boolean {
+  if (process.platform !== 'linux') return true;
+  if (pid === undefined) return false;
+  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!existsSync(table)) continue;
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length > 9 && fields[1].endsWith(hexPort) && fields[3] === '0A') inodes.add(fields[9]);
+    }
+  }
+  if (inodes.size === 0) return false;
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return false;
+  }
+  return fds.some((fd) => {
+    try {
+      const socket = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      return socket !== null && inodes.has(socket[1]);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The app answers its readiness on its port, and the answer is its own (listensOn). */
+export async function appReady(app: Pick<RunningApp, 'port' | 'child'>): Promise<boolean> {
+  return (await httpReady(app.port)) && listensOn(app.child.pid, app.port);
 }
 
 export interface RunningApp {
