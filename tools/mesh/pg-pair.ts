@@ -3,7 +3,7 @@ import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, readFile
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { parse as parseYaml } from 'yaml';
-import { ROOT, waitFor } from './processes';
+import { freePort, ROOT, waitFor } from './processes';
 import { TcpProxy } from './tcp-proxy';
 
 /**
@@ -82,11 +82,11 @@ export class PgPair {
       '',
     ].join('\n'));
     ownedByPostgres(join(primaryDir, 'pg_hba.conf'));
-    pgCtl(bin, primaryDir, 'start');
+    ports = { ...ports, primary: await startOnItsPort(bin, primaryDir, ports.primary) };
     const standbyDir = join(dir, 'standby');
     asPostgres(join(bin, 'pg_basebackup'), ['-h', '127.0.0.1', '-p', String(ports.primary), '-U', 'postgres', '-D', standbyDir, '-R', '-X', 'stream', '-c', 'fast']);
     appendFileSync(join(standbyDir, 'postgresql.auto.conf'), `port = ${ports.standby}\n`);
-    pgCtl(bin, standbyDir, 'start');
+    ports = { ...ports, standby: await startOnItsPort(bin, standbyDir, ports.standby) };
     // synchronous from here on: set after the base backup, so the standby's copy does not wait for a standby of its own
     await sql(ports.primary, "ALTER SYSTEM SET synchronous_standby_names = '*'");
     await sql(ports.primary, 'SELECT pg_reload_conf()');
@@ -453,6 +453,26 @@ function asPostgresAsync(command: string, args: string[]): Promise<void> {
 
 function pgCtlAsync(bin: string, dir: string, action: 'stop' | 'promote', extra: string[] = []): Promise<void> {
   return asPostgresAsync(join(bin, 'pg_ctl'), ['-D', dir, '-w', '-t', '60', ...extra, action]);
+}
+
+/**
+ * Starts the cluster in `dir` on `port`, or, when another process took that port after it was
+ * chosen free (the server's log: "could not bind"; two suites side by side, 2026-11-30), on
+ * another free port (postgresql.auto.conf's last `port` wins). The port it listens on.
+ */
+async function startOnItsPort(bin: string, dir: string, port: number): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      pgCtl(bin, dir, 'start');
+      return port;
+    } catch (err) {
+      const log = join(dir, 'server.log');
+      const taken = existsSync(log) && /could not bind IPv4 address "127\.0\.0\.1": Address already in use/.test(readFileSync(log, 'utf8'));
+      if (!taken || attempt === 3) throw err;
+      port = await freePort();
+      appendFileSync(join(dir, 'postgresql.auto.conf'), `port = ${port}\n`);
+    }
+  }
 }
 
 export function pgCtl(bin: string, dir: string, action: string, extra: string[] = []): void {
