@@ -347,12 +347,13 @@ export class TestMesh {
     const serverTls = tls && { certFile: tls.server.cert, keyFile: tls.server.key, caFile: tls.caFile, verify: true };
     // the port freePort found free may be taken before nats-server binds it (by a process of this run
     // or of a run beside it): the server then exits at once (startNatsServer), and another port is tried
+    const probeUser = probeIdentity(new TextEncoder().encode(probeSeed)).user;
     let natsPort = 0;
     let nats: ChildProcess | undefined;
     for (let attempt = 1; !nats; attempt++) {
       natsPort = await freePort();
       try {
-        nats = (await startNatsServer(natsPort, natsDir, { extraUsers: [probeIdentity(new TextEncoder().encode(probeSeed)).user], tls: serverTls })).child;
+        nats = (await startNatsServer(natsPort, natsDir, { extraUsers: [probeUser], tls: serverTls })).child;
       } catch (err) {
         if (attempt === 3 || !/^nats-server exited/.test((err as Error).message)) throw err;
       }

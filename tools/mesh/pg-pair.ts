@@ -461,13 +461,15 @@ function pgCtlAsync(bin: string, dir: string, action: 'stop' | 'promote', extra:
  * another free port (postgresql.auto.conf's last `port` wins). The port it listens on.
  */
 async function startOnItsPort(bin: string, dir: string, port: number): Promise<number> {
+  const log = join(dir, 'server.log');
   for (let attempt = 1; ; attempt++) {
+    // pg_ctl appends to the log: only this attempt's lines say why this attempt failed
+    const before = existsSync(log) ? readFileSync(log, 'utf8').length : 0;
     try {
       pgCtl(bin, dir, 'start');
       return port;
     } catch (err) {
-      const log = join(dir, 'server.log');
-      const taken = existsSync(log) && /could not bind IPv4 address "127\.0\.0\.1": Address already in use/.test(readFileSync(log, 'utf8'));
+      const taken = existsSync(log) && /could not bind IPv4 address "127\.0\.0\.1": Address already in use/.test(readFileSync(log, 'utf8').slice(before));
       if (!taken || attempt === 3) throw err;
       port = await freePort();
       appendFileSync(join(dir, 'postgresql.auto.conf'), `port = ${port}\n`);
