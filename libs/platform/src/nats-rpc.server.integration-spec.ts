@@ -10,7 +10,7 @@ import { TestMesh } from '../../../test/harness';
 import { DomainError } from './domain-error';
 import { connectMesh } from './nats';
 import { NatsRpcServer } from './nats-rpc.server';
-import { askService, RawJson, ReplyPacket } from './reply-mux';
+import { askService, JsonText, RawJson, ReplyPacket } from './reply-mux';
 import { PublicRpc, Rpc } from './rpc-context';
 
 class Refuse implements CanActivate {
@@ -67,6 +67,12 @@ class PlainController {
   async rejects(): Promise<never> {
     await Promise.resolve();
     throw new TypeError('cannot read properties of undefined');
+  }
+
+  /** A value given as JSON text (JsonText): sent as written, spacing included. */
+  @Rpc('direct.text')
+  text(ctx: RequestContext) {
+    return new JsonText(`{"workspace":${JSON.stringify(ctx.workspace_id)},"details": {"a": [1, 2]}}`);
   }
 
   @Rpc('direct.stream')
@@ -293,6 +299,10 @@ describe('NatsRpcServer', () => {
       expect((value.response as RawJson).parse()).toEqual({ workspace: 'ws_1', n: 2 });
       const failed = await askService(client, 'direct.domain', ws1 as never, 5000, { raw: true });
       expect(failed).toMatchObject({ err: { code: 'not_found' }, isDisposed: true });
+      // a value given as JSON text: its very bytes when asked raw, inside Nest's packet otherwise
+      const text = await askService(client, 'direct.text', ws1 as never, 5000, { raw: true });
+      expect((text.response as RawJson).buffer().toString('utf8')).toBe('{"workspace":"ws_1","details": {"a": [1, 2]}}');
+      expect(await askService(client, 'direct.text', ws1 as never, 5000)).toMatchObject({ response: { workspace: 'ws_1', details: { a: [1, 2] } }, isDisposed: true });
     } finally {
       await app.close();
     }

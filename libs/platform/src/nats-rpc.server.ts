@@ -5,7 +5,7 @@ import { retryPolicyOf, RpcRequest } from '@app/contracts';
 import { connectMesh } from './nats';
 import { PublishBatch } from './publish-batch';
 import { counter, gauge } from './metrics';
-import { RAW_JSON_HEADER, RAW_JSON_MARK, RPC_DEADLINE_HEADER } from './reply-mux';
+import { JsonText, RAW_JSON_HEADER, RAW_JSON_MARK, RPC_DEADLINE_HEADER } from './reply-mux';
 import { observeRpc, outcomeOf, RpcObservation } from './rpc-observer';
 
 const RAW_JSON_PREFIX = String.fromCharCode(RAW_JSON_MARK);
@@ -194,11 +194,16 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
     );
   }
 
-  /** A handler's value: Nest's packet, or the value's JSON after RAW_JSON_MARK when the requester asked for it (RawJson). */
+  /**
+   * A handler's value: Nest's packet, or the value's JSON after RAW_JSON_MARK when the requester
+   * asked for it (RawJson). A value given as JSON text (JsonText) is sent as that text.
+   */
   private answer(msg: Msg, id: string, value: unknown, observed: RpcObservation): void {
     try {
       const raw = value !== undefined && msg.headers?.get(RAW_JSON_HEADER) === 'json';
-      this.reply(msg, raw ? RAW_JSON_PREFIX + JSON.stringify(value) : JSON.stringify({ id, response: value, isDisposed: true }));
+      const json = value instanceof JsonText ? value.json : undefined;
+      if (json !== undefined) this.reply(msg, raw ? RAW_JSON_PREFIX + json : `{"id":${JSON.stringify(id)},"response":${json},"isDisposed":true}`);
+      else this.reply(msg, raw ? RAW_JSON_PREFIX + JSON.stringify(value) : JSON.stringify({ id, response: value, isDisposed: true }));
       observed('ok');
     } catch (err) {
       observed('error', err);

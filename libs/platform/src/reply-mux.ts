@@ -222,6 +222,19 @@ export class RawJson<T = unknown> {
   }
 }
 
+/**
+ * A handler's value already written as JSON text (e.g. a search page whose entities' `details` and
+ * `sources` come from PostgreSQL as jsonb text and are spliced in as they are, not parsed and
+ * serialised again): NatsRpcServer replies with the text itself, raw or inside Nest's envelope.
+ * The text must be one JSON value; whoever makes it answers for that.
+ */
+export class JsonText<T = unknown> {
+  /** Only a type for readers of the handler: what the text parses to. */
+  declare readonly value?: T;
+
+  constructor(readonly json: string) {}
+}
+
 export const RAW_JSON_HEADER = 'Rpc-Reply';
 /**
  * When the requester stops waiting, in milliseconds since the epoch (wall clock: the mesh's hosts

@@ -28,9 +28,17 @@ export interface EntityRow {
   revealed_email_status?: EmailStatus | null;
 }
 
+/**
+ * An entity of a page as rendered: its `details` and `sources` as PostgreSQL writes the jsonb
+ * (`details_json`, `sources_json`), not parsed: the page's JSON is made with them spliced in as they
+ * are (renderPage), since parsing them and serialising them again was about a fifth of search's CPU
+ * a page (docs/benchmarks.md, 2026-11-30).
+ */
+export type PageEntity = Omit<EntityRow, 'details' | 'sources'> & { details_json: string; sources_json: string };
+
 /** One page's rows and the workspace's opportunity profile (undefined when it has none). */
 export interface Page {
-  rows: EntityRow[];
+  rows: PageEntity[];
   profile: OpportunityProfile | undefined;
 }
 
@@ -403,17 +411,17 @@ const COLUMNS = 'id, lens, name, person_name, first_name, last_name, title, orga
 
 /** COLUMNS of `e` (entities). */
 const E_COLUMNS = COLUMNS.split(', ').map((c) => `e.${c}`).join(', ');
-/** A page's columns over `e` (entities) and `r` (the workspace's reveal of it, if any). */
-const PAGE_COLUMNS = `${E_COLUMNS}, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status`;
+/** A page's columns over `e` (entities) and `r` (the workspace's reveal of it, if any): PageEntity's, the jsonb as text. */
+const PAGE_COLUMNS = `${COLUMNS.split(', ').map((c) => (c === 'details' || c === 'sources' ? `e.${c}::text AS ${c}_json` : `e.${c}`)).join(', ')}, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status`;
 
 /**
  * A row of a page read: the entity's, or only the generation and profile when the page has none;
  * `moved`, the row's ctid when it is not the one asked (read by primary key), else null.
  */
-type PageRow = EntityRow & { generation: string; profile: OpportunityProfile | null; n: string | null; moved: string | null };
+type PageRow = PageEntity & { generation: string; profile: OpportunityProfile | null; n: string | null; moved: string | null };
 
 /** The entity of a page row, without the columns of the read. */
-function entityOf(row: PageRow & { page?: unknown; of_page?: unknown }): EntityRow {
+function entityOf(row: PageRow & { page?: unknown; of_page?: unknown }): PageEntity {
   const { generation: _generation, profile: _profile, n: _n, moved: _moved, page: _page, of_page: _ofPage, ...entity } = row;
   return entity;
 }
@@ -650,7 +658,7 @@ export class EntitiesRepository {
       values: [asks.map((a) => a.workspaceId), asks.flatMap((a) => a.ids), asks.flatMap((a, i) => a.ids.map(() => i + 1)), asks.flatMap((a) => a.ids.map(() => a.workspaceId)),
         asks.flatMap((a) => a.tids)],
     }));
-    const pages = asks.map(() => ({ generation: rows[0].generation, profile: undefined as OpportunityProfile | undefined, rows: [] as EntityRow[], moved: [] as [string, string][] }));
+    const pages = asks.map(() => ({ generation: rows[0].generation, profile: undefined as OpportunityProfile | undefined, rows: [] as PageEntity[], moved: [] as [string, string][] }));
     for (const row of rows) {
       const page = pages[Number(row.page) - 1];
       page.profile = row.profile ?? undefined;

@@ -3,7 +3,7 @@ import { Lens } from '@app/contracts';
 import { TestMesh } from '../../../../test/harness';
 import { migratedSearchDatabase, searchProcesses } from '../../../../test/support/search-database';
 import { SearchConfig } from '../search.config';
-import { EntityRow } from './entities.repository';
+import { PageEntity } from './entities.repository';
 import { MemorySearchIndex } from './memory-search-index.store';
 import { seedEntity } from './seed';
 
@@ -40,10 +40,13 @@ describe('search pages read by TID with the id checked (real PostgreSQL)', () =>
     await mesh?.close();
   });
 
-  /** The page of these ids read by primary key, as pages were read before: rows in the ids' order, missing ids left out. */
-  const byKey = async (workspaceId: string, ids: string[]): Promise<EntityRow[]> => (await pool.query<EntityRow>(
+  /**
+   * The page of these ids read by primary key, as pages were read before: rows in the ids' order, missing ids left out
+   * (details and sources as their jsonb text, as a page carries them: PageEntity).
+   */
+  const byKey = async (workspaceId: string, ids: string[]): Promise<PageEntity[]> => (await pool.query<PageEntity>(
     `SELECT e.id, e.lens, e.name, e.person_name, e.first_name, e.last_name, e.title, e.organization, e.location, e.country, e.domain, e.email, e.phone,
-            e.details, e.sources, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status
+            e.details::text AS details_json, e.sources::text AS sources_json, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status
        FROM unnest($2::text[]) WITH ORDINALITY AS t(id, n) JOIN entities e ON e.id = t.id
        LEFT JOIN reveals r ON r.workspace_id = $1 AND r.entity_id = e.id
       ORDER BY t.n`, [workspaceId, ids])).rows;
