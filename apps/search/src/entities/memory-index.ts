@@ -546,28 +546,24 @@ export class Segment {
     const none = () => -1;
     if (query.none) return none;
     const cursors: Cursor[] = [];
-    /** Each a group of bitmaps, of which a match is in at least one, with its documents (the lists' lengths summed). */
-    const groups: { bits: Uint32Array[]; length: number }[] = [];
+    /** Each a group of bitmaps, of which a match is in at least one. */
+    const tests: Uint32Array[][] = [];
     for (const term of [lensTerm(query.lens), ...query.all]) {
       const t = this.termOf(term);
       if (t < 0) return none;
       const bits = this.bitmap(t);
-      if (bits) groups.push({ bits: [bits], length: this.lists.length(t) });
+      if (bits) tests.push([bits]);
       else cursors.push(this.cursor(t));
     }
     for (const group of query.anyOf) {
       const terms = group.map((term) => this.termOf(term)).filter((t) => t >= 0);
       if (terms.length === 0) return none;
       const bits = terms.map((t) => this.bitmap(t));
-      if (bits.every((b) => b !== undefined)) groups.push({ bits: bits as Uint32Array[], length: terms.reduce((sum, t) => sum + this.lists.length(t), 0) });
+      if (bits.every((b) => b !== undefined)) tests.push(bits as Uint32Array[]);
       else cursors.push(terms.length === 1 ? this.cursor(terms[0]) : new UnionCursor(terms.map((t) => this.cursor(t))));
     }
     // the shortest list leads: every other list gallops to its candidates
     cursors.sort((a, b) => a.length - b.length);
-    // the sparsest group first: a word none of its bitmaps has is left after one test (the lens's
-    // own term, in most words of a segment, came first and was tested in every word)
-    groups.sort((a, b) => a.length - b.length);
-    const tests = groups.map((group) => group.bits);
     const checks = query.numeric.map((c) => {
       const values = c.column === 'num_min' ? this.numMin : this.numMax;
       const v = c.value;
