@@ -672,7 +672,6 @@ export class TestMesh {
   }
 }
 
-/** A probe identity's seed, made here so that a shared mesh can hand it to the next file. */
 /**
  * A connection of the test's own (it reads what the services stored): refused with "too many
  * clients" (53300) while two suites side by side hold the server's connections, it is tried again
@@ -694,6 +693,7 @@ async function connectPatiently(connectionString: string): Promise<Client> {
   }
 }
 
+/** A probe identity's seed, made here so that a shared mesh can hand it to the next file. */
 function probeIdentitySeed(): Uint8Array {
   return nkeys.createUser().getSeed();
 }

@@ -201,9 +201,9 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
   private answer(msg: Msg, id: string, value: unknown, observed: RpcObservation): void {
     try {
       const raw = value !== undefined && msg.headers?.get(RAW_JSON_HEADER) === 'json';
-      const json = value instanceof JsonText ? value.json : undefined;
-      if (json !== undefined) this.reply(msg, raw ? RAW_JSON_PREFIX + json : `{"id":${JSON.stringify(id)},"response":${json},"isDisposed":true}`);
-      else this.reply(msg, raw ? RAW_JSON_PREFIX + JSON.stringify(value) : JSON.stringify({ id, response: value, isDisposed: true }));
+      const text = value instanceof JsonText ? value.json : undefined;
+      if (raw) this.reply(msg, RAW_JSON_PREFIX + (text ?? JSON.stringify(value)));
+      else this.reply(msg, text !== undefined ? `{"id":${JSON.stringify(id)},"response":${text},"isDisposed":true}` : JSON.stringify({ id, response: value, isDisposed: true }));
       observed('ok');
     } catch (err) {
       observed('error', err);

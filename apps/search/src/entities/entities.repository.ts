@@ -31,7 +31,7 @@ export interface EntityRow {
 /**
  * An entity of a page as rendered: its `details` and `sources` as PostgreSQL writes the jsonb
  * (`details_json`, `sources_json`), not parsed: the page's JSON is made with them spliced in as they
- * are (renderPage), since parsing them and serialising them again was about a fifth of search's CPU
+ * are (hitJson), since parsing them and serialising them again was about a fifth of search's CPU
  * a page (docs/benchmarks.md, 2026-11-30).
  */
 export type PageEntity = Omit<EntityRow, 'details' | 'sources'> & { details_json: string; sources_json: string };

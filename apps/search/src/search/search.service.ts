@@ -56,6 +56,14 @@ function detailsJson(text: string): string {
 }
 
 /**
+ * `head` as JSON with `tail` (`"key":value` pairs already written as JSON) after its last key:
+ * `head` has at least one key, so its JSON ends with `}` after a value.
+ */
+function withKeys(head: object, tail: string): string {
+  return `${JSON.stringify(head).slice(0, -1)},${tail}}`;
+}
+
+/**
  * A hit (SearchHit) as JSON text: every field but `details` and `sources` serialised here, those
  * two (the last keys of a hit, in this order) spliced in as PostgreSQL wrote the jsonb: parsing
  * and serialising them again cost about a fifth of search's CPU a page (docs/benchmarks.md).
@@ -75,14 +83,12 @@ export function hitJson(row: PageEntity, profile: OpportunityProfile | undefined
     revealed: row.revealed === true,
     match_score: row.lens === 'investors' && profile ? matchScore(JSON.parse(row.details_json) as Record<string, unknown>, row.location, profile) : null,
   };
-  const json = JSON.stringify(head);
-  return `${json.slice(0, -1)},"details":${detailsJson(row.details_json)},"sources":${row.sources_json}}`;
+  return withKeys(head, `"details":${detailsJson(row.details_json)},"sources":${row.sources_json}`);
 }
 
 /** A page (SearchResults) as JSON text: its fields, then `data` (the last key), the hits' texts. */
 export function pageJson(results: Omit<SearchResults, 'data'>, hits: string[]): JsonText<SearchResults> {
-  const json = JSON.stringify(results);
-  return new JsonText(`${json.slice(0, -1)},"data":[${hits.join(',')}]}`);
+  return new JsonText(withKeys(results, `"data":[${hits.join(',')}]`));
 }
 
 /**
