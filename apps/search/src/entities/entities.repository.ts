@@ -415,15 +415,31 @@ const E_COLUMNS = COLUMNS.split(', ').map((c) => `e.${c}`).join(', ');
 const PAGE_COLUMNS = `${COLUMNS.split(', ').map((c) => (c === 'details' || c === 'sources' ? `e.${c}::text AS ${c}_json` : `e.${c}`)).join(', ')}, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status`;
 
 /**
- * A row of a page read: the entity's, or only the generation and profile when the page has none;
- * `moved`, the row's ctid when it is not the one asked (read by primary key), else null.
+ * A row of a page read (readPages): the entity's (its columns null when the id has no row), the
+ * page it is of (1-based, 0 for the statement's head slot), its place in the statement (k) and
+ * `moved`, the row's ctid when it is not the one asked (read by primary key), else null; the head
+ * slot (k = 1) alone carries the generation and the workspaces' opportunity profiles.
  */
-type PageRow = PageEntity & { generation: string; profile: OpportunityProfile | null; n: string | null; moved: string | null };
+type PageRow = PageEntity & {
+  generation: string | null;
+  profiles: Record<string, OpportunityProfile> | null;
+  page: number;
+  k: string;
+  moved: string | null;
+};
 
 /** The entity of a page row, without the columns of the read. */
-function entityOf(row: PageRow & { page?: unknown; of_page?: unknown }): PageEntity {
-  const { generation: _generation, profile: _profile, n: _n, moved: _moved, page: _page, of_page: _ofPage, ...entity } = row;
+function entityOf(row: PageRow): PageEntity {
+  const { generation: _generation, profiles: _profiles, page: _page, k: _k, moved: _moved, ...entity } = row;
   return entity;
+}
+
+/** A page's rows in the order of their places `at` (as they were asked); the statement has no ORDER BY. */
+function inOrder(rows: PageEntity[], at: number[]): PageEntity[] {
+  let sorted = true;
+  for (let i = 1; i < at.length && sorted; i++) sorted = at[i - 1] < at[i];
+  if (sorted) return rows;
+  return rows.map((row, i) => ({ row, at: at[i] })).sort((a, b) => a.at - b.at).map((x) => x.row);
 }
 
 /** The row of t.id by primary key, with its ctid (`at`). */
@@ -454,13 +470,6 @@ const ROW_BY_KEY_SQL = `${BY_KEY_SQL} e`;
 /** The statements' names and row sources: by TID where an address is known, else by key. */
 const rowSource = (tids: readonly (string | null)[]): { by: 'tid' | 'key'; sql: string } =>
   tids.some((tid) => tid !== null) ? { by: 'tid', sql: ROW_AT_TID_OR_KEY_SQL } : { by: 'key', sql: ROW_BY_KEY_SQL };
-
-/** The rows of a page read by primary key (their ctid not the one asked): id and where it was found. */
-function movedOf(rows: readonly PageRow[]): [string, string][] {
-  const moved: [string, string][] = [];
-  for (const row of rows) if (row.moved !== null) moved.push([row.id, row.moved]);
-  return moved;
-}
 
 @Injectable()
 export class EntitiesRepository {
@@ -612,61 +621,63 @@ export class EntitiesRepository {
   }
 
   private readonly pages = new ReadBatch<{ workspaceId: string; ids: string[]; tids: (string | null)[] }, Page & { generation: string; moved: [string, string][] }>(
-    (ask) => this.readPage(ask.workspaceId, ask.ids, ask.tids),
+    (ask) => this.readPages([ask]).then(([page]) => page),
     (asks) => this.readPages(asks),
   );
 
-  private async readPage(workspaceId: string, ids: string[], tids: (string | null)[]): Promise<Page & { generation: string; moved: [string, string][] }> {
-    // a named statement: planned once per connection (its plan does not depend on the ids), not per page
-    const rowsOf = rowSource(tids);
-    const { rows } = await this.reads.run((client) => client.query<PageRow>({
-      name: `search-page-${rowsOf.by}`,
-      text: `SELECT g.generation, (SELECT o.profile FROM opportunity_profiles o WHERE o.workspace_id = $1) AS profile, p.* FROM (${GENERATION_SQL}) g
-         LEFT JOIN LATERAL (
-           SELECT ${PAGE_COLUMNS}, NULLIF(e.at, t.tid) AS moved, t.n
-             FROM unnest($2::text[], $3::tid[]) WITH ORDINALITY AS t(id, tid, n)
-             CROSS JOIN LATERAL ${rowsOf.sql}
-             LEFT JOIN reveals r ON r.workspace_id = $1 AND r.entity_id = e.id) p ON true
-        ORDER BY p.n`,
-      values: [workspaceId, ids, tids],
-    }));
-    const { generation, profile } = rows[0];
-    const found = rows.filter((r) => r.n !== null);
-    return { generation, profile: profile ?? undefined, rows: found.map(entityOf), moved: movedOf(found) };
-  }
-
-  /** Several pages (workspace and ids each) in one statement and one snapshot: readPage's rows, each with the index of its page. */
+  /**
+   * Pages (workspace and ids each) in one statement and one snapshot: each id's row with this
+   * workspace's reveal of it, the pages' workspaces' opportunity profiles and the generation.
+   * A named statement, planned once per connection (its plan does not depend on the ids).
+   *
+   * Written so that every row streams out of nested loops as it is read: an id's row, then its
+   * reveal by the (workspace_id, entity_id) key (LIMIT 1 keeps that a look-up per row: pulled up
+   * into a join, the planner hashed the page's rows against a scan of every reveal). Rows are put in their pages and in order here,
+   * not by the statement: an ORDER BY and a join of pages to rows had PostgreSQL copy every row
+   * (about 1 KB of jsonb text each) into a hash table and two sorts, about a sixth of its CPU
+   * a served page (docs/benchmarks.md, 2026-11-30 14:40). The generation and the profiles (an
+   * InitPlan each, evaluated once) come on the statement's first row only, a slot that reads no
+   * row (id NULL), so that a statement whose pages have no ids still brings them.
+   */
   private async readPages(asks: { workspaceId: string; ids: string[]; tids: (string | null)[] }[]): Promise<(Page & { generation: string; moved: [string, string][] })[]> {
     const rowsOf = rowSource(asks.flatMap((a) => a.tids));
-    const { rows } = await this.reads.run((client) => client.query<PageRow & { page: number; of_page: number | null }>({
-      name: `search-pages-${rowsOf.by}`,
-      // the generation an InitPlan (evaluated once), not a join: joined, the planner multiplies the
-      // one-row table's unknown size into a cost that has PostgreSQL JIT-compile the statement (20 ms).
-      // OFFSET 0 keeps `w` a subquery of its own, so each page's profile is looked up once: pulled
-      // up, the look-up ran for every row of the page (25 a page: half the statement's CPU when the
-      // rows are in shared_buffers, 0.54 against 0.29 ms a page; docs/benchmarks.md)
-      text: `SELECT (${GENERATION_SQL}) AS generation, w.page, w.profile, p.*
-         FROM (
-           SELECT a.page, (SELECT o.profile FROM opportunity_profiles o WHERE o.workspace_id = a.workspace_id) AS profile
-             FROM unnest($1::text[]) WITH ORDINALITY AS a(workspace_id, page) OFFSET 0) w
-         LEFT JOIN (
-           SELECT ${PAGE_COLUMNS}, NULLIF(e.at, t.tid) AS moved, t.page AS of_page, t.n
-             FROM unnest($2::text[], $3::int[], $4::text[], $5::tid[]) WITH ORDINALITY AS t(id, page, workspace_id, tid, n)
-             CROSS JOIN LATERAL ${rowsOf.sql}
-             LEFT JOIN reveals r ON r.workspace_id = t.workspace_id AND r.entity_id = e.id) p ON p.of_page = w.page
-        ORDER BY w.page, p.n`,
-      values: [asks.map((a) => a.workspaceId), asks.flatMap((a) => a.ids), asks.flatMap((a, i) => a.ids.map(() => i + 1)), asks.flatMap((a) => a.ids.map(() => a.workspaceId)),
-        asks.flatMap((a) => a.tids)],
+    const ids: (string | null)[] = [null];
+    const pageOf: number[] = [0];
+    const workspaces: (string | null)[] = [null];
+    const tids: (string | null)[] = [null];
+    asks.forEach((ask, i) => {
+      for (let k = 0; k < ask.ids.length; k++) {
+        ids.push(ask.ids[k]);
+        pageOf.push(i + 1);
+        workspaces.push(ask.workspaceId);
+        tids.push(ask.tids[k]);
+      }
+    });
+    const { rows } = await this.reads.run((client) => client.query<PageRow>({
+      name: `search-rows-${rowsOf.by}`,
+      text: `SELECT CASE WHEN t.k = 1 THEN (${GENERATION_SQL}) END AS generation,
+           CASE WHEN t.k = 1 THEN (SELECT jsonb_object_agg(o.workspace_id, o.profile) FROM opportunity_profiles o WHERE o.workspace_id = ANY($1::text[])) END AS profiles,
+           t.page, t.k, ${PAGE_COLUMNS}, NULLIF(e.at, t.tid) AS moved
+         FROM unnest($2::text[], $3::int[], $4::text[], $5::tid[]) WITH ORDINALITY AS t(id, page, workspace_id, tid, k)
+         LEFT JOIN LATERAL ${rowsOf.sql} ON true
+         LEFT JOIN LATERAL (SELECT v.id, v.email_status FROM reveals v WHERE v.workspace_id = t.workspace_id AND v.entity_id = e.id LIMIT 1) r ON true`,
+      values: [[...new Set(asks.map((a) => a.workspaceId))], ids, pageOf, workspaces, tids],
     }));
-    const pages = asks.map(() => ({ generation: rows[0].generation, profile: undefined as OpportunityProfile | undefined, rows: [] as PageEntity[], moved: [] as [string, string][] }));
+    const head = rows.find((row) => Number(row.k) === 1);
+    if (!head || head.generation === null) throw new Error('search: a page read brought no generation');
+    const generation = head.generation;
+    const profiles = head.profiles ?? {};
+    const pages = asks.map((ask) => ({
+      generation, profile: profiles[ask.workspaceId] ?? undefined, rows: [] as PageEntity[], moved: [] as [string, string][], at: [] as number[],
+    }));
     for (const row of rows) {
       const page = pages[Number(row.page) - 1];
-      page.profile = row.profile ?? undefined;
-      if (row.n === null) continue;
+      if (!page || row.id === null) continue; // the head slot, or an id with no row (deleted)
       page.rows.push(entityOf(row));
+      page.at.push(Number(row.k));
       if (row.moved !== null) page.moved.push([row.id, row.moved]);
     }
-    return pages;
+    return pages.map(({ at, ...page }) => ({ ...page, rows: inOrder(page.rows, at) }));
   }
 
   /**

@@ -98,14 +98,25 @@ describe('search pages read by TID with the id checked (real PostgreSQL)', () =>
   });
 
   it('pages read together (one statement for several) equal their pages read by key', async () => {
-    const asks: [string, Lens, string, number][] = [[WS, 'investors', '', 25], [OTHER_WS, 'leads', '', 0], [WS, 'grants', '', 50], [WS, 'investors', 'zzznothing', 0]];
+    // the first two: the same rows for two workspaces, each with its own reveals and profile
+    const first = await idsOf(writer.index, 'investors', '');
+    await pool.query(`INSERT INTO reveals (id, workspace_id, entity_id, status, credits_charged, email_status) VALUES ('rv_batch_1', $1, $2, 'completed', 1, 'valid'), ('rv_batch_2', $3, $4, 'completed', 1, 'risky')
+                      ON CONFLICT DO NOTHING`, [WS, first[5], OTHER_WS, first[6]]);
+    const asks: [string, Lens, string, number][] = [[WS, 'investors', '', 0], [OTHER_WS, 'investors', '', 0], [WS, 'investors', '', 25], [OTHER_WS, 'leads', '', 0],
+      [WS, 'grants', '', 50], [WS, 'investors', 'zzznothing', 0]];
     const pages = await Promise.all(asks.map(([ws, lens, q, offset]) => writer.repository.search(ws, lens, q, [], offset, 25)));
     for (const [k, [ws, lens, q, offset]] of asks.entries()) {
       const ids = await idsOf(writer.index, lens, q, offset);
       expect(pages[k].rows).toEqual(await byKey(ws, ids));
       expect(pages[k].profile).toEqual(ws === WS ? { sectors: ['fintech'] } : undefined);
     }
-    expect(pages[3].rows).toEqual([]);
+    expect(pages[0].rows[5]).toMatchObject({ revealed: true, revealed_email_status: 'valid' });
+    expect(pages[1].rows[5]).toMatchObject({ revealed: false, revealed_email_status: null });
+    expect(pages[1].rows[6]).toMatchObject({ revealed: true, revealed_email_status: 'risky' });
+    expect(pages[5].rows).toEqual([]);
+    // pages of no ids at all, read together: the generation still comes (a page newer than the index would be asked again)
+    const empty = await Promise.all([writer.repository.search(WS, 'investors', 'zzznothing', [], 0, 25), writer.repository.search(OTHER_WS, 'leads', 'zzznothing', [], 0, 25)]);
+    expect(empty).toEqual([{ rows: [], profile: { sectors: ['fintech'] }, generation: expect.stringMatching(/^\d+$/) }, { rows: [], profile: undefined, generation: expect.stringMatching(/^\d+$/) }]);
   });
 
   it('rows updated behind the index (new ctids) and vacuumed: the page is right, in order, with current values, and the new addresses are kept', async () => {

@@ -17,6 +17,7 @@ import { EntitiesChanges1764000017000 } from './1764000017000-entities-changes';
 import { LeaseTakeCustomPlans1764000018000 } from './1764000018000-lease-take-custom-plans';
 import { DropRankBands1764000019000 } from './1764000019000-drop-rank-bands';
 import { DropEntitiesLensRank1764000020000 } from './1764000020000-drop-entities-lens-rank';
+import { LeaseTakeGenericPlans1764000021000 } from './1764000021000-lease-take-generic-plans';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -48,6 +49,7 @@ export const MIGRATIONS = [
   LeaseTakeCustomPlans1764000018000,
   DropRankBands1764000019000,
   DropEntitiesLensRank1764000020000,
+  LeaseTakeGenericPlans1764000021000,
 ];
 
 /**
