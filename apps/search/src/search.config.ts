@@ -8,6 +8,11 @@ export interface SearchConfig {
   peerTimeoutMs: number;
   /** Queries (and page offsets) whose ordered hit ids a process keeps (MemorySearchIndex.top); 0 ranks every page in the index. */
   rankedCacheEntries: number;
+  /**
+   * Rows of recent pages a process keeps with their version (SEARCH_ROW_CACHE; EntitiesRepository's
+   * RowVersions): a page's statement writes a row's columns only when it is another version. 0: none.
+   */
+  rowCacheEntries: number;
   /** How long a concurrent reveal of the same entity waits for the first one before 409. */
   revealWaitMs: number;
   /**
@@ -39,6 +44,9 @@ export interface SearchConfig {
 
 export const SEARCH_CONFIG = Symbol('SEARCH_CONFIG');
 
+/** SEARCH_ROW_CACHE's default: the rows of 800 pages, about 1.2 KB each (24 MB). */
+export const DEFAULT_ROW_CACHE = 20_000;
+
 export function loadSearchConfig(env: NodeJS.ProcessEnv = process.env): SearchConfig {
   const peerTimeoutMs = envInt(env, 'SEARCH_PEER_TIMEOUT_MS', 5000, 100, 120_000);
   const verifier = loadVerifierConfig(env);
@@ -47,6 +55,7 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv = process.env): SearchCo
   return {
     peerTimeoutMs,
     rankedCacheEntries: envInt(env, 'SEARCH_RANKED_CACHE', 256, 0, 1_000_000),
+    rowCacheEntries: envInt(env, 'SEARCH_ROW_CACHE', DEFAULT_ROW_CACHE, 0, 10_000_000),
     revealWaitMs: envInt(env, 'REVEAL_WAIT_MS', 30_000, 0, 600_000),
     revealClaimAbandonedMs: envInt(env, 'REVEAL_CLAIM_ABANDONED_MS', 3 * peerTimeoutMs + verifier.totalMs + 5000, 1000, 86_400_000),
     refundRetryMs: envInt(env, 'SEARCH_REFUND_RETRY_MS', 5000, 10, 86_400_000),

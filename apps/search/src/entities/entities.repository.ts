@@ -4,6 +4,7 @@ import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { EmailStatus, ID_PREFIX, Lens, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL, ReadBatch } from '@app/platform';
 import { SearchReads } from '../search/search-reads.store';
+import { DEFAULT_ROW_CACHE, SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { EntityInput, facetTerms, plainWordEnd, searchTextOf } from './entity';
 import { SegmentBuilder } from './memory-index';
 import { CopyBinaryDocs, MemorySearchIndex } from './memory-search-index.store';
@@ -411,16 +412,61 @@ const COLUMNS = 'id, lens, name, person_name, first_name, last_name, title, orga
 
 /** COLUMNS of `e` (entities). */
 const E_COLUMNS = COLUMNS.split(', ').map((c) => `e.${c}`).join(', ');
-/** A page's columns over `e` (entities) and `r` (the workspace's reveal of it, if any): PageEntity's, the jsonb as text. */
-const PAGE_COLUMNS = `${COLUMNS.split(', ').map((c) => (c === 'details' || c === 'sources' ? `e.${c}::text AS ${c}_json` : `e.${c}`)).join(', ')}, (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status`;
+/**
+ * A page's columns over `e` (entities, with its ctid `at` and xmin `v`), `t` (the asked id, its
+ * address and the xmin of the version search keeps, if any) and `r` (the workspace's reveal of
+ * it): PageEntity's, the jsonb as text. When the row is the version search keeps (`same`: read at
+ * the asked address, same xmin), its columns are not written: search has them (RowVersions).
+ */
+const SAME_SQL = 'coalesce(t.v IS NOT NULL AND e.at = t.tid AND e.v = t.v, false)';
+const PAGE_COLUMNS = `e.id, ${COLUMNS.split(', ').filter((c) => c !== 'id').map((c) => (c === 'details' || c === 'sources'
+  ? `CASE WHEN ${SAME_SQL} THEN NULL ELSE e.${c}::text END AS ${c}_json`
+  : `CASE WHEN ${SAME_SQL} THEN NULL ELSE e.${c} END AS ${c}`)).join(', ')}, ${SAME_SQL} AS same, e.v::text AS v,
+  (r.id IS NOT NULL) AS revealed, r.email_status AS revealed_email_status`;
+
+/** An entity of a page without its workspace's reveal state: what RowVersions keeps. */
+type KeptEntity = Omit<PageEntity, 'revealed' | 'revealed_email_status'>;
+
+/**
+ * The rows of recent pages (at most `max`, the oldest dropped first), each with the version it
+ * was read as: its ctid and xmin. A page's statement is told the version kept of each of its ids
+ * and writes a row's columns only when the row it reads is another version (read elsewhere, or
+ * another xmin): every UPDATE writes a new version, whose xmin is that of the transaction that
+ * wrote it, so a row read at the same address with the same xmin is the row kept, column for
+ * column. Pages are never wrong, whoever changed the row (an ingest, an UPDATE by hand, VACUUM
+ * FULL); what is spared is PostgreSQL writing and search reading the row's columns, about 1 KB of
+ * jsonb text a row (docs/benchmarks.md, 2026-11-30 15:00).
+ */
+export class RowVersions {
+  private readonly rows = new Map<string, { tid: string; v: string; entity: KeptEntity }>();
+
+  constructor(private readonly max: number) {}
+
+  /** The version kept of `id` (its xmin and columns) when it was kept at `tid`, else undefined (the statement then writes the row). */
+  at(id: string, tid: string | null): { v: string; entity: KeptEntity } | undefined {
+    if (tid === null) return undefined;
+    const kept = this.rows.get(id);
+    return kept !== undefined && kept.tid === tid ? kept : undefined;
+  }
+
+  keep(id: string, tid: string, v: string, entity: KeptEntity): void {
+    if (this.max <= 0) return;
+    this.rows.delete(id);
+    this.rows.set(id, { tid, v, entity });
+    if (this.rows.size > this.max) this.rows.delete(this.rows.keys().next().value as string);
+  }
+}
 
 /**
  * A row of a page read (readPages): the entity's (its columns null when the id has no row), the
  * page it is of (1-based, 0 for the statement's head slot), its place in the statement (k) and
- * `moved`, the row's ctid when it is not the one asked (read by primary key), else null; the head
- * slot (k = 1) alone carries the generation and the workspaces' opportunity profiles.
+ * `moved`, the row's ctid when it is not the one asked (read by primary key), else null; `v` its
+ * xmin, and `same` when it is the version search keeps (its columns then null); the head slot
+ * (k = 1) alone carries the generation and the workspaces' opportunity profiles.
  */
 type PageRow = PageEntity & {
+  same: boolean;
+  v: string | null;
   generation: string | null;
   profiles: Record<string, OpportunityProfile> | null;
   page: number;
@@ -430,7 +476,7 @@ type PageRow = PageEntity & {
 
 /** The entity of a page row, without the columns of the read. */
 function entityOf(row: PageRow): PageEntity {
-  const { generation: _generation, profiles: _profiles, page: _page, k: _k, moved: _moved, ...entity } = row;
+  const { generation: _generation, profiles: _profiles, page: _page, k: _k, moved: _moved, same: _same, v: _v, ...entity } = row;
   return entity;
 }
 
@@ -442,8 +488,8 @@ function inOrder(rows: PageEntity[], at: number[]): PageEntity[] {
   return rows.map((row, i) => ({ row, at: at[i] })).sort((a, b) => a.at - b.at).map((x) => x.row);
 }
 
-/** The row of t.id by primary key, with its ctid (`at`). */
-const BY_KEY_SQL = `(SELECT e.ctid AS at, ${E_COLUMNS} FROM entities e WHERE e.id = t.id)`;
+/** The row of t.id by primary key, with its ctid (`at`) and xmin (`v`). */
+const BY_KEY_SQL = `(SELECT e.ctid AS at, e.xmin AS v, ${E_COLUMNS} FROM entities e WHERE e.id = t.id)`;
 /**
  * The row of `entities` whose id is t.id, with its ctid (`at`), read where the index last saw it
  * (t.tid, a TID scan: one heap block, no index descent) when it is still there, else by primary key
@@ -455,7 +501,7 @@ const BY_KEY_SQL = `(SELECT e.ctid AS at, ${E_COLUMNS} FROM entities e WHERE e.i
  * worst read as before. Physical addresses are the same on a streaming replica (SearchReads).
  */
 const ROW_AT_TID_OR_KEY_SQL = `(
-       (SELECT e.ctid AS at, ${E_COLUMNS} FROM entities e WHERE e.ctid = t.tid AND e.id = t.id)
+       (SELECT e.ctid AS at, e.xmin AS v, ${E_COLUMNS} FROM entities e WHERE e.ctid = t.tid AND e.id = t.id)
        UNION ALL
        ${BY_KEY_SQL}
        LIMIT 1) e`;
@@ -478,7 +524,13 @@ export class EntitiesRepository {
     private readonly reads: SearchReads,
     // absent in a writer made by hand (the restore drill's): no index of its own to keep current, no pages
     @Optional() private readonly memory?: MemorySearchIndex,
-  ) {}
+    @Optional() @Inject(SEARCH_CONFIG) config?: SearchConfig,
+  ) {
+    this.versions = new RowVersions(config?.rowCacheEntries ?? DEFAULT_ROW_CACHE);
+  }
+
+  /** The rows of recent pages and their versions: a page's statement writes only the rows that changed. */
+  private readonly versions: RowVersions;
 
   private get index(): MemorySearchIndex {
     if (!this.memory) throw new Error('EntitiesRepository made without a MemorySearchIndex reads no pages');
@@ -645,12 +697,18 @@ export class EntitiesRepository {
     const pageOf: number[] = [0];
     const workspaces: (string | null)[] = [null];
     const tids: (string | null)[] = [null];
+    const versions: (string | null)[] = [null];
+    // the versions told to the statement, held here: another page's read may drop them from RowVersions meanwhile
+    const kept: (KeptEntity | undefined)[] = [undefined];
     asks.forEach((ask, i) => {
       for (let k = 0; k < ask.ids.length; k++) {
         ids.push(ask.ids[k]);
         pageOf.push(i + 1);
         workspaces.push(ask.workspaceId);
         tids.push(ask.tids[k]);
+        const version = this.versions.at(ask.ids[k], ask.tids[k]);
+        versions.push(version?.v ?? null);
+        kept.push(version?.entity);
       }
     });
     const { rows } = await this.reads.run((client) => client.query<PageRow>({
@@ -658,10 +716,10 @@ export class EntitiesRepository {
       text: `SELECT CASE WHEN t.k = 1 THEN (${GENERATION_SQL}) END AS generation,
            CASE WHEN t.k = 1 THEN (SELECT jsonb_object_agg(o.workspace_id, o.profile) FROM opportunity_profiles o WHERE o.workspace_id = ANY($1::text[])) END AS profiles,
            t.page, t.k, ${PAGE_COLUMNS}, NULLIF(e.at, t.tid) AS moved
-         FROM unnest($2::text[], $3::int[], $4::text[], $5::tid[]) WITH ORDINALITY AS t(id, page, workspace_id, tid, k)
+         FROM unnest($2::text[], $3::int[], $4::text[], $5::tid[], $6::xid[]) WITH ORDINALITY AS t(id, page, workspace_id, tid, v, k)
          LEFT JOIN LATERAL ${rowsOf.sql} ON true
-         LEFT JOIN LATERAL (SELECT v.id, v.email_status FROM reveals v WHERE v.workspace_id = t.workspace_id AND v.entity_id = e.id LIMIT 1) r ON true`,
-      values: [[...new Set(asks.map((a) => a.workspaceId))], ids, pageOf, workspaces, tids],
+         LEFT JOIN LATERAL (SELECT rv.id, rv.email_status FROM reveals rv WHERE rv.workspace_id = t.workspace_id AND rv.entity_id = e.id LIMIT 1) r ON true`,
+      values: [[...new Set(asks.map((a) => a.workspaceId))], ids, pageOf, workspaces, tids, versions],
     }));
     const head = rows.find((row) => Number(row.k) === 1);
     if (!head || head.generation === null) throw new Error('search: a page read brought no generation');
@@ -673,7 +731,18 @@ export class EntitiesRepository {
     for (const row of rows) {
       const page = pages[Number(row.page) - 1];
       if (!page || row.id === null) continue; // the head slot, or an id with no row (deleted)
-      page.rows.push(entityOf(row));
+      let entity: PageEntity;
+      if (row.same) {
+        const columns = kept[Number(row.k) - 1];
+        if (columns === undefined) throw new Error(`search: the row ${row.id} was read as the version kept, and none was told`);
+        entity = { ...columns, revealed: row.revealed, revealed_email_status: row.revealed_email_status };
+      } else {
+        entity = entityOf(row);
+        const { revealed: _revealed, revealed_email_status: _status, ...columns } = entity;
+        const tid = row.moved ?? tids[Number(row.k) - 1];
+        if (tid !== null && row.v !== null) this.versions.keep(row.id, tid, row.v, columns);
+      }
+      page.rows.push(entity);
       page.at.push(Number(row.k));
       if (row.moved !== null) page.moved.push([row.id, row.moved]);
     }

@@ -3,7 +3,7 @@ import { Lens } from '@app/contracts';
 import { TestMesh } from '../../../../test/harness';
 import { migratedSearchDatabase, searchProcesses } from '../../../../test/support/search-database';
 import { SearchConfig } from '../search.config';
-import { PageEntity } from './entities.repository';
+import { PageEntity, RowVersions } from './entities.repository';
 import { MemorySearchIndex } from './memory-search-index.store';
 import { seedEntity } from './seed';
 
@@ -95,6 +95,34 @@ describe('search pages read by TID with the id checked (real PostgreSQL)', () =>
     expect(index.top(query, 26).tids).toEqual(await ctids(ids));
     expect(index.tidsOf(ids)).toEqual(await ctids(ids));
     expect(await repository.search(WS, 'researchers', '', [], 0, 26)).toEqual(page);
+  });
+
+  it('a page read again is written from the versions kept: PostgreSQL writes only the rows that are another version', async () => {
+    const reader = await start();
+    const keep = jest.spyOn(RowVersions.prototype, 'keep');
+    try {
+      const ids = await idsOf(reader.index, 'researchers', '', 50);
+      const first = await reader.repository.search(WS, 'researchers', '', [], 50, 25);
+      expect(first.rows).toEqual(await byKey(WS, ids));
+      expect(keep).toHaveBeenCalledTimes(25);
+      keep.mockClear();
+      // every row the version kept: none written again, the page the same
+      expect(await reader.repository.search(WS, 'researchers', '', [], 50, 25)).toEqual(first);
+      expect(keep).not.toHaveBeenCalled();
+      // a reveal is the workspace's, not the row's: it shows on a kept row
+      await pool.query(`INSERT INTO reveals (id, workspace_id, entity_id, status, credits_charged, email_status) VALUES ('rv_kept', $1, $2, 'completed', 1, 'valid')`, [WS, ids[2]]);
+      // an UPDATE no index hears of: that row (a new version, a new xmin) is written again, the others are not
+      await pool.query(`UPDATE entities SET title = 'Changed by hand', details = details || '{"by": "hand"}' WHERE id = $1`, [ids[7]]);
+      const again = await reader.repository.search(WS, 'researchers', '', [], 50, 25);
+      expect(again.rows).toEqual(await byKey(WS, ids));
+      expect(again.rows[7].title).toBe('Changed by hand');
+      expect(again.rows[2]).toMatchObject({ revealed: true, revealed_email_status: 'valid' });
+      expect(keep.mock.calls.map(([id]) => id)).toEqual([ids[7]]);
+      // the other workspace reads the same kept rows with its own reveals (none)
+      expect((await reader.repository.search(OTHER_WS, 'researchers', '', [], 50, 25)).rows).toEqual(await byKey(OTHER_WS, ids));
+    } finally {
+      keep.mockRestore();
+    }
   });
 
   it('pages read together (one statement for several) equal their pages read by key', async () => {
