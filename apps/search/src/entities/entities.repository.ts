@@ -435,7 +435,7 @@ type KeptEntity = Omit<PageEntity, 'revealed' | 'revealed_email_status'>;
  * wrote it, so a row read at the same address with the same xmin is the row kept, column for
  * column. Pages are never wrong, whoever changed the row (an ingest, an UPDATE by hand, VACUUM
  * FULL); what is spared is PostgreSQL writing and search reading the row's columns, about 1 KB of
- * jsonb text a row (docs/benchmarks.md, 2026-11-30 15:00).
+ * jsonb text a row (docs/benchmarks.md, 2026-11-30 14:34-15:13).
  */
 export class RowVersions {
   private readonly rows = new Map<string, { tid: string; v: string; entity: KeptEntity }>();
@@ -684,12 +684,14 @@ export class EntitiesRepository {
    *
    * Written so that every row streams out of nested loops as it is read: an id's row, then its
    * reveal by the (workspace_id, entity_id) key (LIMIT 1 keeps that a look-up per row: pulled up
-   * into a join, the planner hashed the page's rows against a scan of every reveal). Rows are put in their pages and in order here,
-   * not by the statement: an ORDER BY and a join of pages to rows had PostgreSQL copy every row
-   * (about 1 KB of jsonb text each) into a hash table and two sorts, about a sixth of its CPU
-   * a served page (docs/benchmarks.md, 2026-11-30 14:40). The generation and the profiles (an
-   * InitPlan each, evaluated once) come on the statement's first row only, a slot that reads no
-   * row (id NULL), so that a statement whose pages have no ids still brings them.
+   * into a join, the planner hashed the page's rows against a scan of every reveal). Rows are put
+   * in their pages and in order here, not by the statement: an ORDER BY and a join of pages to
+   * rows had PostgreSQL copy every row (about 1 KB of jsonb text each) into a hash table and two
+   * sorts, about a sixth of its CPU a served page (docs/benchmarks.md, 2026-11-30 14:34-15:13).
+   * The generation and the profiles (an InitPlan each, evaluated once; not a join, whose unknown
+   * size once had PostgreSQL JIT-compile the statement) come on the statement's first row only,
+   * a slot that reads no row (id NULL), so that a statement whose pages have no ids still brings
+   * them. Each id is told the version of its row search keeps (RowVersions), if any.
    */
   private async readPages(asks: { workspaceId: string; ids: string[]; tids: (string | null)[] }[]): Promise<(Page & { generation: string; moved: [string, string][] })[]> {
     const rowsOf = rowSource(asks.flatMap((a) => a.tids));
