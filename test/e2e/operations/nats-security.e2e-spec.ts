@@ -6,6 +6,7 @@ import { connectMesh } from '@app/platform/nats';
 import { askService } from '@app/platform/reply-mux';
 import { freePort, httpReady, RunningApp, spawnApp, stopApp, waitFor } from '../../../tools/mesh/processes';
 import { HARNESS, meshHookTimeoutMs, testContext, TestMesh } from '../../harness';
+import { allowance } from '../../support/timing';
 
 /**
  * The bus trusts nobody by default: nats-server runs with the mesh's generated configuration
@@ -125,8 +126,11 @@ describe('the EVENTS stream and its consumers under a service identity', () => {
 
   beforeAll(async () => {
     mesh = await TestMesh.start(['gateway', 'crm', 'billing']);
-    // events in the stream, so a purge or a shortened age would show
+    // events in the stream, so a purge or a shortened age would show (the gateway's outbox relays
+    // the workspace's event after its answer: waited for, on a loaded machine it may not be there yet)
     await mesh.workspace();
+    const probe = await jetstreamManager(await nats('probe'));
+    await waitFor('the workspace event in EVENTS', async () => (await probe.streams.info('EVENTS')).state.messages > 0, allowance(10_000));
   }, meshHookTimeoutMs(3));
   afterAll(async () => {
     await Promise.all(connections.map((nc) => nc.close().catch(() => undefined)));
