@@ -474,10 +474,12 @@ type PageRow = PageEntity & {
   moved: string | null;
 };
 
-/** The entity of a page row, without the columns of the read. */
-function entityOf(row: PageRow): PageEntity {
-  const { generation: _generation, profiles: _profiles, page: _page, k: _k, moved: _moved, same: _same, v: _v, ...entity } = row;
-  return entity;
+/** The entity's columns of a page row: without the read's columns and the workspace's reveal state (what RowVersions keeps). */
+function columnsOf(row: PageRow): KeptEntity {
+  const {
+    generation: _generation, profiles: _profiles, page: _page, k: _k, moved: _moved, same: _same, v: _v, revealed: _revealed, revealed_email_status: _status, ...columns
+  } = row;
+  return columns;
 }
 
 /** A page's rows in the order of their places `at` (as they were asked); the statement has no ORDER BY. */
@@ -733,19 +735,18 @@ export class EntitiesRepository {
     for (const row of rows) {
       const page = pages[Number(row.page) - 1];
       if (!page || row.id === null) continue; // the head slot, or an id with no row (deleted)
-      let entity: PageEntity;
+      const k = Number(row.k);
+      let columns: KeptEntity | undefined;
       if (row.same) {
-        const columns = kept[Number(row.k) - 1];
+        columns = kept[k - 1];
         if (columns === undefined) throw new Error(`search: the row ${row.id} was read as the version kept, and none was told`);
-        entity = { ...columns, revealed: row.revealed, revealed_email_status: row.revealed_email_status };
       } else {
-        entity = entityOf(row);
-        const { revealed: _revealed, revealed_email_status: _status, ...columns } = entity;
-        const tid = row.moved ?? tids[Number(row.k) - 1];
+        columns = columnsOf(row);
+        const tid = row.moved ?? tids[k - 1];
         if (tid !== null && row.v !== null) this.versions.keep(row.id, tid, row.v, columns);
       }
-      page.rows.push(entity);
-      page.at.push(Number(row.k));
+      page.rows.push({ ...columns, revealed: row.revealed, revealed_email_status: row.revealed_email_status });
+      page.at.push(k);
       if (row.moved !== null) page.moved.push([row.id, row.moved]);
     }
     return pages.map(({ at, ...page }) => ({ ...page, rows: inOrder(page.rows, at) }));
