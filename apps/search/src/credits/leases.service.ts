@@ -11,13 +11,6 @@ const LEASE_SPAN_MS = 2000;
 const KEEP_SETTLED_MS = 3_600_000;
 /** A page waiting on a lease another request of its workspace is asking for, or on one closing, asks again after this. */
 const LIVE_LEASE_PAUSE_MS = 15;
-/**
- * The next lease is asked for ahead, with no page waiting on it, once the room this process has
- * seen left in its workspace's leases falls to this share of the last lease it opened: at a
- * SEARCH_LEASE_MAX of 500 a served-page load renews a lease about twice a second, and every page
- * in flight used to wait for that round trip to billing (docs/benchmarks.md, 2026-11-30 18:20).
- */
-const AHEAD_SHARE = 0.25;
 
 interface Waiting {
   ref: string;
@@ -46,13 +39,6 @@ export class LeasesService implements OnApplicationBootstrap, OnApplicationShutd
   private readonly acquiring = new Map<string, Promise<number>>();
   /** Pages asked per workspace since its last lease request: what the next lease is sized to. */
   private readonly demand = new Map<string, { pages: number; since: number }>();
-  /**
-   * Per workspace, the room this process has seen open in its leases (the leases it opened, less the
-   * pages it charged since) and the mark at which the next lease is asked for ahead. Only a hint:
-   * another replica's pages, a close or a settle make it wrong, and then a page finds no room and
-   * asks, as without it (which starts it again).
-   */
-  private readonly room = new Map<string, { left: number; ahead: number }>();
   private stopSweeps?: () => void;
   private sweeps = 0;
 
@@ -82,12 +68,7 @@ export class LeasesService implements OnApplicationBootstrap, OnApplicationShutd
     this.noteDemand(ctx.workspace_id);
     for (;;) {
       const status = await this.take(ctx.workspace_id, ref);
-      if (status === 'taken') {
-        this.took(ctx);
-        return;
-      }
-      if (status === 'already') return;
-      this.room.delete(ctx.workspace_id);
+      if (status === 'taken' || status === 'already') return;
       if (status === 'refunded') throw new DomainError('internal_error', 'This page was given up before; nothing was charged');
       // billing is asked even past the deadline: when it has no credit to spare, the answer is
       // 402, not "not in time" (on a loaded machine, pages queued behind the takes of a burst
@@ -154,11 +135,7 @@ export class LeasesService implements OnApplicationBootstrap, OnApplicationShutd
     if (++this.sweeps % 60 === 0) {
       await this.repo.forgetSettled(KEEP_SETTLED_MS);
       const old = Date.now() - 60_000;
-      for (const [ws, d] of this.demand) {
-        if (d.since >= old) continue;
-        this.demand.delete(ws);
-        this.room.delete(ws);
-      }
+      for (const [ws, d] of this.demand) if (d.since < old) this.demand.delete(ws);
     }
     return settled;
   }
@@ -198,15 +175,6 @@ export class LeasesService implements OnApplicationBootstrap, OnApplicationShutd
     } finally {
       if (this.queues.get(workspaceId) === queue) this.queues.delete(workspaceId);
     }
-  }
-
-  /** A page charged: when the room seen reaches its mark, the next lease is asked for now, and no page waits for it. */
-  private took(ctx: RequestContext): void {
-    const room = this.room.get(ctx.workspace_id);
-    if (!room || --room.left !== room.ahead) return;
-    this.acquire(ctx).catch((err: unknown) => {
-      this.log.warn({ workspace_id: ctx.workspace_id, reason: (err as Error).message }, 'search: a lease asked for ahead was not had; a page asks again when it finds no room');
-    });
   }
 
   private noteDemand(workspaceId: string): void {
@@ -255,10 +223,7 @@ export class LeasesService implements OnApplicationBootstrap, OnApplicationShutd
     if (result.granted > 0 && result.pool && !result.closed) {
       const ttl = Math.max(1, Math.min(this.config.lease.ttlMs, result.expires_in_ms ?? Number.MAX_SAFE_INTEGER));
       // false: the sweeper gave the request up meanwhile and settles it; a page then asks again
-      if (await this.repo.open(id, result.granted, result.pool, ttl)) {
-        const room = this.room.get(ctx.workspace_id);
-        this.room.set(ctx.workspace_id, { left: Math.max(0, room?.left ?? 0) + result.granted, ahead: Math.floor(result.granted * AHEAD_SHARE) });
-      }
+      await this.repo.open(id, result.granted, result.pool, ttl);
       return result.granted;
     }
     // nothing granted: closed here and settled, which closes the id at billing too (a late
