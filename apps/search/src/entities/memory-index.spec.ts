@@ -78,6 +78,33 @@ describe('MemoryIndex', () => {
     }
   });
 
+  it("a large segment's dense terms have their bitmaps made ahead, in the background; the answers are the same", async () => {
+    const r = random(11);
+    const docs = new Map<string, IndexDoc>();
+    const builder = new SegmentBuilder();
+    for (let i = 0; i < 3000; i++) {
+      const doc = makeDoc(r, `ent_${String(i).padStart(5, '0')}`);
+      docs.set(doc.id, doc);
+      builder.add(doc);
+    }
+    const segment = builder.build();
+    const lists = segment.breakdown().postings;
+    const index = new MemoryIndex([segment], 0n, 1000);
+    // nothing made in the constructor's turn: a replica is ready at once
+    expect(segment.breakdown().postings).toBe(lists);
+    await index.warm();
+    // every term of these documents is dense (in at least 1 of 32): two lenses, eight words, three stages, each a bitmap of 3000 bits
+    expect(segment.breakdown().postings - lists).toBe(13 * 4 * Math.ceil(3000 / 32));
+    for (const q of queries(r)) for (const limit of [1, 26, 1001]) expect({ q, ids: index.search(q, limit) }).toEqual({ q, ids: brute(docs, q, limit) });
+    // a segment under the size is left to its queries
+    const small = new SegmentBuilder();
+    for (const doc of [...docs.values()].slice(0, 500)) small.add(doc);
+    const smallSegment = small.build();
+    const before = smallSegment.breakdown().postings;
+    await new MemoryIndex([smallSegment], 0n, 1000).warm();
+    expect(smallSegment.breakdown().postings).toBe(before);
+  });
+
   it('an update (same id, new rank and terms) replaces the old version, a delete removes it, in any segment, before, during and after merges', async () => {
     const r = random(2);
     const docs = new Map<string, IndexDoc>();

@@ -54,6 +54,14 @@ const SMALLEST = 1024;
 const NO_DOC = 0xffffffff;
 /** A term in at least one document in DENSE of a segment is read as a bitmap (Segment.bitmap). */
 const DENSE = 32;
+/**
+ * A segment of at least this many documents has the bitmaps of all its dense terms made ahead
+ * (MemoryIndex.scheduleWarm), in slices while no merge runs, instead of at the first query that
+ * asks each: the first burst of new queries on a 10M index made ~25 bitmaps of a million postings
+ * each in search's one thread, and every page of the burst waited for them (docs/benchmarks.md,
+ * 2026-11-30 18:20-18:33). A smaller segment's lists are short enough to read at the query.
+ */
+const WARM_MIN_DOCS = 16_384;
 
 /** FNV-1a over bytes [from, to). */
 function hashBytes(src: Uint8Array, from: number, to: number): number {
@@ -503,6 +511,18 @@ export class Segment {
     this.bitmaps.set(t, bits);
     this.bitmapBytes += bits.byteLength;
     return bits;
+  }
+
+  /**
+   * Makes the bitmaps of the dense terms from term `from` on that have none yet, until
+   * performance.now() passes `until`: the term to go on from, or -1 once every dense term has one.
+   */
+  warmBitmaps(from: number, until: number): number {
+    for (let t = from; t < this.dict.size; t++) {
+      this.bitmap(t);
+      if ((t & 1023) === 1023 && performance.now() >= until) return t + 1;
+    }
+    return -1;
   }
 
   /** A cursor over term t's list. */
@@ -1096,10 +1116,15 @@ export class MemoryIndex {
   /** The index generation (entities_count.generation) whose writes are all in. */
   generation = 0n;
   private merging?: { sources: Segment[]; deletedSince: string[]; done: Promise<void> };
+  /** The segments whose dense terms all have their bitmaps, and the making of one's in flight. */
+  private readonly warmed = new WeakSet<Segment>();
+  private warming?: Promise<void>;
 
-  constructor(segments: Segment[] = [], generation = 0n) {
+  /** `warmMinDocs`: the size from which a segment's bitmaps are made ahead (WARM_MIN_DOCS; tests set less). */
+  constructor(segments: Segment[] = [], generation = 0n, private readonly warmMinDocs = WARM_MIN_DOCS) {
     this.segments = segments.filter((s) => s.size > 0);
     this.generation = generation;
+    this.scheduleWarm();
   }
 
   get size(): number {
@@ -1154,6 +1179,7 @@ export class MemoryIndex {
     if (segment.size > 0) this.segments.push(segment);
     this.segments = this.segments.filter((s) => s.live > 0 || this.merging?.sources.includes(s));
     this.scheduleMerge();
+    this.scheduleWarm();
   }
 
   /** Deletes the id src[from..to) (UTF-8) wherever it is. */
@@ -1225,13 +1251,46 @@ export class MemoryIndex {
     merging.done = run().catch(() => undefined).finally(() => {
       this.merging = undefined;
       this.scheduleMerge();
+      this.scheduleWarm();
     });
     return merging.done;
+  }
+
+  /**
+   * Makes the bitmaps of a large segment's dense terms (WARM_MIN_DOCS), in slices of
+   * MERGE_SLICE_MS from the next loop turn on, while no merge runs (a merge's segment is warmed
+   * once it is in place); then the next such segment's. A segment merged away meanwhile is left.
+   */
+  private scheduleWarm(): void {
+    if (this.warming || this.merging) return;
+    const segment = this.segments.find((s) => s.size >= this.warmMinDocs && !this.warmed.has(s));
+    if (!segment) return;
+    const run = async () => {
+      for (let t = 0; t >= 0; ) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (this.merging || !this.segments.includes(segment)) return;
+        t = segment.warmBitmaps(t, performance.now() + MERGE_SLICE_MS);
+      }
+      this.warmed.add(segment);
+    };
+    this.warming = run().catch(() => undefined).finally(() => {
+      this.warming = undefined;
+      this.scheduleWarm();
+    });
   }
 
   /** Resolves when no merge runs or is due (tests, and a bulk load's end). */
   async idle(): Promise<void> {
     while (this.merging) await this.merging.done;
+  }
+
+  /** Resolves when no merge runs and every large segment's bitmaps are made (tests). */
+  async warm(): Promise<void> {
+    for (;;) {
+      await this.idle();
+      if (!this.warming) return;
+      await this.warming;
+    }
   }
 
   /** Merges every segment into one, at once (a bulk load's end, tests). */
