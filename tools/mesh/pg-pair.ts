@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { parse as parseYaml } from 'yaml';
 import { freePort, ROOT, waitFor } from './processes';
-import { TcpProxyProcess } from './tcp-proxy-process';
+import { TcpProxy } from './tcp-proxy';
 
 /**
  * PostgreSQL as production runs it, on one machine: a primary and a streaming standby made from
@@ -22,8 +22,8 @@ import { TcpProxyProcess } from './tcp-proxy-process';
  * in time since (npm run restore-drill restores from them).
  */
 export class PgPair {
-  private readonly rwProxy: TcpProxyProcess;
-  private readonly roProxy: TcpProxyProcess;
+  private readonly rwProxy: TcpProxy;
+  private readonly roProxy: TcpProxy;
   private primaryDir: string;
   private standbyDir: string | undefined;
   private primaryPort: number;
@@ -34,7 +34,7 @@ export class PgPair {
     private readonly bin: string,
     readonly dir: string,
     ports: { primary: number; standby: number },
-    proxies: { rw: TcpProxyProcess; ro: TcpProxyProcess },
+    proxies: { rw: TcpProxy; ro: TcpProxy },
   ) {
     this.primaryDir = join(dir, 'primary');
     this.standbyDir = join(dir, 'standby');
@@ -94,8 +94,8 @@ export class PgPair {
       const rows = await sql(ports.primary, "SELECT sync_state FROM pg_stat_replication WHERE state = 'streaming'");
       return rows.some((row) => row.sync_state === 'sync');
     }, 30_000, 200);
-    const rw = await TcpProxyProcess.start('127.0.0.1', ports.primary, ports.rw);
-    const ro = await TcpProxyProcess.start('127.0.0.1', ports.standby, ports.ro);
+    const rw = await TcpProxy.start('127.0.0.1', ports.primary, ports.rw);
+    const ro = await TcpProxy.start('127.0.0.1', ports.standby, ports.ro);
     const pair = new PgPair(bin, dir, ports, { rw, ro });
     await pair.baseBackup();
     return pair;
@@ -196,7 +196,8 @@ export class PgPair {
     this.primaryPort = port;
     this.standbyDir = undefined;
     this.standbyPort = undefined;
-    await Promise.all([this.rwProxy.follow(port), this.roProxy.follow(port)]);
+    this.rwProxy.follow(port);
+    this.roProxy.follow(port);
   }
 
   /**
