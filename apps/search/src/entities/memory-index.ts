@@ -491,8 +491,9 @@ export class Segment {
 
   /**
    * Term t's documents as a bitmap (bit d of word d >>> 5: document d has the term) when its list
-   * is dense, at least one document in DENSE; else undefined. Made from the list at the first query
-   * that asks the term, then kept with the segment (immutable, as the lists are). A bitmap takes
+   * is dense, at least one document in DENSE; else undefined. Made from the list ahead in a segment
+   * of WARM_MIN_DOCS or more (warmBitmaps), else at the first query that asks the term, then kept
+   * with the segment (immutable, as the lists are). A bitmap takes
    * size / 8 bytes, at most 4 bytes a posting of its list (a term in DENSE documents or more), and
    * answers "has document d" with one load, where a cursor gallops and decodes blocks.
    */
