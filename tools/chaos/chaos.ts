@@ -441,6 +441,13 @@ const RESTART_PAUSE_MS = 300;
 /** How long the checks wait for every lead.* event to reach the endpoint, and for the queued emails to go out. */
 const EVENTS_WAIT_MS = 90_000;
 const EMAILS_WAIT_MS = 30_000;
+/**
+ * How long the requests still in flight when the traffic stops may go on being called again (an
+ * integrator's queue re-calling one that keeps failing) before they are given up as unanswered:
+ * two of the client's calls at the shipped deadlines. A mesh that stays broken then fails the run
+ * with those requests named, within the run's bound, instead of outliving it.
+ */
+const DRAIN_WAIT_MS = 120_000;
 /** The services the single-process shape kills in turn, in this order, before it restarts the nats-server. */
 const SINGLE_KILL_ORDER: ServiceName[] = ['crm', 'search', 'billing', 'sequences', 'webhooks', 'gateway'];
 
@@ -458,7 +465,7 @@ export function singleRunWaitsMs(options: Pick<ChaosOptions, 'phaseMs' | 'readyT
   const start = NATS_START_TIMEOUT_MS + Math.ceil(SERVICE_NAMES.length / concurrency) * ready;
   const faults = SINGLE_KILL_ORDER.length * (RESTART_PAUSE_MS + ready) + NATS_START_TIMEOUT_MS;
   const traffic = (SINGLE_KILL_ORDER.length + 2) * options.phaseMs;
-  return start + faults + traffic + EVENTS_WAIT_MS + EMAILS_WAIT_MS;
+  return start + faults + traffic + DRAIN_WAIT_MS + EVENTS_WAIT_MS + EMAILS_WAIT_MS;
 }
 
 /** One process of each service on one nats-server; each service SIGKILLed in turn, then nats-server restarted. */
@@ -841,6 +848,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const outcomes = new Map<string, Outcome>();
     const leads: string[] = [];
     let stopped = false;
+    /** When the traffic stopped (performance.now()), and the requests given up after DRAIN_WAIT_MS of it. */
+    let stoppedAt = 0;
+    const abandoned: string[] = [];
     // a fault is in progress from its start until the mesh is whole again
     let faultInProgress = false;
     let currentFault = 'before the first fault';
@@ -927,6 +937,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
             say(`  ${res.status || 'no answer'} to ${method} ${path} after ${res.attempts.length} attempts (${res.attempts.join(',')}; ${currentFault}): ${message}`);
           }
           outcome.callerErrors++;
+          if (stopped && performance.now() - stoppedAt > DRAIN_WAIT_MS) {
+            abandoned.push(`${method} ${path} (${outcome.callerErrors} calls failed, the last ${res.status || 'no answer'}: ${typeof res.body === 'object' ? res.body?.error?.message ?? '' : ''})`);
+            break;
+          }
           await new Promise((r) => setTimeout(r, retryPause(outcome.callerErrors)));
           continue;
         }
@@ -1123,8 +1137,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await pause(options.phaseMs);
     phase('traffic stopping');
     stopped = true;
-    pacing.stoppedAt = performance.now();
-    await Promise.all(workers);
+    stoppedAt = performance.now();
+    pacing.stoppedAt = stoppedAt;
+    // a request that keeps failing after the traffic stopped shows in the output while it does
+    const drainWatch = setInterval(() => {
+      const now = performance.now();
+      const waiting = [...inFlight.values()].slice(0, 8).map((f) => `${f.label} for ${((now - f.since) / 1000).toFixed(1)} s (answers ${f.statuses.slice(-10).join(',') || 'none yet'})`);
+      say(`${((now - stoppedAt) / 1000).toFixed(0)} s after the traffic stopped, ${inFlight.size} requests still in flight: ${waiting.join('; ')}`);
+    }, 30_000);
+    await Promise.all(workers).finally(() => clearInterval(drainWatch));
     phase('traffic stopped');
     if (traceFile) writeFileSync(traceFile, trace.join('\n') + '\n');
     say(`traffic stopped: ${report.requests} requests, ${report.retriedRequests} retried after a 5xx, no answer or 409 in progress; answers ${JSON.stringify(report.statuses)}`);
@@ -1181,8 +1202,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const keyed = [...outcomes.values()];
     const diverged = keyed.filter((o) => o.ids.size > 1).length;
     const retried = keyed.filter((o) => o.failedAttempts > 0);
-    check(CHAOS_CHECKS.converged, diverged === 0 && keyed.every((o) => o.status !== 0),
-      `${keyed.length} keyed POSTs, ${retried.length} retried after a 5xx, no answer or 409 in progress, ${diverged} with more than one result`);
+    check(CHAOS_CHECKS.converged, diverged === 0 && keyed.every((o) => o.status !== 0) && abandoned.length === 0,
+      `${keyed.length} keyed POSTs, ${retried.length} retried after a 5xx, no answer or 409 in progress, ${diverged} with more than one result` +
+        (abandoned.length ? `; ${abandoned.length} requests still failing ${DRAIN_WAIT_MS / 1000} s after the traffic stopped, given up: ${abandoned.slice(0, 5).join('; ')}` : ''));
     // the leads the traffic created (reveals add leads of their own, on the demo domains)
     const duplicates = await query<{ email: string }>('crm', `SELECT email FROM leads WHERE workspace_id = $1 AND email LIKE '%@rcpt.chaos' GROUP BY email HAVING count(*) > 1`, [workspace.id]);
     const createdKeys = [...outcomes.entries()].filter(([k, o]) => k.startsWith('lead:') && o.ids.size === 1).length;

@@ -1,5 +1,6 @@
 import { connect, ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
 import { NatsConnectSettings, natsConnectOptions } from './nats-auth';
+import { rootLogger } from './logger';
 
 /**
  * Connection options every NATS connection of the mesh shares: reconnect for ever, every 500 ms,
@@ -19,7 +20,48 @@ const inboxPrefixes = new WeakMap<NatsConnection, string>();
 export async function connectMesh(options: ConnectionOptions): Promise<NatsConnection> {
   const nc = await connect({ ...NATS_CONNECTION_DEFAULTS, ...options });
   if (options.inboxPrefix) inboxPrefixes.set(nc, options.inboxPrefix);
+  logConnectionStatus(nc, options.name);
   return nc;
+}
+
+/**
+ * What happens to a connection, in the process's log: losing and regaining its server, the
+ * server's errors (a refused permission, an authorization failure while reconnecting), a slow
+ * subscription, a server entering lame-duck mode, and the connection closing for good with its
+ * reason. Without it a process whose connection stopped working says nothing of why (its peers
+ * only see "did not answer"). nats.js's ping and reconnect-attempt events are left out.
+ */
+function logConnectionStatus(nc: NatsConnection, name: string | undefined): void {
+  const log = rootLogger().child({ nats_connection: name ?? 'nats' });
+  void (async () => {
+    for await (const status of nc.status()) {
+      switch (status.type) {
+        case 'disconnect':
+          log.warn({ server: status.server }, 'nats: disconnected; reconnecting');
+          break;
+        case 'reconnect':
+          log.info({ server: status.server }, 'nats: reconnected');
+          break;
+        case 'error':
+          log.warn({ err: status.error?.message }, 'nats: the server reported an error');
+          break;
+        case 'ldm':
+        case 'staleConnection':
+        case 'forceReconnect':
+          log.warn({ status: status.type }, `nats: ${status.type}`);
+          break;
+        case 'slowConsumer':
+          log.warn({ subject: status.sub?.getSubject(), pending: status.pending }, 'nats: a subscription falls behind (slow consumer)');
+          break;
+        default:
+          break;
+      }
+    }
+  })().catch(() => undefined);
+  nc.closed().then(
+    (err) => (err ? log.error({ err: err.message }, 'nats: connection closed for good') : log.info('nats: connection closed')),
+    () => undefined,
+  );
 }
 
 /** The inbox prefix a connection was opened with by connectMesh (undefined: nats.js's default, `_INBOX`). */
