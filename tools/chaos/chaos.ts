@@ -469,7 +469,7 @@ export function singleRunWaitsMs(options: Pick<ChaosOptions, 'phaseMs' | 'readyT
 }
 
 /** One process of each service on one nats-server; each service SIGKILLed in turn, then nats-server restarted. */
-async function singleShape(dir: string, prefix: string, settings: NodeJS.ProcessEnv, logDir: string | undefined, options: Pick<ChaosOptions, 'readyTimeoutMs' | 'startConcurrency'>): Promise<Shape> {
+async function singleShape(dir: string, prefix: string, settings: NodeJS.ProcessEnv, logDir: string | undefined, options: Pick<ChaosOptions, 'readyTimeoutMs' | 'startConcurrency' | 'say'>): Promise<Shape> {
   const readyTimeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
   const natsPort = await freePort();
   const probe = probeIdentity().user;
@@ -486,14 +486,22 @@ async function singleShape(dir: string, prefix: string, settings: NodeJS.Process
     NATS_NKEY_SEED_FILE: join(dir, 'identities', 'operator.nk'),
   };
   const apps = new Map<ServiceName, RunningApp>();
+  // the processes this run kills itself (a fault, the end): any other exit is a crash, said at once
+  const killing = new Set<RunningApp>();
   const start = async (name: ServiceName, port?: number) => {
     const output = logDir ? (line: string) => appendFileSync(join(logDir, `${name}.log`), `${new Date().toISOString()} ${line}\n`) : 'ignore';
     const app = spawnApp(name, logDir ? { ...env, LOG_LEVEL: logLevel() } : env, port ?? (await freePort()), output);
     apps.set(name, app);
+    void app.exited.then((code) => {
+      if (!killing.has(app)) options.say(`${name} exited on its own (code ${code}, signal ${app.child.signalCode}); nothing restarts it in this shape`);
+    });
     await waitFor(`${name} ready`, () => httpReady(app.port), readyTimeoutMs, 100);
   };
   const close = async () => {
-    for (const app of apps.values()) app.child.kill('SIGKILL');
+    for (const app of apps.values()) {
+      killing.add(app);
+      app.child.kill('SIGKILL');
+    }
     await Promise.all([...apps.values()].map((app) => app.exited));
     nats.kill('SIGKILL');
   };
@@ -507,6 +515,7 @@ async function singleShape(dir: string, prefix: string, settings: NodeJS.Process
     name: `${name} SIGKILLed and restarted`,
     run: async () => {
       const app = apps.get(name)!;
+      killing.add(app);
       app.child.kill('SIGKILL');
       await app.exited;
       await new Promise((r) => setTimeout(r, RESTART_PAUSE_MS));
