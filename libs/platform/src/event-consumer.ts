@@ -141,6 +141,103 @@ async function consumeDurable(nc: NatsConnection, config: DurableConfig, log: Lo
   return consumer.consume({ max_messages: config.prefetch });
 }
 
+/** The first pause before a durable whose reading stopped is read again; it doubles up to REREAD_MAX_PAUSE_MS while opening it fails. */
+export const REREAD_FIRST_PAUSE_MS = 200;
+export const REREAD_MAX_PAUSE_MS = 5000;
+
+/**
+ * Reads a durable for as long as its consumer runs. nats.js ends a consumer's messages, with an
+ * error or without one, on what it counts as terminal (a refused subscription, a 400 or some 409s
+ * of the server, the connection closed), and the handling of a message can fail outside the
+ * handler's own catch (a nak on a connection that closed). Either way the reading is logged and
+ * opened again after a pause, rather than left to end silently (events no longer handled) or to
+ * reject with nobody waiting (Node ends the process on an unhandled rejection: a service gone, its
+ * requests unanswered, until something restarts it). Messages handed out and not acknowledged
+ * come back after their ack wait; processed ids make a second handling a no-op.
+ */
+export class DurableReader {
+  private messages?: ConsumerMessages;
+  private loop?: Promise<void>;
+  private stopping = false;
+  private wake?: () => void;
+
+  constructor(
+    private readonly durable: string,
+    /** Opens the durable's messages (consumeDurable). */
+    private readonly open: () => Promise<ConsumerMessages>,
+    /** Reads them until they end (resolves) or the reading fails (rejects). */
+    private readonly read: (messages: ConsumerMessages) => Promise<void>,
+    private readonly log: Logger,
+    /** Whether the connection is closed for good: nothing can be read on it any more, so nothing is reopened. */
+    private readonly closedForGood: () => boolean = () => false,
+  ) {}
+
+  /** Opens the durable (its failure is the caller's) and reads it from then on. */
+  async start(): Promise<void> {
+    this.messages = await this.open();
+    this.loop = this.keepReading(this.messages);
+  }
+
+  /** Stops reading: no reopening from then on; resolves when the reading has ended. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.messages?.close();
+    await this.loop;
+  }
+
+  private async keepReading(first: ConsumerMessages): Promise<void> {
+    let messages: ConsumerMessages | undefined = first;
+    let pauseMs = REREAD_FIRST_PAUSE_MS;
+    for (;;) {
+      if (messages) {
+        let reason = 'the server ended the messages';
+        try {
+          await this.read(messages);
+        } catch (err) {
+          reason = (err as Error).message;
+        }
+        if (this.stopping) return;
+        if (this.closedForGood()) {
+          this.log.error({ consumer: this.durable, err: reason }, 'event consumer: its NATS connection closed for good; the durable is no longer read');
+          return;
+        }
+        // an iterator left open after its reader failed would go on pulling beside the new one
+        await Promise.resolve(messages.close()).catch(() => undefined);
+        this.log.error({ consumer: this.durable, err: reason, retry_in_ms: pauseMs }, 'event consumer: reading the durable stopped; reading it again');
+      }
+      if (this.stopping) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pauseMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+      if (this.stopping) return;
+      try {
+        messages = await this.open();
+        this.messages = messages;
+        pauseMs = REREAD_FIRST_PAUSE_MS;
+        this.log.info({ consumer: this.durable }, 'event consumer: reading the durable again');
+        if (this.stopping) {
+          await messages.close();
+          return;
+        }
+      } catch (err) {
+        messages = undefined;
+        if (this.closedForGood()) {
+          this.log.error({ consumer: this.durable, err: (err as Error).message }, 'event consumer: its NATS connection closed for good; the durable is no longer read');
+          return;
+        }
+        pauseMs = Math.min(pauseMs * 2, REREAD_MAX_PAUSE_MS);
+        this.log.warn({ consumer: this.durable, err: (err as Error).message, retry_in_ms: pauseMs }, 'event consumer: opening the durable failed; trying again');
+      }
+    }
+  }
+}
+
 /**
  * A durable pull consumer with explicit ack. Each event is handled in a database transaction
  * that also records its id, so a redelivered event is acknowledged without being handled twice;
@@ -148,8 +245,7 @@ async function consumeDurable(nc: NatsConnection, config: DurableConfig, log: Lo
  * its last delivery it goes to the service's dead-letter store (dead-letters.ts).
  */
 export class EventConsumer {
-  private messages?: ConsumerMessages;
-  private loop?: Promise<void>;
+  private reader?: DurableReader;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -162,15 +258,15 @@ export class EventConsumer {
   }
 
   async start(): Promise<void> {
-    this.messages = await consumeDurable(this.nc, {
+    const config = {
       durable: this.spec.durable, filter: consumerFilter(this.spec), ackWaitMs: 30_000, maxDeliver: serverMaxDeliver(this.deadLetters.settings), prefetch: 64,
-    }, this.log);
-    this.loop = this.run(this.messages);
+    };
+    this.reader = new DurableReader(this.spec.durable, () => consumeDurable(this.nc, config, this.log), (messages) => this.run(messages), this.log, () => this.nc.isClosed());
+    await this.reader.start();
   }
 
   async stop(): Promise<void> {
-    await this.messages?.close();
-    await this.loop;
+    await this.reader?.stop();
   }
 
   private async run(messages: ConsumerMessages): Promise<void> {
@@ -217,10 +313,9 @@ export class EventConsumer {
  * it was batched with.
  */
 export class BatchEventConsumer {
-  private messages?: ConsumerMessages;
+  private reader?: DurableReader;
   private readonly queue: JsMsg[] = [];
   private readonly waiting = new Set<() => void>();
-  private reader?: Promise<void>;
   private workers: Promise<void>[] = [];
   private closed = false;
 
@@ -235,25 +330,24 @@ export class BatchEventConsumer {
 
   async start(): Promise<void> {
     const { durable, batch } = this.spec;
-    this.messages = await consumeDurable(this.nc, {
+    const config = {
       durable, filter: consumerFilter(this.spec), ackWaitMs: batch.ackWaitMs, maxAckPending: batch.maxAckPending,
       maxDeliver: serverMaxDeliver(this.deadLetters.settings), prefetch: batch.prefetch,
-    }, this.log);
-    const messages = this.messages;
-    this.reader = (async () => {
+    };
+    this.reader = new DurableReader(durable, () => consumeDurable(this.nc, config, this.log), async (messages) => {
       for await (const message of messages) {
         this.queue.push(message);
         this.wakeAll();
       }
-      this.closed = true;
-      this.wakeAll();
-    })();
+    }, this.log, () => this.nc.isClosed());
+    await this.reader.start();
     for (let i = 0; i < batch.workers; i++) this.workers.push(this.work());
   }
 
   async stop(): Promise<void> {
-    await this.messages?.close();
-    await this.reader;
+    await this.reader?.stop();
+    this.closed = true;
+    this.wakeAll();
     await Promise.all(this.workers);
   }
 
