@@ -4,10 +4,14 @@ import { rootLogger } from './logger';
 
 /**
  * Connection options every NATS connection of the mesh shares: reconnect for ever, every 500 ms,
+ * authorization failures included (`ignoreAuthErrorAbort`: nats.js otherwise gives a connection up
+ * for good at its second authorization error in the process's life, so a server restarted for a
+ * moment without the identity, a rollout of a new one or a wrong Secret, would leave the service
+ * without its bus until restarted by hand; each refusal is logged instead: logConnectionStatus),
  * and no Error (stack capture) built per request and per subscription timer — callers wrap
  * failures with their own context.
  */
-export const NATS_CONNECTION_DEFAULTS = { maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true } as const;
+export const NATS_CONNECTION_DEFAULTS = { maxReconnectAttempts: -1, reconnectTimeWait: 500, ignoreAuthErrorAbort: true, noAsyncTraces: true } as const;
 
 /** The inbox prefix each connection was opened with (see inboxPrefixOf). */
 const inboxPrefixes = new WeakMap<NatsConnection, string>();
