@@ -9,6 +9,7 @@ import { awaitEventsStream } from './jetstream';
 import { carrierOfHeaders, continueFrom, TraceCarrier } from './log-context';
 import { SpanKind } from './trace-context';
 import { markProcessed } from './processed-events.repository';
+import { WakeablePause } from './periodic';
 import { Tx, UnitOfWork } from './unit-of-work';
 
 export interface ConsumerSpec {
@@ -159,7 +160,7 @@ export class DurableReader {
   private messages?: ConsumerMessages;
   private loop?: Promise<void>;
   private stopping = false;
-  private wake?: () => void;
+  private readonly pause = new WakeablePause();
 
   constructor(
     private readonly durable: string,
@@ -181,7 +182,7 @@ export class DurableReader {
   /** Stops reading: no reopening from then on; resolves when the reading has ended. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wake?.();
+    this.pause.wake();
     await this.messages?.close();
     await this.loop;
   }
@@ -207,14 +208,7 @@ export class DurableReader {
         this.log.error({ consumer: this.durable, err: reason, retry_in_ms: pauseMs }, 'event consumer: reading the durable stopped; reading it again');
       }
       if (this.stopping) return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pauseMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
+      await this.pause.wait(pauseMs);
       if (this.stopping) return;
       try {
         messages = await this.open();

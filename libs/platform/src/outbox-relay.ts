@@ -5,6 +5,7 @@ import { eventSubject } from '@app/contracts';
 import { awaitEventsStream } from './jetstream';
 import { wakeOnCommittedEvents } from './events';
 import { OutboxRepository } from './outbox.repository';
+import { WakeablePause } from './periodic';
 import { UnitOfWork } from './unit-of-work';
 
 export interface RelayOptions {
@@ -24,7 +25,7 @@ export class OutboxRelay {
   private loop?: Promise<void>;
   private closeListener?: () => Promise<void>;
   private stopLocalWake?: () => void;
-  private wake?: () => void;
+  private readonly pause = new WakeablePause();
   /** A NOTIFY came while a batch was being published: rows may wait that the batch did not see. */
   private notified = false;
   private readonly batchSize: number;
@@ -59,7 +60,7 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.running = false;
     this.stopLocalWake?.();
-    this.wake?.();
+    this.pause.wake();
     await this.loop;
     await this.closeListener?.().catch(() => undefined);
     try {
@@ -87,12 +88,12 @@ export class OutboxRelay {
     // events committed by this process's units of work (they send no NOTIFY while this relay runs: events.ts)
     this.stopLocalWake = wakeOnCommittedEvents(() => {
       this.notified = true;
-      this.wake?.();
+      this.pause.wake();
     });
     try {
       this.closeListener = await this.outbox.listen(() => {
         this.notified = true;
-        this.wake?.();
+        this.pause.wake();
       });
     } catch (err) {
       this.log.warn({ err }, 'outbox relay: LISTEN failed, falling back to polling');
@@ -120,14 +121,7 @@ export class OutboxRelay {
       // after its SELECT: either way go again now rather than at the next idle poll
       if (published >= this.batchSize || (this.notified && failures === 0)) continue;
       const wait = failures > 0 ? Math.min(200 * 2 ** failures, 5000) : this.idlePollMs;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
+      await this.pause.wait(wait);
     }
   }
 }
