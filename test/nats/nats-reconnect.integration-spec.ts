@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
 import { connectNats } from '@app/platform';
 import { freePort, startNatsServer } from '../../tools/mesh/processes';
 
@@ -41,7 +42,12 @@ describe('a mesh connection through a server that refuses its identity for a whi
     const first = await startNatsServer(port, home);
     children.push(first.child);
     const seed = readFileSync(first.identities.seedFile('billing'), 'utf8').trim();
-    nc = await connectNats({ url: `nats://127.0.0.1:${port}`, identity: 'billing', seed }, 'billing-reconnect-test');
+    // what the service's log says of it (logConnectionStatus), recorded
+    const logged: { level: string; msg: string; fields: Record<string, unknown> }[] = [];
+    const record = (level: string) => (fields: Record<string, unknown>, msg?: string) => logged.push({ level, msg: msg ?? String(fields), fields });
+    const log = { warn: record('warn'), info: record('info'), error: record('error'), debug: record('debug') } as unknown as Logger;
+    (log as unknown as { child: () => Logger }).child = () => log;
+    nc = await connectNats({ url: `nats://127.0.0.1:${port}`, identity: 'billing', seed }, 'billing-reconnect-test', log);
     await nc.flush();
     const authErrors: string[] = [];
     void (async () => {
@@ -75,6 +81,10 @@ describe('a mesh connection through a server that refuses its identity for a whi
       if (!flushed) await new Promise((r) => setTimeout(r, 100));
     }
     expect({ flushed, lastError }).toMatchObject({ flushed: true });
+    expect(logged.filter((l) => l.level === 'warn' && l.msg === 'nats: the server reported an error').map((l) => l.fields.err)).toContain('Authorization Violation');
+    expect(logged.some((l) => l.level === 'warn' && l.msg === 'nats: disconnected; reconnecting')).toBe(true);
+    expect(logged.some((l) => l.level === 'info' && l.msg === 'nats: reconnected')).toBe(true);
+    expect(logged.filter((l) => l.level === 'error')).toEqual([]);
     expect(nc.isClosed()).toBe(false);
   });
 });

@@ -2,6 +2,7 @@ import { ConnectionOptions, Msg, NatsConnection, Subscription } from '@nats-io/t
 import { CustomTransportStrategy, MessageHandler, NatsContext, Server, WritePacket } from '@nestjs/microservices';
 import { isObservable, Observable } from 'rxjs';
 import { retryPolicyOf, RpcRequest } from '@app/contracts';
+import { rootLogger } from './logger';
 import { connectMesh } from './nats';
 import { PublishBatch } from './publish-batch';
 import { counter, gauge } from './metrics';
@@ -71,7 +72,7 @@ export class NatsRpcServer extends Server implements CustomTransportStrategy {
    */
   async listen(callback: (err?: unknown) => void): Promise<void> {
     try {
-      this.connection = await connectMesh(this.options.connection);
+      this.connection = await connectMesh(this.options.connection, rootLogger());
       if (!this.options.joinLater) this.subscribe(this.connection);
       await this.connection.flush();
     } catch (err) {

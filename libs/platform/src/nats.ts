@@ -1,6 +1,6 @@
 import { connect, ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
 import { NatsConnectSettings, natsConnectOptions } from './nats-auth';
-import { rootLogger } from './logger';
+import type { Logger } from 'pino';
 
 /**
  * Connection options every NATS connection of the mesh shares: reconnect for ever, every 500 ms,
@@ -21,10 +21,10 @@ const inboxPrefixes = new WeakMap<NatsConnection, string>();
  * permissions an identity may read replies only under its own prefix (nats-auth.ts), so the
  * reply multiplexer (reply-mux.ts) subscribes there.
  */
-export async function connectMesh(options: ConnectionOptions): Promise<NatsConnection> {
+export async function connectMesh(options: ConnectionOptions, log?: Logger): Promise<NatsConnection> {
   const nc = await connect({ ...NATS_CONNECTION_DEFAULTS, ...options });
   if (options.inboxPrefix) inboxPrefixes.set(nc, options.inboxPrefix);
-  logConnectionStatus(nc, options.name);
+  if (log) logConnectionStatus(nc, options.name, log);
   return nc;
 }
 
@@ -35,8 +35,8 @@ export async function connectMesh(options: ConnectionOptions): Promise<NatsConne
  * reason. Without it a process whose connection stopped working says nothing of why (its peers
  * only see "did not answer"). nats.js's ping and reconnect-attempt events are left out.
  */
-function logConnectionStatus(nc: NatsConnection, name: string | undefined): void {
-  const log = rootLogger().child({ nats_connection: name ?? 'nats' });
+function logConnectionStatus(nc: NatsConnection, name: string | undefined, parent: Logger): void {
+  const log = parent.child({ nats_connection: name ?? 'nats' });
   void (async () => {
     for await (const status of nc.status()) {
       switch (status.type) {
@@ -63,7 +63,7 @@ function logConnectionStatus(nc: NatsConnection, name: string | undefined): void
     }
   })().catch(() => undefined);
   nc.closed().then(
-    (err) => (err ? log.error({ err: err.message }, 'nats: connection closed for good') : log.info('nats: connection closed')),
+    (err) => (err ? log.error({ err: err.message }, 'nats: connection closed for good') : log.debug('nats: connection closed')),
     () => undefined,
   );
 }
@@ -73,7 +73,11 @@ export function inboxPrefixOf(nc: NatsConnection): string | undefined {
   return inboxPrefixes.get(nc);
 }
 
-/** A connection of one identity (its seed, inbox prefix and TLS from NatsConnectSettings). */
-export function connectNats(settings: NatsConnectSettings, name: string): Promise<NatsConnection> {
-  return connectMesh({ ...natsConnectOptions(settings, name), waitOnFirstConnect: false });
+/**
+ * A connection of one identity (its seed, inbox prefix and TLS from NatsConnectSettings); with
+ * `log` (a service's, never the admin CLI's, whose stdout is its JSON answer) what happens to it
+ * is logged (logConnectionStatus).
+ */
+export function connectNats(settings: NatsConnectSettings, name: string, log?: Logger): Promise<NatsConnection> {
+  return connectMesh({ ...natsConnectOptions(settings, name), waitOnFirstConnect: false }, log);
 }

@@ -74,7 +74,7 @@ export class PlatformModule implements OnApplicationBootstrap, BeforeApplication
       WarmUpState,
       // whether the database answers, as the DatabaseWatch judges it (startService feeds it; readiness reads it)
       DatabaseState,
-      { provide: NATS_CONNECTION, useFactory: () => connectNats(config.nats, config.service) },
+      { provide: NATS_CONNECTION, useFactory: () => connectNats(config.nats, config.service, rootLogger(config.service)) },
       { provide: OutboxRepository, inject: [PG_POOL], useFactory: (pool: Pool) => new OutboxRepository(pool) },
       {
         provide: DEAD_LETTERS,

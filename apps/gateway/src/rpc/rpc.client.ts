@@ -49,7 +49,7 @@ export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown 
 
   /** The client on the gateway's own connection for requests (its identity's, named gateway-rpc). */
   private connected(): Promise<ServiceClient> {
-    this.client ??= connectNats(this.config.nats, 'gateway-rpc').then(
+    this.client ??= connectNats(this.config.nats, 'gateway-rpc', rootLogger()).then(
       (nc) => (this.ready = new ServiceClient((this.nc = nc), this.config)),
       (err: unknown) => {
         this.client = undefined;
