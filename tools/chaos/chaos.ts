@@ -1155,6 +1155,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       say(`${((now - stoppedAt) / 1000).toFixed(0)} s after the traffic stopped, ${inFlight.size} requests still in flight: ${waiting.join('; ')}`);
     }, 30_000);
     await Promise.all(workers).finally(() => clearInterval(drainWatch));
+    if (abandoned.length > 0) {
+      // what the services' database sessions were doing when requests were given up: a lock wait,
+      // a transaction left open, a pool with every connection busy
+      const sessions = await query<{ db: string; app: string; state: string; wait: string; xact_s: string; q: string }>(
+        'billing',
+        `SELECT datname AS db, application_name AS app, coalesce(state, '') AS state, coalesce(wait_event_type || ':' || wait_event, '') AS wait,
+                coalesce(round(extract(epoch FROM now() - xact_start))::text, '') AS xact_s, left(regexp_replace(coalesce(query, ''), '\\s+', ' ', 'g'), 100) AS q
+           FROM pg_stat_activity WHERE datname LIKE $1 ORDER BY datname, application_name`,
+        [`${prefix}%`],
+      ).catch((err: Error) => [{ db: '', app: '', state: `pg_stat_activity not read: ${err.message}`, wait: '', xact_s: '', q: '' }]);
+      const busy = sessions.filter((r) => r.state !== 'idle');
+      say(`requests given up after the traffic stopped: the run's database sessions, ${sessions.length - busy.length} idle, and these ${busy.length}:`);
+      for (const r of busy) say(`  ${r.db} ${r.app} ${r.state}${r.wait ? ` waiting ${r.wait}` : ''}${r.xact_s ? `, transaction ${r.xact_s} s` : ''}: ${r.q}`);
+    }
     phase('traffic stopped');
     if (traceFile) writeFileSync(traceFile, trace.join('\n') + '\n');
     say(`traffic stopped: ${report.requests} requests, ${report.retriedRequests} retried after a 5xx, no answer or 409 in progress; answers ${JSON.stringify(report.statuses)}`);
