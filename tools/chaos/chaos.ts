@@ -356,6 +356,8 @@ interface Shape {
   cluster?: MeshCluster;
   /** Transactions run on the standby in search's database, read when asked and just before the failover. */
   standbySearchXacts?: { atFailover?: number; read: () => Promise<number | undefined> };
+  /** Each process's readiness as it answers it now (`/health/ready`: status and body), for a run that gave requests up (single shape). */
+  readiness?: () => Promise<string[]>;
 }
 
 /**
@@ -530,8 +532,15 @@ async function singleShape(dir: string, prefix: string, settings: NodeJS.Process
       nats = (await startNatsServer(natsPort, dir, { extraUsers: [probe] })).child;
     },
   });
+  const readiness = () =>
+    Promise.all([...apps.values()].map(async (app) => {
+      const answer = await fetch(`http://127.0.0.1:${app.port}/health/ready`, { signal: AbortSignal.timeout(2000) })
+        .then(async (res) => `${res.status} ${(await res.text()).slice(0, 300)}`, (err: Error) => `no answer (${err.message})`);
+      return `${app.name} (pid ${app.child.pid}${app.child.exitCode !== null || app.child.signalCode !== null ? ', exited' : ''}): ${answer}`;
+    }));
   return {
     env,
+    readiness,
     gateways: [`http://127.0.0.1:${apps.get('gateway')!.port}/api/v1`],
     databaseServer: PG,
     faults,
@@ -1162,12 +1171,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         'billing',
         `SELECT datname AS db, application_name AS app, coalesce(state, '') AS state, coalesce(wait_event_type || ':' || wait_event, '') AS wait,
                 coalesce(round(extract(epoch FROM now() - xact_start))::text, '') AS xact_s, left(regexp_replace(coalesce(query, ''), '\\s+', ' ', 'g'), 100) AS q
-           FROM pg_stat_activity WHERE datname LIKE $1 ORDER BY datname, application_name`,
+           FROM pg_stat_activity WHERE datname LIKE $1 AND pid <> pg_backend_pid() ORDER BY datname, application_name`,
         [`${prefix}%`],
       ).catch((err: Error) => [{ db: '', app: '', state: `pg_stat_activity not read: ${err.message}`, wait: '', xact_s: '', q: '' }]);
       const busy = sessions.filter((r) => r.state !== 'idle');
       say(`requests given up after the traffic stopped: the run's database sessions, ${sessions.length - busy.length} idle, and these ${busy.length}:`);
       for (const r of busy) say(`  ${r.db} ${r.app} ${r.state}${r.wait ? ` waiting ${r.wait}` : ''}${r.xact_s ? `, transaction ${r.xact_s} s` : ''}: ${r.q}`);
+      if (shape.readiness) for (const line of await shape.readiness()) say(`  readiness: ${line}`);
     }
     phase('traffic stopped');
     if (traceFile) writeFileSync(traceFile, trace.join('\n') + '\n');
