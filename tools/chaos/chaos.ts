@@ -458,8 +458,8 @@ const SINGLE_KILL_ORDER: ServiceName[] = ['crm', 'search', 'billing', 'sequences
  * start, the services' starts (a readiness wait for each round started at once), each fault (a
  * service's kill, pause and readiness wait; the nats-server's restart), the traffic before each
  * fault and after the last, and the checks' waits for the deliveries and the emails. What is not a
- * bounded wait (the set-up's operator commands, the requests in flight when the traffic stops, the
- * checks' queries) is the caller's to allow for.
+ * wait of the plan (the set-up's operator commands, the requests in flight when the traffic stops,
+ * given up after DRAIN_WAIT_MS, the checks' queries) is the caller's to allow for.
  */
 export function singleRunWaitsMs(options: Pick<ChaosOptions, 'phaseMs' | 'readyTimeoutMs' | 'startConcurrency'>): number {
   const ready = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
@@ -467,7 +467,7 @@ export function singleRunWaitsMs(options: Pick<ChaosOptions, 'phaseMs' | 'readyT
   const start = NATS_START_TIMEOUT_MS + Math.ceil(SERVICE_NAMES.length / concurrency) * ready;
   const faults = SINGLE_KILL_ORDER.length * (RESTART_PAUSE_MS + ready) + NATS_START_TIMEOUT_MS;
   const traffic = (SINGLE_KILL_ORDER.length + 2) * options.phaseMs;
-  return start + faults + traffic + DRAIN_WAIT_MS + EVENTS_WAIT_MS + EMAILS_WAIT_MS;
+  return start + faults + traffic + EVENTS_WAIT_MS + EMAILS_WAIT_MS;
 }
 
 /** One process of each service on one nats-server; each service SIGKILLed in turn, then nats-server restarted. */
@@ -988,12 +988,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     };
     let mark = { requests: 0, retried: 0, at: performance.now() };
     /** The phase just ended: its answered requests, and any request that has been waiting longer than a second. */
-    const phase = (event: string) => {
-      const now = performance.now();
-      const waiting = [...inFlight.values()].filter((f) => now - f.since > 1000);
+    /** The requests in flight for longer than `minMs`: the first few named (what, for how long, their answers so far), then how many more. */
+    const waitingFor = (now: number, minMs: number): string[] => {
+      const waiting = [...inFlight.values()].filter((f) => now - f.since > minMs);
       // open loop, a stall holds back every request due meanwhile: the first few name it
       const stuck = waiting.slice(0, 8).map((f) => `${f.label} for ${((now - f.since) / 1000).toFixed(1)} s (answers ${f.statuses.join(',') || 'none yet'})`);
       if (waiting.length > stuck.length) stuck.push(`${waiting.length - stuck.length} more`);
+      return stuck;
+    };
+    const phase = (event: string) => {
+      const now = performance.now();
+      const stuck = waitingFor(now, 1000);
       report.phases.push({ event, requests: report.requests - mark.requests, ms: Math.round(now - mark.at) });
       say(`${event}: ${report.requests - mark.requests} requests (${report.retriedRequests - mark.retried} retried) in ${((now - mark.at) / 1000).toFixed(1)} s before it${stuck.length ? `; waiting: ${stuck.join('; ')}` : ''}`);
       mark = { requests: report.requests, retried: report.retriedRequests, at: now };
@@ -1160,8 +1165,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // a request that keeps failing after the traffic stopped shows in the output while it does
     const drainWatch = setInterval(() => {
       const now = performance.now();
-      const waiting = [...inFlight.values()].slice(0, 8).map((f) => `${f.label} for ${((now - f.since) / 1000).toFixed(1)} s (answers ${f.statuses.slice(-10).join(',') || 'none yet'})`);
-      say(`${((now - stoppedAt) / 1000).toFixed(0)} s after the traffic stopped, ${inFlight.size} requests still in flight: ${waiting.join('; ')}`);
+      say(`${((now - stoppedAt) / 1000).toFixed(0)} s after the traffic stopped, ${inFlight.size} requests still in flight: ${waitingFor(now, 0).join('; ')}`);
     }, 30_000);
     await Promise.all(workers).finally(() => clearInterval(drainWatch));
     if (abandoned.length > 0) {
