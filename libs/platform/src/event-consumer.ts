@@ -198,11 +198,7 @@ export class DurableReader {
         } catch (err) {
           reason = (err as Error).message;
         }
-        if (this.stopping) return;
-        if (this.closedForGood()) {
-          this.log.error({ consumer: this.durable, err: reason }, 'event consumer: its NATS connection closed for good; the durable is no longer read');
-          return;
-        }
+        if (this.stopping || this.endedForGood(reason)) return;
         // an iterator left open after its reader failed would go on pulling beside the new one
         await Promise.resolve(messages.close()).catch(() => undefined);
         this.log.error({ consumer: this.durable, err: reason, retry_in_ms: pauseMs }, 'event consumer: reading the durable stopped; reading it again');
@@ -213,23 +209,32 @@ export class DurableReader {
       try {
         messages = await this.open();
         this.messages = messages;
-        pauseMs = REREAD_FIRST_PAUSE_MS;
-        this.log.info({ consumer: this.durable }, 'event consumer: reading the durable again');
         if (this.stopping) {
           await messages.close();
           return;
         }
+        pauseMs = REREAD_FIRST_PAUSE_MS;
+        this.log.info({ consumer: this.durable }, 'event consumer: reading the durable again');
       } catch (err) {
         messages = undefined;
-        if (this.closedForGood()) {
-          this.log.error({ consumer: this.durable, err: (err as Error).message }, 'event consumer: its NATS connection closed for good; the durable is no longer read');
-          return;
-        }
+        if (this.endedForGood((err as Error).message)) return;
         pauseMs = Math.min(pauseMs * 2, REREAD_MAX_PAUSE_MS);
         this.log.warn({ consumer: this.durable, err: (err as Error).message, retry_in_ms: pauseMs }, 'event consumer: opening the durable failed; trying again');
       }
     }
   }
+
+  /** Whether the connection is closed for good (nothing can be read on it any more), said once when it is. */
+  private endedForGood(reason: string): boolean {
+    if (!this.closedForGood()) return false;
+    this.log.error({ consumer: this.durable, err: reason }, 'event consumer: its NATS connection closed for good; the durable is no longer read');
+    return true;
+  }
+}
+
+/** The reader of a consumer's durable on `nc`: opened as `config` says (consumeDurable), read by `read`, never reopened on a closed connection. */
+function durableReader(nc: NatsConnection, config: DurableConfig, log: Logger, read: (messages: ConsumerMessages) => Promise<void>): DurableReader {
+  return new DurableReader(config.durable, () => consumeDurable(nc, config, log), read, log, () => nc.isClosed());
 }
 
 /**
@@ -255,7 +260,7 @@ export class EventConsumer {
     const config = {
       durable: this.spec.durable, filter: consumerFilter(this.spec), ackWaitMs: 30_000, maxDeliver: serverMaxDeliver(this.deadLetters.settings), prefetch: 64,
     };
-    this.reader = new DurableReader(this.spec.durable, () => consumeDurable(this.nc, config, this.log), (messages) => this.run(messages), this.log, () => this.nc.isClosed());
+    this.reader = durableReader(this.nc, config, this.log, (messages) => this.run(messages));
     await this.reader.start();
   }
 
@@ -328,12 +333,12 @@ export class BatchEventConsumer {
       durable, filter: consumerFilter(this.spec), ackWaitMs: batch.ackWaitMs, maxAckPending: batch.maxAckPending,
       maxDeliver: serverMaxDeliver(this.deadLetters.settings), prefetch: batch.prefetch,
     };
-    this.reader = new DurableReader(durable, () => consumeDurable(this.nc, config, this.log), async (messages) => {
+    this.reader = durableReader(this.nc, config, this.log, async (messages) => {
       for await (const message of messages) {
         this.queue.push(message);
         this.wakeAll();
       }
-    }, this.log, () => this.nc.isClosed());
+    });
     await this.reader.start();
     for (let i = 0; i < batch.workers; i++) this.workers.push(this.work());
   }
