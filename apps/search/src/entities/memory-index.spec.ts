@@ -105,6 +105,41 @@ describe('MemoryIndex', () => {
     expect(smallSegment.breakdown().postings).toBe(before);
   });
 
+  it('conditions that are all bitmaps answer as brute force across many chunks of words: sparse matches, a facet group, numeric conditions, deletes, a page past the first ones', async () => {
+    const r = random(12);
+    const docs = new Map<string, IndexDoc>();
+    const builder = new SegmentBuilder();
+    // every term dense (in at least 1 document of 32), so every query below is answered by bitmaps
+    // alone; 'rare' and a stage together are in about 2 % of the documents: 1,001 matches lie
+    // past the first 1,024 words (32,768 documents), across the doubling chunks
+    for (let i = 0; i < 80_000; i++) {
+      const terms = [`F:kind:${r() < 0.5 ? 'a' : 'b'}`];
+      if (r() < 0.06) terms.push('rare');
+      const stage = r();
+      if (stage < 0.2) terms.push('F:stage:seed');
+      else if (stage < 0.36) terms.push('F:stage:growth');
+      const doc: IndexDoc = { id: `ent_${String(i).padStart(6, '0')}`, lens: 'investors', rank: Math.floor(r() * 5000), numMin: Math.floor(r() * 100), numMax: null, terms };
+      docs.set(doc.id, doc);
+      builder.add(doc);
+    }
+    const index = new MemoryIndex([builder.build()], 0n, 1000);
+    await index.warm();
+    const deleted = [...docs.keys()].filter(() => r() < 0.05);
+    index.apply([], deleted);
+    for (const id of deleted) docs.delete(id);
+    const cases: IndexQuery[] = [
+      { lens: 'investors', all: ['rare'], anyOf: [['F:kind:a']], numeric: [] },
+      { lens: 'investors', all: ['rare'], anyOf: [['F:stage:seed', 'F:stage:growth']], numeric: [] },
+      { lens: 'investors', all: ['rare'], anyOf: [['F:stage:seed', 'F:stage:growth']], numeric: [{ column: 'num_min', op: '>=', value: 50 }] },
+      { lens: 'investors', all: [], anyOf: [['F:stage:growth'], ['F:kind:b']], numeric: [] },
+    ];
+    for (const q of cases) {
+      const want = brute(docs, q, 1001);
+      expect({ q, ids: index.search(q, 1001) }).toEqual({ q, ids: want });
+      expect({ q, page: index.search(q, 1001, 975) }).toEqual({ q, page: want.slice(975) });
+    }
+  });
+
   it('an update (same id, new rank and terms) replaces the old version, a delete removes it, in any segment, before, during and after merges', async () => {
     const r = random(2);
     const docs = new Map<string, IndexDoc>();
