@@ -13,6 +13,7 @@ import { Logger } from 'pino';
 import { Pool } from 'pg';
 import { DatabaseState, DatabaseWatch } from './database-watch';
 import { natsConnectOptions } from './nats-auth';
+import { exitWhenBusClosedForGood } from './nats';
 import { NatsRpcServer } from './nats-rpc.server';
 import { PG_POOL } from './tokens';
 import { warmUp, WarmUpCall, WarmUpState } from './warm-up';
@@ -43,6 +44,7 @@ export interface ServiceBootOptions {
 export async function startService(options: ServiceBootOptions): Promise<INestApplication> {
   const { config } = options;
   process.env.SERVICE_NAME = config.service;
+  exitWhenBusClosedForGood();
   const log = rootLogger(config.service);
   initTracing(config.service, process.env);
   await runMigrations(config.databaseUrl, options.migrations);

@@ -35,7 +35,7 @@ export async function connectMesh(options: ConnectionOptions, log?: Logger): Pro
  * reason. Without it a process whose connection stopped working says nothing of why (its peers
  * only see "did not answer"). nats.js's ping and reconnect-attempt events are left out.
  */
-function logConnectionStatus(nc: NatsConnection, name: string | undefined, parent: Logger): void {
+export function logConnectionStatus(nc: NatsConnection, name: string | undefined, parent: Logger): void {
   const log = parent.child({ nats_connection: name ?? 'nats' });
   void (async () => {
     for await (const status of nc.status()) {
@@ -63,9 +63,30 @@ function logConnectionStatus(nc: NatsConnection, name: string | undefined, paren
     }
   })().catch(() => undefined);
   nc.closed().then(
-    (err) => (err ? log.error({ err: err.message }, 'nats: connection closed for good') : log.debug('nats: connection closed')),
+    (err) => {
+      if (!err) return log.debug('nats: connection closed');
+      if (!exitWhenClosedForGood) return log.error({ err: err.message }, 'nats: connection closed for good');
+      log.fatal({ err: err.message }, 'nats: connection closed for good: exiting, to be started again with a new one');
+      process.exit(1);
+    },
     () => undefined,
   );
+}
+
+/** Whether a connection nats.js closes for good ends the process (a service started by startService). */
+let exitWhenClosedForGood = false;
+
+/**
+ * From now on a service connection (connectMesh with a log) that nats.js closes for good, with an
+ * error, not by the process's own close, ends the process (exit code 1), so that its supervisor
+ * (Kubernetes) starts it again; the chaos run and the local mesh report the exit. The mesh's connections reconnect for ever,
+ * authorization failures included (NATS_CONNECTION_DEFAULTS), so this is for what nats.js still
+ * gives up on (a protocol error it cannot recover from): a process without its bus takes and
+ * answers no request and publishes nothing, while its HTTP probes would go on answering. Set by
+ * startService; modules a test builds keep their connections' failures to their logs.
+ */
+export function exitWhenBusClosedForGood(): void {
+  exitWhenClosedForGood = true;
 }
 
 /** The inbox prefix a connection was opened with by connectMesh (undefined: nats.js's default, `_INBOX`). */
