@@ -642,8 +642,8 @@ const MAX_CHUNK_WORDS = 1024;
  * bitmaps a match is in at least one of), in document order: the bitmaps are combined a chunk of
  * words at a time, one typed-array loop per bitmap over the chunk (a column at a time, as a
  * vectorised engine does), then the chunk's set bits are read out one match per call. Word by word
- * with a loop over the conditions inside (the form before) cost about ten times as much a
- * page 40 (docs/benchmarks.md, 2026-12-01).
+ * with a loop over the conditions inside (the form before), a page-40 query of the bench cost 1.5
+ * to 1.9 times as much in the index (docs/decisions.md, "Dense terms as bitmaps").
  */
 function bitmapMatches(groups: readonly Uint32Array[][], size: number, deleted: Uint8Array, checks: readonly ((doc: number) => boolean)[]): () => number {
   const words = (size + 31) >>> 5;
