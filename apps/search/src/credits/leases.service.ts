@@ -147,7 +147,13 @@ export class LeasesService implements OnApplicationBootstrap, OnApplicationShutd
     return result;
   }
 
-  /** One take per workspace at a time; the pages that arrive meanwhile go in the next one together. */
+  /**
+   * One take per workspace at a time, begun at the end of the loop turn its first page came in
+   * (`setImmediate`, as ReadBatch reads pages), so that the pages of one turn are charged by one
+   * take; the pages that arrive while it runs go in the next one together. Begun at once, a burst's
+   * first page was taken alone and every other page of the burst waited for that commit before its
+   * own.
+   */
   private take(workspaceId: string, ref: string): Promise<TakeStatus> {
     return new Promise<TakeStatus>((resolve, reject) => {
       const queue = this.queues.get(workspaceId);
@@ -157,7 +163,7 @@ export class LeasesService implements OnApplicationBootstrap, OnApplicationShutd
       }
       const fresh = [{ ref, resolve, reject }];
       this.queues.set(workspaceId, fresh);
-      void this.drain(workspaceId, fresh);
+      setImmediate(() => void this.drain(workspaceId, fresh));
     });
   }
 
