@@ -79,7 +79,8 @@ let exitWhenClosedForGood = false;
 /**
  * From now on a service connection (connectMesh with a log) that nats.js closes for good, with an
  * error, not by the process's own close, ends the process (exit code 1), so that its supervisor
- * (Kubernetes) starts it again; the chaos run and the local mesh report the exit. The mesh's connections reconnect for ever,
+ * starts it again (Kubernetes, compose's `restart`, `npm start`; `npm run cluster` and the chaos
+ * runs report the exit). The mesh's connections reconnect for ever,
  * authorization failures included (NATS_CONNECTION_DEFAULTS), so this is for what nats.js still
  * gives up on (a protocol error it cannot recover from): a process without its bus takes and
  * answers no request and publishes nothing, while its HTTP probes would go on answering. Set by
