@@ -93,8 +93,9 @@ describe('MemoryIndex', () => {
     // nothing made in the constructor's turn: a replica is ready at once
     expect(segment.breakdown().postings).toBe(lists);
     await index.warm();
-    // every term of these documents is dense (in at least 1 of 32): two lenses, eight words, three stages, each a bitmap of 3000 bits
-    expect(segment.breakdown().postings - lists).toBe(13 * 4 * Math.ceil(3000 / 32));
+    // every term of these documents is dense (in at least 1 of 32): eight words, three stages, each a bitmap of 3000 bits (a lens is a
+    // range of documents, not a term)
+    expect(segment.breakdown().postings - lists).toBe(11 * 4 * Math.ceil(3000 / 32));
     for (const q of queries(r)) for (const limit of [1, 26, 1001]) expect({ q, ids: index.search(q, limit) }).toEqual({ q, ids: brute(docs, q, limit) });
     // a segment under the size is left to its queries
     const small = new SegmentBuilder();
@@ -216,6 +217,42 @@ describe('MemoryIndex', () => {
     expect(merged.find('ent_c')).toBe(-1);
     const index = new MemoryIndex([merged]);
     expect(index.search({ lens: 'leads', all: ['x'], anyOf: [], numeric: [] }, 2)).toEqual(['ent_a', 'ent_b']);
+  });
+
+  it('numbers documents by lens, then rank, in a build and in a merge; a query walks its lens alone', () => {
+    const doc = (id: string, lens: string, rank: number, terms: string[]): IndexDoc => ({ id, lens, rank, numMin: null, numMax: null, terms });
+    const a = new SegmentBuilder();
+    a.add(doc('ent_x10', 'leads', 10, ['w']));
+    a.add(doc('ent_y95', 'investors', 95, ['w']));
+    a.add(doc('ent_z50', 'grants', 50, ['w']));
+    const b = new SegmentBuilder();
+    b.add(doc('ent_y90', 'investors', 90, ['w']));
+    b.add(doc('ent_y99', 'investors', 99, ['v']));
+    b.add(doc('ent_g1', 'grants', 1, ['w']));
+    const sa = a.build();
+    expect([0, 1, 2].map((d) => sa.id(d))).toEqual(['ent_z50', 'ent_y95', 'ent_x10']);
+    expect(sa.lenses).toEqual(['grants', 'investors', 'leads']);
+    expect([...sa.lensStarts]).toEqual([0, 1, 2, 3]);
+    const sb = b.build();
+    sb.delete(sb.find('ent_g1'));
+    // by rank alone, ent_y90 (90) would come before ent_x10's successor ent_y95 (95) in a merge of a and b
+    const merged = mergeSegments([sa, sb]);
+    expect([0, 1, 2, 3, 4].map((d) => merged.id(d))).toEqual(['ent_z50', 'ent_y99', 'ent_y95', 'ent_y90', 'ent_x10']);
+    expect(merged.lenses).toEqual(['grants', 'investors', 'leads']);
+    expect([...merged.lensStarts]).toEqual([0, 1, 4, 5]);
+    expect(merged.lensRange('grants')).toEqual([0, 1]);
+    expect(merged.lensRange('nosuch')).toBeUndefined();
+    const index = new MemoryIndex([merged]);
+    expect(index.search({ lens: 'investors', all: ['w'], anyOf: [], numeric: [] }, 10)).toEqual(['ent_y95', 'ent_y90']);
+    expect(index.search({ lens: 'investors', all: [], anyOf: [], numeric: [] }, 10)).toEqual(['ent_y99', 'ent_y95', 'ent_y90']);
+    expect(index.search({ lens: 'leads', all: [], anyOf: [['w', 'v']], numeric: [] }, 10)).toEqual(['ent_x10']);
+    expect(index.search({ lens: 'nosuch', all: [], anyOf: [], numeric: [] }, 10)).toEqual([]);
+    // a lens whose every document is gone leaves the merged segment
+    const c = new SegmentBuilder();
+    c.add(doc('ent_only', 'patents', 3, ['w']));
+    const sc = c.build();
+    sc.delete(0);
+    expect(mergeSegments([merged, sc]).lenses).toEqual(['grants', 'investors', 'leads']);
   });
 
   it('bit-packed lists of every density, many blocks long, answer as brute force (seeks inside a block, across blocks, past the end)', () => {

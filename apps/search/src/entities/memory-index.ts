@@ -3,13 +3,14 @@
  * memory"): posting lists of rank-ordered document numbers, in segments as Lucene keeps them.
  *
  * A segment is immutable but for its deleted-documents map: its documents are numbered 0..n-1 in
- * (rank_score DESC, id) order, so a posting list (a sorted Uint32Array) lists a term's documents
- * best first, and a conjunction walked from the start of the lists (leapfrog, each list galloping
+ * (lens, rank_score DESC, id) order, so a lens is a range of documents (every query is of one lens,
+ * and walks that range alone) and in it a posting list (a sorted Uint32Array) lists a term's
+ * documents best first, and a conjunction walked from the start of the lists (leapfrog, each list galloping
  * to the next candidate) finds the best matches first and stops when it has as many as the page
  * needs: the cost of a query follows the page it asks, not the length of its lists. A write
  * (an ingested batch) becomes a new small segment; the older version of every document it holds
  * is marked deleted where it was. Segments of one size tier are merged once there are
- * MERGE_FACTOR of them (a merge keeps the order: it interleaves the segments by rank), so a query
+ * MERGE_FACTOR of them (a merge keeps the order: it interleaves the segments by rank, lens by lens), so a query
  * walks O(log n) segments and takes the best of their heads.
  */
 
@@ -43,9 +44,6 @@ export interface IndexQuery {
   numeric: readonly NumericCondition[];
   none?: boolean;
 }
-
-/** The lens as a term of its own: no lexeme of PostgreSQL's text can hold a NUL. */
-const lensTerm = (lens: string): string => `\u0000lens:${lens}`;
 
 /** Segments of one tier merge when there are this many (tier: floor(log_MERGE_FACTOR(size / SMALLEST))). */
 export const MERGE_FACTOR = 8;
@@ -213,6 +211,11 @@ export class ByteTable {
   get byteLength(): number {
     return this.bytes.byteLength + this.ends.byteLength + this.slots.byteLength;
   }
+}
+
+/** Byte order of two strings' UTF-8 (PostgreSQL's C collation), as ids are compared. */
+function compareBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
 /** One reusable buffer for a string's UTF-8 bytes (a string's bytes are at most three per UTF-16 unit). */
@@ -424,12 +427,21 @@ export class Segment {
    * them, then lets the map go. Undefined: every document may replace one.
    */
   fresh?: Uint8Array;
+  /**
+   * The lenses of the segment's documents, in byte order, and where each one's documents are:
+   * documents are numbered by (lens, rank DESC, id), so lens i's are lensStarts[i] to
+   * lensStarts[i + 1] - 1, and a query (always of one lens) walks only its lens's range.
+   */
+  readonly lenses: readonly string[];
+  readonly lensStarts: Uint32Array;
 
   constructor(parts: {
     ids: ByteTable; ranks: Int32Array; numMin: Float64Array; numMax: Float64Array; dict: ByteTable; starts: Uint32Array; postings: Uint32Array; fresh?: Uint8Array;
-    tidBlocks?: Uint32Array; tidOffsets?: Uint16Array;
+    tidBlocks?: Uint32Array; tidOffsets?: Uint16Array; lenses: readonly string[]; lensStarts: Uint32Array;
   }) {
     this.size = parts.ids.size;
+    this.lenses = parts.lenses;
+    this.lensStarts = parts.lensStarts;
     this.tidBlocks = parts.tidBlocks ?? new Uint32Array(this.size);
     this.tidOffsets = parts.tidOffsets ?? new Uint16Array(this.size);
     this.ids = parts.ids;
@@ -444,6 +456,12 @@ export class Segment {
 
   get live(): number {
     return this.size - this.deletedCount;
+  }
+
+  /** The documents of a lens: [first, end), or undefined when the segment has none. */
+  lensRange(lens: string): [number, number] | undefined {
+    const i = this.lenses.indexOf(lens);
+    return i < 0 ? undefined : [this.lensStarts[i], this.lensStarts[i + 1]];
   }
 
   id(doc: number): string {
@@ -556,20 +574,25 @@ export class Segment {
    * The matches of `query` in document order (best first), lazily: a cursor whose next() is the
    * next matching live document, or -1.
    *
-   * A condition whose terms are all dense (a term, or a group of facet values, Segment.bitmap) is
-   * a bitmap test; the others are cursors. With cursors, the shortest list leads and every other
-   * gallops to its candidates (leapfrog), and a candidate they agree on is then tested against the
-   * bitmaps. With none (every condition dense, as a lens with common facets is), the bitmaps'
-   * words are ANDed 32 documents at a time from the last match on. Either way the work follows
-   * the page asked (the matches before it), not the lists' lengths.
+   * Only the lens's documents are walked (lensRange). A condition whose terms are all dense (a
+   * term, or a group of facet values, Segment.bitmap) is a bitmap test; the others are cursors.
+   * With cursors, the shortest list leads and every other gallops to its candidates (leapfrog),
+   * from the lens's first document, and a candidate they agree on is then tested against the
+   * bitmaps. With none (every condition dense, as common facets are), the bitmaps are ANDed a
+   * chunk of words at a time (bitmapMatches). Either way the work follows the page asked (the
+   * matches before it), not the lists' lengths.
    */
   matches(query: IndexQuery): () => number {
     const none = () => -1;
     if (query.none) return none;
+    // the lens is a range of documents (lensStarts), not a condition
+    const range = this.lensRange(query.lens);
+    if (!range) return none;
+    const [first, end] = range;
     const cursors: Cursor[] = [];
     /** Each a group of bitmaps, of which a match is in at least one. */
     const tests: Uint32Array[][] = [];
-    for (const term of [lensTerm(query.lens), ...query.all]) {
+    for (const term of query.all) {
       const t = this.termOf(term);
       if (t < 0) return none;
       const bits = this.bitmap(t);
@@ -608,15 +631,15 @@ export class Segment {
       }
       return checks.every((check) => check(doc));
     };
-    if (cursors.length === 0) return bitmapMatches(tests, this.size, deleted, checks);
-    let next = 0;
+    if (cursors.length === 0) return bitmapMatches(tests, first, end, deleted, checks);
+    let next = first;
     return () => {
       let doc = next;
       for (;;) {
         let agreed = 0;
         for (let i = 0; agreed < cursors.length; i = (i + 1) % cursors.length) {
           const at = cursors[i].seek(doc);
-          if (at === NO_DOC) return -1;
+          if (at === NO_DOC || at >= end) return -1;
           if (at === doc) agreed++;
           else {
             doc = at;
@@ -638,22 +661,23 @@ const FIRST_CHUNK_WORDS = 32;
 const MAX_CHUNK_WORDS = 1024;
 
 /**
- * The matches of conditions that are all bitmaps (Segment.matches: `groups`, each a condition whose
- * bitmaps a match is in at least one of), in document order: the bitmaps are combined a chunk of
- * words at a time, one typed-array loop per bitmap over the chunk (a column at a time, as a
- * vectorised engine does), then the chunk's set bits are read out one match per call. Word by word
- * with a loop over the conditions inside (the form before), a page-40 query of the bench cost 1.5
- * to 1.9 times as much in the index (docs/decisions.md, "Dense terms as bitmaps").
+ * The matches among documents first to end - 1 (a lens's: Segment.lensRange) of conditions that
+ * are all bitmaps (`groups`, each a condition whose bitmaps a match is in at least one of; none:
+ * every document of the range), in document order: the bitmaps are combined a chunk of words at a
+ * time, one typed-array loop per bitmap over the chunk (a column at a time, as a vectorised
+ * engine does), then the chunk's set bits are read out one match per call. Word by word with a
+ * loop over the conditions inside (the form before), a page-40 query of the bench cost 1.5 to 1.9
+ * times as much in the index (docs/decisions.md, "Dense terms as bitmaps").
  */
-function bitmapMatches(groups: readonly Uint32Array[][], size: number, deleted: Uint8Array, checks: readonly ((doc: number) => boolean)[]): () => number {
-  const words = (size + 31) >>> 5;
+function bitmapMatches(groups: readonly Uint32Array[][], first: number, end: number, deleted: Uint8Array, checks: readonly ((doc: number) => boolean)[]): () => number {
+  const words = (end + 31) >>> 5;
   const chunk = new Uint32Array(MAX_CHUNK_WORDS);
   const singles = groups.filter((g) => g.length === 1).map((g) => g[0]);
   const unions = groups.filter((g) => g.length > 1);
   const checked = checks.length > 0;
   let width = FIRST_CHUNK_WORDS;
   /** The chunk's first word, its length, the word being read in it and that word's bits not read yet. */
-  let start = 0;
+  let start = first >>> 5;
   let length = 0;
   let at = 0;
   let m = 0;
@@ -662,21 +686,25 @@ function bitmapMatches(groups: readonly Uint32Array[][], size: number, deleted: 
     if (start >= words) return false;
     length = Math.min(width, words - start);
     width = Math.min(width * 2, MAX_CHUNK_WORDS);
-    const end = start + length;
-    let first = true;
+    const stop = start + length;
+    let filled = false;
     for (const bits of singles) {
-      if (first) chunk.set(bits.subarray(start, end));
-      else for (let w = start, j = 0; w < end; w++, j++) chunk[j] &= bits[w];
-      first = false;
+      if (!filled) chunk.set(bits.subarray(start, stop));
+      else for (let w = start, j = 0; w < stop; w++, j++) chunk[j] &= bits[w];
+      filled = true;
     }
     for (const group of unions) {
-      for (let w = start, j = 0; w < end; w++, j++) {
+      for (let w = start, j = 0; w < stop; w++, j++) {
         let any = 0;
         for (let g = 0; g < group.length; g++) any |= group[g][w];
-        chunk[j] = first ? any : chunk[j] & any;
+        chunk[j] = filled ? chunk[j] & any : any;
       }
-      first = false;
+      filled = true;
     }
+    if (!filled) chunk.fill(0xffffffff, 0, length);
+    // the range's first and last words hold documents of other lenses too
+    if (start === first >>> 5) chunk[0] &= -1 << (first & 31);
+    if (stop === words && (end & 31) !== 0) chunk[length - 1] &= (1 << (end & 31)) - 1;
     at = 0;
     m = chunk[0];
     return true;
@@ -834,6 +862,10 @@ export class SegmentBuilder {
   /** Per document in arrival order: its heap address (startDoc's `block` and `offset`; offset 0: not known). */
   private tidBlocks: Uint32Array;
   private tidOffsets: Uint16Array;
+  /** Per document in arrival order: its lens, as its number in `lensNames`. */
+  private lensOf: Uint16Array;
+  private readonly lensNames: string[] = [];
+  private readonly lensNumbers = new Map<string, number>();
   /** Per document in arrival order: 1 if its id is new to every index (startDoc's `fresh`); undefined while none is. */
   private fresh?: Uint8Array;
   private readonly dict: ByteTable;
@@ -841,7 +873,6 @@ export class SegmentBuilder {
   private readonly docEnds: U32;
   private counts = new Uint32Array(1024);
   private lastDoc = new Int32Array(1024);
-  private readonly lensTerms = new Map<string, Buffer>();
 
   /** `expected`: about how many documents will come (room is made for them at once). */
   constructor(expected = 1024) {
@@ -852,6 +883,7 @@ export class SegmentBuilder {
     this.numMax = new Float64Array(n);
     this.tidBlocks = new Uint32Array(n);
     this.tidOffsets = new Uint16Array(n);
+    this.lensOf = new Uint16Array(n);
     this.dict = new ByteTable(Math.max(1024, n >> 1), Math.max(16_384, n * 8));
     this.docTerms = new U32(n * 20);
     this.docEnds = new U32(n);
@@ -888,6 +920,7 @@ export class SegmentBuilder {
       this.numMax = grow(this.numMax);
       this.tidBlocks = grow(this.tidBlocks);
       this.tidOffsets = grow(this.tidOffsets);
+      this.lensOf = grow(this.lensOf);
       if (this.fresh) {
         const more = new Uint8Array(this.ranks.length);
         more.set(this.fresh);
@@ -901,9 +934,14 @@ export class SegmentBuilder {
     this.numMax[a] = numMax;
     this.tidBlocks[a] = block;
     this.tidOffsets[a] = offset;
-    let lensBytes = this.lensTerms.get(lens);
-    if (!lensBytes) this.lensTerms.set(lens, (lensBytes = Buffer.from(lensTerm(lens), 'utf8')));
-    this.term(lensBytes, 0, lensBytes.length);
+    let lensNumber = this.lensNumbers.get(lens);
+    if (lensNumber === undefined) {
+      lensNumber = this.lensNames.length;
+      if (lensNumber > 0xffff) throw new Error('a segment holds at most 65,536 lenses');
+      this.lensNames.push(lens);
+      this.lensNumbers.set(lens, lensNumber);
+    }
+    this.lensOf[a] = lensNumber;
   }
 
   /** A term of the document begun last: src[from..to). */
@@ -934,14 +972,25 @@ export class SegmentBuilder {
    */
   build(): Segment {
     const n = this.ids.size;
-    const order = rankOrder(this.ranks, n);
+    const ranked = rankOrder(this.ranks, n);
     // ties of rank by id (C collation: byte order)
     for (let i = 0; i < n;) {
       let j = i + 1;
-      while (j < n && this.ranks[order[j]] === this.ranks[order[i]]) j++;
-      if (j - i > 1) order.subarray(i, j).sort((x, y) => this.ids.compare(x, this.ids, y));
+      while (j < n && this.ranks[ranked[j]] === this.ranks[ranked[i]]) j++;
+      if (j - i > 1) ranked.subarray(i, j).sort((x, y) => this.ids.compare(x, this.ids, y));
       i = j;
     }
+    // then grouped by lens, lenses in byte order (a stable counting sort keeps the rank order in each)
+    const lenses = [...this.lensNames].sort(compareBytes);
+    const place = new Uint32Array(this.lensNames.length);
+    lenses.forEach((lens, i) => (place[this.lensNumbers.get(lens)!] = i));
+    const lensStarts = new Uint32Array(lenses.length + 1);
+    for (let a = 0; a < n; a++) lensStarts[place[this.lensOf[a]] + 1]++;
+    for (let i = 0; i < lenses.length; i++) lensStarts[i + 1] += lensStarts[i];
+    const at = lensStarts.slice(0, lenses.length);
+    const order = new Uint32Array(n);
+    for (let i = 0; i < n; i++) order[at[place[this.lensOf[ranked[i]]]]++] = ranked[i];
+    this.lensOf = new Uint16Array(0);
     const terms = this.dict.size;
     const starts = new Uint32Array(terms + 1);
     for (let t = 0; t < terms; t++) starts[t + 1] = starts[t] + this.counts[t];
@@ -956,7 +1005,7 @@ export class SegmentBuilder {
       for (let d = 0; d < n; d++) fresh[d] = this.fresh[order[d]];
       this.fresh = undefined;
     }
-    return new Segment({ ids, ranks, numMin, numMax, dict: this.dict.trim(), starts, postings, fresh, tidBlocks, tidOffsets });
+    return new Segment({ ids, ranks, numMin, numMax, dict: this.dict.trim(), starts, postings, fresh, tidBlocks, tidOffsets, lenses, lensStarts });
   }
 
   /** Every term's list, documents numbered by `order`; the documents' terms let go. */
@@ -1028,38 +1077,57 @@ export function* mergeSteps(segments: readonly Segment[], deleted: readonly Uint
   const numMax = new Float64Array(total);
   const tidBlocks = new Uint32Array(total);
   const tidOffsets = new Uint16Array(total);
+  // lens by lens (in byte order), each lens's documents of every segment interleaved by (rank DESC, id)
+  const lenses = [...new Set(segments.flatMap((s) => s.lenses))].sort(compareBytes);
+  const lensStarts = new Uint32Array(lenses.length + 1);
   const heads = segments.map(() => 0);
+  const ends = segments.map(() => 0);
   const skip = (k: number) => {
-    while (heads[k] < segments[k].size && deleted[k][heads[k]] === 1) heads[k]++;
+    while (heads[k] < ends[k] && deleted[k][heads[k]] === 1) heads[k]++;
   };
-  segments.forEach((_, k) => skip(k));
-  for (let d = 0; d < total; d++) {
-    if (d % MERGE_STEP === MERGE_STEP - 1) yield;
-    let best = -1;
-    for (let k = 0; k < segments.length; k++) {
-      if (heads[k] >= segments[k].size) continue;
-      if (best < 0) {
-        best = k;
-        continue;
+  let d = 0;
+  for (let l = 0; l < lenses.length; l++) {
+    lensStarts[l] = d;
+    segments.forEach((s, k) => {
+      const range = s.lensRange(lenses[l]);
+      [heads[k], ends[k]] = range ?? [0, 0];
+      skip(k);
+    });
+    for (;;) {
+      let best = -1;
+      for (let k = 0; k < segments.length; k++) {
+        if (heads[k] >= ends[k]) continue;
+        if (best < 0) {
+          best = k;
+          continue;
+        }
+        const a = segments[k];
+        const b = segments[best];
+        const ra = a.ranks[heads[k]];
+        const rb = b.ranks[heads[best]];
+        if (ra > rb || (ra === rb && a.ids.compare(heads[k], b.ids, heads[best]) < 0)) best = k;
       }
-      const a = segments[k];
-      const b = segments[best];
-      const ra = a.ranks[heads[k]];
-      const rb = b.ranks[heads[best]];
-      if (ra > rb || (ra === rb && a.ids.compare(heads[k], b.ids, heads[best]) < 0)) best = k;
+      if (best < 0) break;
+      if (d % MERGE_STEP === MERGE_STEP - 1) yield;
+      const s = segments[best];
+      const doc = heads[best];
+      renumber[best][doc] = d;
+      ids.append(s.ids.bytes, s.ids.start(doc), s.ids.ends[doc]);
+      ranks[d] = s.ranks[doc];
+      numMin[d] = s.numMin[doc];
+      numMax[d] = s.numMax[doc];
+      tidBlocks[d] = s.tidBlocks[doc];
+      tidOffsets[d] = s.tidOffsets[doc];
+      d++;
+      heads[best]++;
+      skip(best);
     }
-    const s = segments[best];
-    const doc = heads[best];
-    renumber[best][doc] = d;
-    ids.append(s.ids.bytes, s.ids.start(doc), s.ids.ends[doc]);
-    ranks[d] = s.ranks[doc];
-    numMin[d] = s.numMin[doc];
-    numMax[d] = s.numMax[doc];
-    tidBlocks[d] = s.tidBlocks[doc];
-    tidOffsets[d] = s.tidOffsets[doc];
-    heads[best]++;
-    skip(best);
   }
+  lensStarts[lenses.length] = d;
+  // every live document of a lens the merged segment still has documents of: lenses left empty go
+  const kept = lenses.map((_, l) => lensStarts[l + 1] > lensStarts[l]);
+  const keptLenses = lenses.filter((_, l) => kept[l]);
+  const keptStarts = Uint32Array.from([...lensStarts.subarray(0, lenses.length).filter((_, l) => kept[l]), d]);
   ids.reslot();
   // the union of the lists, term by term: first each merged term's count (and its number for
   // each segment's term), then the lists filled; a term of several segments is sorted after
@@ -1128,7 +1196,7 @@ export function* mergeSteps(segments: readonly Segment[], deleted: readonly Uint
       yield;
     }
   }
-  return new Segment({ ids, ranks, numMin, numMax, dict: dict.trim(), starts, postings, tidBlocks, tidOffsets });
+  return new Segment({ ids, ranks, numMin, numMax, dict: dict.trim(), starts, postings, tidBlocks, tidOffsets, lenses: keptLenses, lensStarts: keptStarts });
 }
 
 /** mergeSteps run to its end at once. */

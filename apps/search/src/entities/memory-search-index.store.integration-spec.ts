@@ -184,8 +184,9 @@ describe('MemorySearchIndex (real PostgreSQL)', () => {
       }));
       expect({ cut, docs: view(got) }).toEqual({ cut, docs: view(want) });
     }
-    expect([0, 1, 2].map((d) => want.id(d))).toEqual(['ent_c', 'ent_ä1', 'ent_b']);
-    expect(want.find('ent_ä1')).toBe(1);
+    // numbered by lens (grants, investors, leads), then rank
+    expect([0, 1, 2].map((d) => want.id(d))).toEqual(['ent_b', 'ent_c', 'ent_ä1']);
+    expect(want.find('ent_ä1')).toBe(2);
     expect(want.dict.size).toBeGreaterThan(10);
     for (let t = 0; t < want.dict.size; t++) expect(want.list(want.dict.text(t))).toEqual(want.listAt(t));
   });
