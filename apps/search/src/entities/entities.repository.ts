@@ -279,19 +279,22 @@ class CopyBinary {
     this.room(4 + n * 3);
     const other = this.at;
     at = other + 4;
-    first = true;
-    const token = (s: number, e: number) => {
-      if (!first) this.buf[at++] = 0x20;
-      first = false;
-      at += this.buf.write(text.slice(s, e), at);
-    };
+    // each token written in place, no closure made per text (the bundle names every closure it makes: a property write each)
     if (count <= others.length) {
-      for (let k = 0; k < count; k += 2) token(others[k], others[k + 1]);
+      for (let k = 0; k < count; k += 2) {
+        if (k > 0) this.buf[at++] = 0x20;
+        at += this.buf.write(text.slice(others[k], others[k + 1]), at);
+      }
     } else {
+      first = true;
       for (let s = 0; s < n; ) {
         let e = text.indexOf(' ', s);
         if (e === -1) e = n;
-        if (e > s && plainWordEnd(text, s, e) < 0) token(s, e);
+        if (e > s && plainWordEnd(text, s, e) < 0) {
+          if (!first) this.buf[at++] = 0x20;
+          first = false;
+          at += this.buf.write(text.slice(s, e), at);
+        }
         s = e + 1;
       }
     }

@@ -40,6 +40,12 @@ export function maskPhone(phone: string | null): string | null {
  */
 const TEXT_DETAILS = ['topics', 'sectors', 'industry', 'agency', 'program', 'mechanism'] as const;
 
+/** `text` with `v` after it (a space between), when `v` is set. */
+function withWord(text: string, v: unknown): string {
+  if (!v) return text;
+  return text === '' ? `${v}` : `${text} ${v}`;
+}
+
 /**
  * The words `q` matches: names, organization, title, domain, location, the details above, and
  * `search_text`, the words a connector adds from its source (keywords, category names, former
@@ -47,27 +53,18 @@ const TEXT_DETAILS = ['topics', 'sectors', 'industry', 'agency', 'program', 'mec
  */
 export function searchTextOf(e: EntityInput): string {
   // one string built as it goes (this runs for every row a seed or an ingest writes): the fields
-  // that are set, then the details' strings (a detail that is an array: its strings), then search_text
-  let text = '';
-  const add = (v: unknown) => {
-    if (v) text = text === '' ? `${v}` : `${text} ${v}`;
-  };
-  add(e.name);
-  add(e.person_name);
-  add(e.organization);
-  add(e.title);
-  add(e.domain);
-  add(e.location);
+  // that are set, then the details' strings (a detail that is an array: its strings), then
+  // search_text; no closure made per row (the bundle names every closure it makes)
+  let text = withWord(withWord(withWord(withWord(withWord(withWord('', e.name), e.person_name), e.organization), e.title), e.domain), e.location);
   const details = e.details;
   if (details) {
     for (const key of TEXT_DETAILS) {
       const v = details[key];
-      if (typeof v === 'string') add(v);
-      else if (Array.isArray(v)) for (const x of v) if (typeof x === 'string') add(x);
+      if (typeof v === 'string') text = withWord(text, v);
+      else if (Array.isArray(v)) for (const x of v) if (typeof x === 'string') text = withWord(text, x);
     }
   }
-  add(e.search_text);
-  return text;
+  return withWord(text, e.search_text);
 }
 
 /**

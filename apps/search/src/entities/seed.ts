@@ -59,6 +59,11 @@ const FILED_FROM = Date.UTC(2024, 0, 1) / 86_400_000;
  */
 export const DEMO_TLD = '.example';
 
+/** One source record of a seeded entity (a function of the module's: no closure made per entity, which the bundle would name). */
+function source(field: string, value: string, provider: SourceRecord['provider'], url: string, fetchedAt: string): SourceRecord {
+  return { field, value, provider, source_url: url, fetched_at: fetchedAt };
+}
+
 export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): EntityInput {
   const r = rng(n + 1);
   const lens: Lens = (['leads', 'investors', 'researchers', 'grants'] as const)[n % 4];
@@ -68,7 +73,6 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
   const orgName = `${pick(r, WORDS)} ${pick(r, WORDS)}`;
   const rank = Math.floor(r() * 1_000_000);
   const hasEmail = r() < 0.7;
-  const src = (field: string, value: string, provider: SourceRecord['provider'], url: string): SourceRecord => ({ field, value, provider, source_url: url, fetched_at: fetchedAt });
   const phone = r() < 0.5 ? `+1415555${String(1000 + (n % 9000)).padStart(4, '0')}` : null;
   if (lens === 'leads') {
     const industry = pick(r, INDUSTRIES);
@@ -83,7 +87,7 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
       details: { industry, size, company_domain: domain },
       facets: [facet('industry', industry), facet('country', country), facet('size', size)],
       rank_score: rank,
-      sources: [src('name', `${first} ${last}`, 'crawler', url), src('organization', company, 'crawler', url), src('title', title, 'crawler', url)],
+      sources: [source('name', `${first} ${last}`, 'crawler', url, fetchedAt), source('organization', company, 'crawler', url, fetchedAt), source('title', title, 'crawler', url, fetchedAt)],
     };
   }
   if (lens === 'investors') {
@@ -104,7 +108,7 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
       details: { stages, sectors, check_size_usd: { min, max }, last_filing_at: filed, type, state },
       facets: [...stages.map((s) => facet('stage', s)), ...sectors.map((s) => facet('sector', s)), facet('type', type), facet('state', state)],
       num_min: min, num_max: max, rank_score: rank, search_text: type,
-      sources: [src('name', fund, 'sec_edgar', url), src('person_name', `${first} ${last}`, 'sec_edgar', url), src('check_size_usd', `${min}-${max}`, 'sec_edgar', url)],
+      sources: [source('name', fund, 'sec_edgar', url, fetchedAt), source('person_name', `${first} ${last}`, 'sec_edgar', url, fetchedAt), source('check_size_usd', `${min}-${max}`, 'sec_edgar', url, fetchedAt)],
     };
   }
   if (lens === 'researchers') {
@@ -121,7 +125,7 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
       details: { topics, works_count: works, orcid, institution, region, last_active_year: lastYear },
       facets: [facet('region', region), facet('country', country), facet('institution', institution)],
       num_min: works, num_max: lastYear, rank_score: rank,
-      sources: [src('name', `${first} ${last}`, 'orcid', url), src('organization', institution, 'openalex', `https://openalex.org/A${5000000000 + n}`)],
+      sources: [source('name', `${first} ${last}`, 'orcid', url, fetchedAt), source('organization', institution, 'openalex', `https://openalex.org/A${5000000000 + n}`, fetchedAt)],
     };
   }
   const [agency, programs, mechanisms] = pick(r, AGENCIES);
@@ -140,6 +144,6 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
     details: { agency, program, mechanism, amount, deadline, opportunity_number: `${agency}-${26000 + n}` },
     facets: [facet('agency', agency), facet('program', program), facet('mechanism', mechanism)],
     num_min: amount, num_max: deadlineDay, rank_score: rank, search_text: topic,
-    sources: [src('name', title, 'grants_gov', url), src('agency', agency, 'grants_gov', url)],
+    sources: [source('name', title, 'grants_gov', url, fetchedAt), source('agency', agency, 'grants_gov', url, fetchedAt)],
   };
 }
