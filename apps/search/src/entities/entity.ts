@@ -55,7 +55,12 @@ export function searchTextOf(e: EntityInput): string {
   // one string built as it goes (this runs for every row a seed or an ingest writes): the fields
   // that are set, then the details' strings (a detail that is an array: its strings), then
   // search_text; no closure made per row (the bundle names every closure it makes)
-  let text = withWord(withWord(withWord(withWord(withWord(withWord('', e.name), e.person_name), e.organization), e.title), e.domain), e.location);
+  let text = withWord('', e.name);
+  text = withWord(text, e.person_name);
+  text = withWord(text, e.organization);
+  text = withWord(text, e.title);
+  text = withWord(text, e.domain);
+  text = withWord(text, e.location);
   const details = e.details;
   if (details) {
     for (const key of TEXT_DETAILS) {

@@ -1077,19 +1077,20 @@ export function* mergeSteps(segments: readonly Segment[], deleted: readonly Uint
   const numMax = new Float64Array(total);
   const tidBlocks = new Uint32Array(total);
   const tidOffsets = new Uint16Array(total);
-  // lens by lens (in byte order), each lens's documents of every segment interleaved by (rank DESC, id)
-  const lenses = [...new Set(segments.flatMap((s) => s.lenses))].sort(compareBytes);
-  const lensStarts = new Uint32Array(lenses.length + 1);
+  // lens by lens (in byte order), each lens's documents of every segment interleaved by (rank DESC, id);
+  // a lens none of whose documents is live is not in the merged segment
+  const lenses: string[] = [];
+  const lensStarts: number[] = [];
   const heads = segments.map(() => 0);
   const ends = segments.map(() => 0);
   const skip = (k: number) => {
     while (heads[k] < ends[k] && deleted[k][heads[k]] === 1) heads[k]++;
   };
   let d = 0;
-  for (let l = 0; l < lenses.length; l++) {
-    lensStarts[l] = d;
+  for (const lens of [...new Set(segments.flatMap((s) => s.lenses))].sort(compareBytes)) {
+    const begin = d;
     segments.forEach((s, k) => {
-      const range = s.lensRange(lenses[l]);
+      const range = s.lensRange(lens);
       [heads[k], ends[k]] = range ?? [0, 0];
       skip(k);
     });
@@ -1122,12 +1123,12 @@ export function* mergeSteps(segments: readonly Segment[], deleted: readonly Uint
       heads[best]++;
       skip(best);
     }
+    if (d > begin) {
+      lenses.push(lens);
+      lensStarts.push(begin);
+    }
   }
-  lensStarts[lenses.length] = d;
-  // every live document of a lens the merged segment still has documents of: lenses left empty go
-  const kept = lenses.map((_, l) => lensStarts[l + 1] > lensStarts[l]);
-  const keptLenses = lenses.filter((_, l) => kept[l]);
-  const keptStarts = Uint32Array.from([...lensStarts.subarray(0, lenses.length).filter((_, l) => kept[l]), d]);
+  lensStarts.push(d);
   ids.reslot();
   // the union of the lists, term by term: first each merged term's count (and its number for
   // each segment's term), then the lists filled; a term of several segments is sorted after
@@ -1196,7 +1197,7 @@ export function* mergeSteps(segments: readonly Segment[], deleted: readonly Uint
       yield;
     }
   }
-  return new Segment({ ids, ranks, numMin, numMax, dict: dict.trim(), starts, postings, tidBlocks, tidOffsets, lenses: keptLenses, lensStarts: keptStarts });
+  return new Segment({ ids, ranks, numMin, numMax, dict: dict.trim(), starts, postings, tidBlocks, tidOffsets, lenses, lensStarts: Uint32Array.from(lensStarts) });
 }
 
 /** mergeSteps run to its end at once. */
