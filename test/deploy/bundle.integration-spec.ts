@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as nodeModule from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
 import { SERVICE_NAMES } from '@app/contracts/subjects';
 import { bundleMetafile, runtimeClosure } from '../../tools/build/bundle';
 import { bundledModules, packageName } from '../../tools/image/deps';
-import { appEntry, ROOT } from '../../tools/mesh/processes';
+import { APP_NODE_FLAGS, APP_V8_FLAGS, appEntry, ROOT } from '../../tools/mesh/processes';
 
 /**
  * Each service runs as one bundle (tools/build/bundle.ts). What must hold: no package exists twice
@@ -55,5 +56,27 @@ describe('service bundles', () => {
     expect(fromModules.has('pg')).toBe(true);
     expect([...fromModules].filter((name) => held.includes(name))).toEqual([]);
     expect([...fromModules].filter((name) => !external.has(name))).toEqual([]);
+  });
+
+  // the image's build runs this (Dockerfile): the bundle loaded with the CMD's flags, its compile cache written, no start
+  const hasCompileCache = typeof nodeModule.getCompileCacheDir === 'function';
+  (hasCompileCache ? it : it.skip)('--prepare-compile-cache writes the cache a later start reads, without starting; without a cache it fails the build', () => {
+    const cache = join(dir, 'compile-cache');
+    const env = { PATH: process.env.PATH, NODE_OPTIONS: APP_NODE_FLAGS.join(' '), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', NATS_URL: 'nats://127.0.0.1:1', WEBHOOK_SECRET_KEY: 'b'.repeat(64) };
+    const node = (args: string[], extra: NodeJS.ProcessEnv) =>
+      spawnSync(process.execPath, [...APP_V8_FLAGS, appEntry('crm'), ...args], { cwd: ROOT, env: { ...env, ...extra }, encoding: 'utf8', timeout: 60_000 });
+
+    const without = node(['--prepare-compile-cache'], {});
+    expect(without.status).toBe(1);
+    expect(without.stderr).toContain('no compile cache is enabled (set NODE_COMPILE_CACHE');
+
+    const bake = node(['--prepare-compile-cache'], { NODE_COMPILE_CACHE: cache });
+    // it wrote the cache and exited 0 at once: it never got to its (unreachable) database
+    expect({ status: bake.status, stdout: bake.stdout }).toEqual({ status: 0, stdout: '' });
+    expect(bake.stderr).toBe(`--prepare-compile-cache: compile cache written to ${readdirSync(cache).map((tag) => join(cache, tag))[0]}\n`);
+    // a start with the same flags reads the bundle's code from it (node's own account, NODE_DEBUG_NATIVE)
+    const start = node([], { NODE_COMPILE_CACHE: cache, NODE_DEBUG_NATIVE: 'COMPILE_CACHE', LOG_LEVEL: 'fatal' });
+    expect(start.status).toBe(1); // its start failed on the database that does not answer
+    expect(start.stderr).toContain(`V8 code cache for CommonJS ${appEntry('crm')} was accepted`);
   });
 });

@@ -274,6 +274,25 @@ describe('Dockerfile', () => {
     expect(direct.status).toBe(0);
   });
 
+  it('bakes node\'s compile cache with the CMD\'s flags and user, then makes it root\'s and read-only (a start reads it)', () => {
+    const lines = runtime.split('\n');
+    const at = (line: string) => lines.indexOf(line);
+    const dir = runtime.match(/^ENV NODE_COMPILE_CACHE=(\/var\/cache\/\S+)$/m)?.[1];
+    expect(dir).toBeDefined();
+    // the same V8 flags as the CMD, after NODE_OPTIONS is set: node keys its cache by the flags
+    const bake = at(`RUN node ${APP_V8_FLAGS.join(' ')} dist/apps/\${APP}/main.js --prepare-compile-cache`);
+    expect(bake).toBeGreaterThan(at(`ENV NODE_OPTIONS="${APP_NODE_FLAGS.join(' ')}"`));
+    expect(bake).toBeGreaterThan(at(`ENV NODE_COMPILE_CACHE=${dir}`));
+    // as the user the CMD runs as: node keys it by uid too
+    const userAt = (line: number) => lines.slice(0, line).filter((l) => l.startsWith('USER ')).pop();
+    expect(userAt(bake)).toBe('USER 1000:1000');
+    expect(userAt(lines.findIndex((l) => l.startsWith('CMD ')))).toBe('USER 1000:1000');
+    // then root's, readable and not writable by the app: a compromised process cannot change code a later start runs
+    const seal = at('RUN chown -R 0:0 "$NODE_COMPILE_CACHE" && chmod -R a+rX,go-w "$NODE_COMPILE_CACHE"');
+    expect(seal).toBeGreaterThan(bake);
+    expect(userAt(seal)).toBe('USER 0:0');
+  });
+
   it('the local mesh starts an app with the image\'s flags and no others (no source maps) unless MESH_NODE_ARGS adds some', () => {
     expect(appNodeArgs('crm', undefined)).toEqual([...APP_NODE_FLAGS, ...APP_V8_FLAGS, appEntry('crm')]);
     expect(appNodeArgs('crm', '')).not.toContain('--enable-source-maps');

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { SERVICE_NAMES, type ServiceName } from '@app/contracts/subjects';
 import { assembleImage, imageContents, ImageContents } from '../../tools/image/deps';
@@ -114,11 +115,21 @@ describe('per-service images: only the service\'s code and production packages, 
     const migrate = spawnSync(process.execPath, ['dist/tools/migrate.js', service], { cwd: app, env, encoding: 'utf8' });
     expect({ status: migrate.status, stderr: migrate.stderr }).toEqual({ status: 0, stderr: '' });
 
+    // the build's step (Dockerfile): the compile cache baked with the image's flags, as NODE_OPTIONS and the CMD give them
+    const cache = join(app, 'compile-cache');
+    const withCache = typeof nodeModule.getCompileCacheDir === 'function';
+    if (withCache) {
+      const bake = spawnSync(process.execPath, [...APP_V8_FLAGS, `dist/apps/${service}/main.js`, '--prepare-compile-cache'], {
+        cwd: app, env: { ...env, NODE_OPTIONS: APP_NODE_FLAGS.join(' '), NODE_COMPILE_CACHE: cache }, encoding: 'utf8',
+      });
+      expect({ status: bake.status, written: bake.stderr.startsWith('--prepare-compile-cache: compile cache written to ') }).toEqual({ status: 0, written: true });
+    }
+
     const port = await freePort();
     const log: string[] = [];
     const child = spawn(process.execPath, [...APP_NODE_FLAGS, ...APP_V8_FLAGS, `dist/apps/${service}/main.js`], {
       cwd: app,
-      env: { ...env, [portVariable(service)]: String(port) },
+      env: { ...env, [portVariable(service)]: String(port), ...(withCache ? { NODE_COMPILE_CACHE: cache, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (d) => log.push(String(d)));
@@ -130,6 +141,8 @@ describe('per-service images: only the service\'s code and production packages, 
         running.exited.then((code) => Promise.reject(new Error(`${service} exited with ${code}:\n${log.join('').slice(-3000)}`))),
       ]);
       expect(log.join('')).not.toMatch(/Cannot find module/);
+      // the service's bundle was compiled from the baked cache (node's own account, NODE_DEBUG_NATIVE)
+      if (withCache) expect(log.join('')).toContain(`V8 code cache for CommonJS ${join(app, 'dist/apps', service, 'main.js')} was accepted`);
       if (service === 'gateway') {
         // the reference page's renderer is read from its package: the image holds it (alone)
         const renderer = await fetch(`http://127.0.0.1:${port}/api/v1/docs/redoc.standalone.js`);

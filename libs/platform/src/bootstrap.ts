@@ -1,4 +1,5 @@
 import { Server as HttpServer } from 'node:http';
+import * as nodeModule from 'node:module';
 import { INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MicroserviceOptions } from '@nestjs/microservices';
@@ -123,8 +124,39 @@ function withGrace(work: Promise<unknown>, ms: number): Promise<unknown> {
   return Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
 }
 
-/** Entry-point wrapper: a start-up failure is one clear log line and exit code 1. */
-export function runMain(start: () => Promise<unknown>): void {
+/**
+ * The argument that makes a service's entry point write its compile cache and exit instead of
+ * starting: `node <flags> dist/apps/<service>/main.js --prepare-compile-cache` with
+ * NODE_COMPILE_CACHE set. By then the whole bundle has been loaded (its modules evaluated), so
+ * the cache holds what a start compiles first; the image's build runs it (Dockerfile), so a new
+ * pod and a restarted container start from it (docs/operations.md, "Start-up").
+ */
+export const PREPARE_COMPILE_CACHE_ARG = '--prepare-compile-cache';
+
+/**
+ * Writes node's compile cache (module.flushCompileCache) and exits 0; exits 1, saying why, when no
+ * cache is enabled (NODE_COMPILE_CACHE unset, or a Node without one: 22.10+ has it), so an image
+ * build that would ship without its cache fails instead.
+ */
+export function prepareCompileCache(write: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): number {
+  const dir = typeof nodeModule.getCompileCacheDir === 'function' ? nodeModule.getCompileCacheDir() : undefined;
+  if (dir === undefined) {
+    write(`${PREPARE_COMPILE_CACHE_ARG}: no compile cache is enabled (set NODE_COMPILE_CACHE to a directory; Node 22.10 or later, this is ${process.version})`);
+    return 1;
+  }
+  nodeModule.flushCompileCache();
+  write(`${PREPARE_COMPILE_CACHE_ARG}: compile cache written to ${dir}`);
+  return 0;
+}
+
+/**
+ * Entry-point wrapper: a start-up failure is one clear log line and exit code 1. With
+ * PREPARE_COMPILE_CACHE_ARG the service does not start: the cache is written (prepareCompileCache).
+ */
+export function runMain(start: () => Promise<unknown>, argv: readonly string[] = process.argv): void {
+  if (argv.slice(2).includes(PREPARE_COMPILE_CACHE_ARG)) {
+    process.exit(prepareCompileCache());
+  }
   start().catch((err: Error) => {
     rootLogger().fatal({ err: err.message }, 'start-up failed');
     process.exit(1);
