@@ -52,4 +52,21 @@ describe('ReadBatch', () => {
     fail = false;
     expect(await batch.load('c')).toBe('c');
   });
+
+  it('a key the batch answers early is given to its reader before the batch ends; a later failure fails only the others', async () => {
+    let finish: (err?: Error) => void = () => undefined;
+    const batch = new ReadBatch<string, string>(
+      (k) => Promise.resolve(k),
+      (keys, answer) => {
+        answer(0, `${keys[0]}!`);
+        return new Promise((resolve, reject) => (finish = (err) => (err ? reject(err) : resolve(keys.map((k) => `${k}?`)))));
+      },
+    );
+    const first = batch.load('a');
+    const second = batch.load('b');
+    expect(await first).toBe('a!'); // while the batch still runs
+    finish(new Error('connection lost'));
+    await expect(second).rejects.toEqual(new Error('connection lost'));
+    expect(await first).toBe('a!');
+  });
 });

@@ -9,19 +9,22 @@ interface Waiting<K, V> {
  * by one call of `readMany`: under load, the requests that reach a process in one I/O callback
  * share one PostgreSQL round trip (and, answered in the same turn, one NATS write: PublishBatch)
  * instead of one each. A read asked alone is read alone. Adds at most one loop turn of latency.
- * At most `max` keys go to one call; a failed call fails every read of it.
+ * At most `max` keys go to one call; a failed call fails every read of it not answered yet.
+ * `readMany` may answer a key before the others (`answer(i, value)`, e.g. as its rows stream in):
+ * its reader goes on at once instead of waiting for the whole batch.
  */
 export class ReadBatch<K, V> {
   private waiting: Waiting<K, V>[] = [];
   private scheduled = false;
 
   /**
-   * `readOne(key)` reads a key asked alone in its turn; `readMany(keys)` gives the value of each key
-   * at the same index (undefined: none).
+   * `readOne(key)` reads a key asked alone in its turn; `readMany(keys, answer)` gives the value of
+   * each key at the same index (undefined: none), and may give a key's early by `answer(i, value)`
+   * (what it returns for that key is then not used).
    */
   constructor(
     private readonly readOne: (key: K) => Promise<V | undefined>,
-    private readonly readMany: (keys: K[]) => Promise<(V | undefined)[]>,
+    private readonly readMany: (keys: K[], answer: (i: number, value: V | undefined) => void) => Promise<(V | undefined)[]>,
     private readonly max = 100,
   ) {}
 
@@ -47,7 +50,9 @@ export class ReadBatch<K, V> {
     this.waiting = [];
     let read: Promise<(V | undefined)[]>;
     try {
-      read = batch.length === 1 ? this.readOne(batch[0].key).then((value) => [value]) : this.readMany(batch.map((w) => w.key));
+      read = batch.length === 1
+        ? this.readOne(batch[0].key).then((value) => [value])
+        : this.readMany(batch.map((w) => w.key), (i, value) => batch[i]?.resolve(value));
     } catch (err) {
       read = Promise.reject(err);
     }

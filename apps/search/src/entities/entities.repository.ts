@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { Pool, PoolClient } from 'pg';
+import { Pool, PoolClient, Query } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { EmailStatus, ID_PREFIX, Lens, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL, ReadBatch } from '@app/platform';
@@ -493,6 +493,11 @@ function inOrder(rows: PageEntity[], at: number[]): PageEntity[] {
   return rows.map((row, i) => ({ row, at: at[i] })).sort((a, b) => a.at - b.at).map((x) => x.row);
 }
 
+/** A page read (readPages) as it is answered: its rows in the order they were asked. */
+function finished(page: { generation: string; profile: OpportunityProfile | undefined; rows: PageEntity[]; moved: [string, string][]; at: number[] }): Page & { generation: string; moved: [string, string][] } {
+  return { generation: page.generation, profile: page.profile, rows: inOrder(page.rows, page.at), moved: page.moved };
+}
+
 /** The row of t.id by primary key, with its ctid (`at`) and xmin (`v`). */
 const BY_KEY_SQL = `(SELECT e.ctid AS at, e.xmin AS v, ${E_COLUMNS} FROM entities e WHERE e.id = t.id)`;
 /**
@@ -679,7 +684,7 @@ export class EntitiesRepository {
 
   private readonly pages = new ReadBatch<{ workspaceId: string; ids: string[]; tids: (string | null)[] }, Page & { generation: string; moved: [string, string][] }>(
     (ask) => this.readPages([ask]).then(([page]) => page),
-    (asks) => this.readPages(asks),
+    (asks, answer) => this.readPages(asks, answer),
   );
 
   /**
@@ -697,8 +702,16 @@ export class EntitiesRepository {
    * size once had PostgreSQL JIT-compile the statement) come on the statement's first row only,
    * a slot that reads no row (id NULL), so that a statement whose pages have no ids still brings
    * them. Each id is told the version of its row search keeps (RowVersions), if any.
+   *
+   * Rows are taken as they arrive (node-postgres parses each as its message comes in), and a page
+   * whose every row has come (an id yields exactly one row: both joins are LEFT and LIMIT 1) is
+   * given to `answer` at once, while PostgreSQL still reads the next pages' rows: the first pages
+   * of a burst are answered without waiting for the last (docs/benchmarks.md, 2026-12-01).
    */
-  private async readPages(asks: { workspaceId: string; ids: string[]; tids: (string | null)[] }[]): Promise<(Page & { generation: string; moved: [string, string][] })[]> {
+  private async readPages(
+    asks: { workspaceId: string; ids: string[]; tids: (string | null)[] }[],
+    answer?: (i: number, page: Page & { generation: string; moved: [string, string][] }) => void,
+  ): Promise<(Page & { generation: string; moved: [string, string][] })[]> {
     const rowsOf = rowSource(asks.flatMap((a) => a.tids));
     const ids: (string | null)[] = [null];
     const pageOf: number[] = [0];
@@ -718,41 +731,83 @@ export class EntitiesRepository {
         kept.push(version?.entity);
       }
     });
-    const { rows } = await this.reads.run((client) => client.query<PageRow>({
-      name: `search-rows-${rowsOf.by}`,
-      text: `SELECT CASE WHEN t.k = 1 THEN (${GENERATION_SQL}) END AS generation,
+    return this.reads.run((client) => new Promise((resolve, reject) => {
+      // a read run again (SearchReads: on the primary, after the replica failed) starts over; pages answered already stay answered
+      const pages = asks.map((ask) => ({
+        generation: '', profile: undefined as OpportunityProfile | undefined, rows: [] as PageEntity[], moved: [] as [string, string][], at: [] as number[],
+        left: ask.ids.length, answered: false,
+      }));
+      let head: PageRow | undefined;
+      const before: PageRow[] = []; // rows that came before the head slot's (none, in the statement's order)
+      let failed = false;
+      const done = (i: number) => {
+        const page = pages[i];
+        if (page.answered) return;
+        page.answered = true;
+        answer?.(i, finished(page));
+      };
+      const take = (row: PageRow) => {
+        const page = pages[Number(row.page) - 1];
+        if (!page) return;
+        page.left--;
+        if (row.id !== null) { // else an id with no row (deleted)
+          const k = Number(row.k);
+          let columns: KeptEntity | undefined;
+          if (row.same) {
+            columns = kept[k - 1];
+            if (columns === undefined) throw new Error(`search: the row ${row.id} was read as the version kept, and none was told`);
+          } else {
+            columns = columnsOf(row);
+            const tid = row.moved ?? tids[k - 1];
+            if (tid !== null && row.v !== null) this.versions.keep(row.id, tid, row.v, columns);
+          }
+          page.rows.push({ ...columns, revealed: row.revealed, revealed_email_status: row.revealed_email_status });
+          page.at.push(k);
+          if (row.moved !== null) page.moved.push([row.id, row.moved]);
+        }
+        if (page.left === 0) done(Number(row.page) - 1);
+      };
+      const headOf = (row: PageRow) => {
+        if (row.generation === null) throw new Error('search: a page read brought no generation');
+        head = row;
+        const profiles = row.profiles ?? {};
+        asks.forEach((ask, i) => {
+          pages[i].generation = row.generation as string;
+          pages[i].profile = profiles[ask.workspaceId] ?? undefined;
+        });
+        // a page with no ids is whole with the head alone
+        pages.forEach((page, i) => page.left === 0 && done(i));
+        for (const early of before.splice(0)) take(early);
+      };
+      const query = client.query(new Query<PageRow>({
+        name: `search-rows-${rowsOf.by}`,
+        text: `SELECT CASE WHEN t.k = 1 THEN (${GENERATION_SQL}) END AS generation,
            CASE WHEN t.k = 1 THEN (SELECT jsonb_object_agg(o.workspace_id, o.profile) FROM opportunity_profiles o WHERE o.workspace_id = ANY($1::text[])) END AS profiles,
            t.page, t.k, ${PAGE_COLUMNS}, NULLIF(e.at, t.tid) AS moved
          FROM unnest($2::text[], $3::int[], $4::text[], $5::tid[], $6::xid[]) WITH ORDINALITY AS t(id, page, workspace_id, tid, v, k)
          LEFT JOIN LATERAL ${rowsOf.sql} ON true
          LEFT JOIN LATERAL (SELECT rv.id, rv.email_status FROM reveals rv WHERE rv.workspace_id = t.workspace_id AND rv.entity_id = e.id LIMIT 1) r ON true`,
-      values: [[...new Set(asks.map((a) => a.workspaceId))], ids, pageOf, workspaces, tids, versions],
+        values: [[...new Set(asks.map((a) => a.workspaceId))], ids, pageOf, workspaces, tids, versions],
+      }));
+      query.on('row', (row: PageRow) => {
+        if (failed) return;
+        try {
+          if (Number(row.k) === 1) headOf(row);
+          else if (head === undefined) before.push(row);
+          else take(row);
+        } catch (err) {
+          // the rest of the rows are not taken; the statement runs to its end (the connection stays in step), then the read fails
+          failed = true;
+          reject(err);
+        }
+      });
+      query.on('error', reject);
+      query.on('end', () => {
+        if (failed) return;
+        if (head === undefined) return reject(new Error('search: a page read brought no generation'));
+        resolve(pages.map(finished));
+      });
     }));
-    const head = rows.find((row) => Number(row.k) === 1);
-    if (!head || head.generation === null) throw new Error('search: a page read brought no generation');
-    const generation = head.generation;
-    const profiles = head.profiles ?? {};
-    const pages = asks.map((ask) => ({
-      generation, profile: profiles[ask.workspaceId] ?? undefined, rows: [] as PageEntity[], moved: [] as [string, string][], at: [] as number[],
-    }));
-    for (const row of rows) {
-      const page = pages[Number(row.page) - 1];
-      if (!page || row.id === null) continue; // the head slot, or an id with no row (deleted)
-      const k = Number(row.k);
-      let columns: KeptEntity | undefined;
-      if (row.same) {
-        columns = kept[k - 1];
-        if (columns === undefined) throw new Error(`search: the row ${row.id} was read as the version kept, and none was told`);
-      } else {
-        columns = columnsOf(row);
-        const tid = row.moved ?? tids[k - 1];
-        if (tid !== null && row.v !== null) this.versions.keep(row.id, tid, row.v, columns);
-      }
-      page.rows.push({ ...columns, revealed: row.revealed, revealed_email_status: row.revealed_email_status });
-      page.at.push(k);
-      if (row.moved !== null) page.moved.push([row.id, row.moved]);
-    }
-    return pages.map(({ at, ...page }) => ({ ...page, rows: inOrder(page.rows, at) }));
   }
 
   /**
