@@ -74,7 +74,7 @@ ENV NODE_OPTIONS="--max-semi-space-size=32"
 # node's compile cache, made here: the service's bundle loaded once with the CMD's flags and as its
 # user (node keys the cache by version, flags and uid), its modules' V8 code written, then the
 # files made root's and read-only. A new pod and a restarted container compile from it: a fifth
-# less CPU a start (docs/operations.md, "Start-up"). Under another uid, or other flags, node finds
+# less CPU a start (docs/deployment.md, `NODE_COMPILE_CACHE`). Under another uid, or other flags, node finds
 # no cache of theirs and compiles as before.
 ENV NODE_COMPILE_CACHE=/var/cache/lim/node-compile-cache
 RUN mkdir -p "$NODE_COMPILE_CACHE" && chown 1000:1000 "$NODE_COMPILE_CACHE"

@@ -175,7 +175,7 @@ export const APP_V8_FLAGS = ['--heap-growing-percent=200'];
  * NODE_COMPILE_CACHE of the apps spawnApp starts, unless their environment sets one: node (22.1+)
  * keeps the V8 code of each module it compiles there, and an app started again (a restart after a
  * crash, a chaos kill, the next `npm start`) reads it instead of compiling its bundle again: a
- * fifth of a start's CPU (docs/operations.md, "Start-up"). The image bakes its own (Dockerfile).
+ * fifth of a start's CPU (docs/deployment.md, `NODE_COMPILE_CACHE`). The image bakes its own (Dockerfile).
  * Under the repository's `.data/`, the user's own, not a shared temporary directory: code read from
  * there runs as the app.
  */

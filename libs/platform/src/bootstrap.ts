@@ -129,7 +129,7 @@ function withGrace(work: Promise<unknown>, ms: number): Promise<unknown> {
  * starting: `node <flags> dist/apps/<service>/main.js --prepare-compile-cache` with
  * NODE_COMPILE_CACHE set. By then the whole bundle has been loaded (its modules evaluated), so
  * the cache holds what a start compiles first; the image's build runs it (Dockerfile), so a new
- * pod and a restarted container start from it (docs/operations.md, "Start-up").
+ * pod and a restarted container start from it (docs/deployment.md, `NODE_COMPILE_CACHE`).
  */
 export const PREPARE_COMPILE_CACHE_ARG = '--prepare-compile-cache';
 
