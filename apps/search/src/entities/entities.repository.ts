@@ -477,12 +477,28 @@ type PageRow = PageEntity & {
   moved: string | null;
 };
 
-/** The entity's columns of a page row: without the read's columns and the workspace's reveal state (what RowVersions keeps). */
+/**
+ * The entity's columns of a page row: without the read's columns and the workspace's reveal state
+ * (what RowVersions keeps). Named one by one: a rest pattern copied the row's other properties
+ * about ten times slower, per row of every page.
+ */
 function columnsOf(row: PageRow): KeptEntity {
-  const {
-    generation: _generation, profiles: _profiles, page: _page, k: _k, moved: _moved, same: _same, v: _v, revealed: _revealed, revealed_email_status: _status, ...columns
-  } = row;
-  return columns;
+  return {
+    id: row.id, lens: row.lens, name: row.name, person_name: row.person_name, first_name: row.first_name, last_name: row.last_name,
+    title: row.title, organization: row.organization, location: row.location, country: row.country, domain: row.domain,
+    email: row.email, phone: row.phone, details_json: row.details_json, sources_json: row.sources_json,
+  };
+}
+
+/** A page's entity: the columns kept or read, and the workspace's reveal state from the page row. */
+function pageEntityOf(columns: KeptEntity, row: PageRow): PageEntity {
+  return {
+    id: columns.id, lens: columns.lens, name: columns.name, person_name: columns.person_name, first_name: columns.first_name,
+    last_name: columns.last_name, title: columns.title, organization: columns.organization, location: columns.location,
+    country: columns.country, domain: columns.domain, email: columns.email, phone: columns.phone,
+    details_json: columns.details_json, sources_json: columns.sources_json,
+    revealed: row.revealed, revealed_email_status: row.revealed_email_status,
+  };
 }
 
 /** A page's rows in the order of their places `at` (as they were asked); the statement has no ORDER BY. */
@@ -761,7 +777,7 @@ export class EntitiesRepository {
             const tid = row.moved ?? tids[k - 1];
             if (tid !== null && row.v !== null) this.versions.keep(row.id, tid, row.v, columns);
           }
-          page.rows.push({ ...columns, revealed: row.revealed, revealed_email_status: row.revealed_email_status });
+          page.rows.push(pageEntityOf(columns, row));
           page.at.push(k);
           if (row.moved !== null) page.moved.push([row.id, row.moved]);
         }
