@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,5 +59,21 @@ describe('listensOn', () => {
       await new Promise((resolve) => server.close(resolve));
     }
     expect(listensOn(process.pid, port)).toBe(false);
+  });
+});
+
+describe('freePort', () => {
+  // a port of the ephemeral range may become another process's source port before the caller binds it
+  it('hands out ports below the kernel\'s ephemeral range (and above the mesh\'s fixed ports), each free to listen on', async () => {
+    const ephemeralFrom = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    const ports: number[] = [];
+    for (let i = 0; i < 20; i++) ports.push(await freePort());
+    for (const port of ports) {
+      expect({ port, below: port < ephemeralFrom, above: port >= 10_000 }).toEqual({ port, below: true, above: true });
+      const server: Server = createServer();
+      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(new Set(ports).size).toBeGreaterThan(15); // spread, not one port over and over
   });
 });
