@@ -751,7 +751,7 @@ export class EntitiesRepository {
       // a read run again (SearchReads: on the primary, after the replica failed) starts over; pages answered already stay answered
       const pages = asks.map((ask) => ({
         generation: '', profile: undefined as OpportunityProfile | undefined, rows: [] as PageEntity[], moved: [] as [string, string][], at: [] as number[],
-        left: ask.ids.length, answered: false,
+        left: ask.ids.length, answered: undefined as (Page & { generation: string; moved: [string, string][] }) | undefined,
       }));
       let head: PageRow | undefined;
       const before: PageRow[] = []; // rows that came before the head slot's (none, in the statement's order)
@@ -759,8 +759,8 @@ export class EntitiesRepository {
       const done = (i: number) => {
         const page = pages[i];
         if (page.answered) return;
-        page.answered = true;
-        answer?.(i, finished(page));
+        page.answered = finished(page);
+        answer?.(i, page.answered);
       };
       const take = (row: PageRow) => {
         const page = pages[Number(row.page) - 1];
@@ -821,7 +821,7 @@ export class EntitiesRepository {
       query.on('end', () => {
         if (failed) return;
         if (head === undefined) return reject(new Error('search: a page read brought no generation'));
-        resolve(pages.map(finished));
+        resolve(pages.map((page) => page.answered ?? finished(page)));
       });
     }));
   }
