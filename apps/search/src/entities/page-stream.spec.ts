@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { SearchReads } from '../search/search-reads.store';
-import { EntitiesRepository } from './entities.repository';
+import { EntitiesRepository, type Page } from './entities.repository';
+import type { MemorySearchIndex } from './memory-search-index.store';
 
 /**
  * Pages read together (one statement for the pages asked in one turn) are each answered as soon as
@@ -8,34 +9,47 @@ import { EntitiesRepository } from './entities.repository';
  * the query the repository hands its connection (a fake SearchReads, a fake connection).
  */
 describe('pages of one statement answered as their rows arrive', () => {
-  type Ask = { workspaceId: string; ids: string[]; tids: (string | null)[] };
-  type Answer = { generation: string; rows: { id: string; name: string }[] };
-
+  /**
+   * A repository over a fake index (each query's text is the comma-separated ids it ranks, at
+   * generation 7) and a fake connection that keeps the queries it is handed: pages are asked
+   * through search(), as the search service asks them.
+   */
   function setUp() {
     const queries: EventEmitter[] = [];
     const client = { query: (q: EventEmitter) => (queries.push(q), q) };
     const reads = { run: <T>(read: (c: unknown) => Promise<T>) => read(client) } as unknown as SearchReads;
-    const repository = new EntitiesRepository({} as ConstructorParameters<typeof EntitiesRepository>[0], reads);
-    const pages = (repository as unknown as { pages: { load(ask: Ask): Promise<Answer> } }).pages;
-    return { queries, load: (ask: Ask) => pages.load(ask) };
+    const index = {
+      queryOf: async (_lens: string, q: string) => q,
+      top: (q: string) => ({ generation: 7n, ids: q.split(','), tids: q.split(',').map(() => null) }),
+      learnTid: () => undefined,
+      catchUp: async () => undefined,
+    } as unknown as MemorySearchIndex;
+    const repository = new EntitiesRepository({} as ConstructorParameters<typeof EntitiesRepository>[0], reads, index);
+    const load = (ask: { workspaceId: string; ids: string[] }) =>
+      repository.search(ask.workspaceId, 'leads', ask.ids.join(','), [], 0, ask.ids.length);
+    return { queries, load };
   }
   const head = { k: '1', page: 0, generation: '7', profiles: null, id: null, same: false, v: null, moved: null, revealed: false, revealed_email_status: null };
   const row = (k: number, page: number, id: string) => ({
     k: String(k), page, generation: null, profiles: null, id, name: `name of ${id}`, same: false, v: '100', moved: null, revealed: false, revealed_email_status: null,
   });
+  /** Two turns of the event loop: search() asks its pages after the index's query, and the batch is read at the end of that turn. */
+  async function batchRead(): Promise<void> {
+    for (let turn = 0; turn < 2; turn++) await new Promise((r) => setImmediate(r));
+  }
   /** Whether `p` has settled, after the callbacks due now ran. */
   async function settled(p: Promise<unknown>): Promise<boolean> {
     let done = false;
     p.then(() => (done = true), () => (done = true));
-    await new Promise((r) => setImmediate(r));
+    await batchRead();
     return done;
   }
 
   it('answers each page once its rows have come, in the order they were asked, while the statement still runs', async () => {
     const { queries, load } = setUp();
-    const first = load({ workspaceId: 'ws_1', ids: ['ent_a', 'ent_b'], tids: [null, null] });
-    const second = load({ workspaceId: 'ws_2', ids: ['ent_c'], tids: [null] });
-    await new Promise((r) => setImmediate(r)); // the batch is read at the end of the turn: one statement
+    const first = load({ workspaceId: 'ws_1', ids: ['ent_a', 'ent_b'] });
+    const second = load({ workspaceId: 'ws_2', ids: ['ent_c'] });
+    await batchRead(); // one statement
     expect(queries).toHaveLength(1);
     const query = queries[0];
 
@@ -46,7 +60,7 @@ describe('pages of one statement answered as their rows arrive', () => {
     expect(await settled(first)).toBe(true);
     expect(await settled(second)).toBe(false);
     const page = await first;
-    expect(page.generation).toBe('7');
+    expect((page as Page & { generation?: string }).generation).toBe('7'); // the head slot's, carried with the page
     expect(page.rows.map((r) => r.id)).toEqual(['ent_a', 'ent_b']);
 
     query.emit('row', row(4, 2, 'ent_c'));
@@ -57,9 +71,9 @@ describe('pages of one statement answered as their rows arrive', () => {
 
   it('a page whose id has no row (deleted) is answered without it; rows before the head slot wait for it', async () => {
     const { queries, load } = setUp();
-    const first = load({ workspaceId: 'ws_1', ids: ['ent_a'], tids: [null] });
-    const second = load({ workspaceId: 'ws_1', ids: ['ent_gone', 'ent_b'], tids: [null, null] });
-    await new Promise((r) => setImmediate(r));
+    const first = load({ workspaceId: 'ws_1', ids: ['ent_a'] });
+    const second = load({ workspaceId: 'ws_1', ids: ['ent_gone', 'ent_b'] });
+    await batchRead();
     const query = queries[0];
     query.emit('row', row(2, 1, 'ent_a')); // before the generation came: held
     expect(await settled(first)).toBe(false);
@@ -73,9 +87,9 @@ describe('pages of one statement answered as their rows arrive', () => {
 
   it('a statement that fails fails the pages not answered yet; the answered ones stay answered', async () => {
     const { queries, load } = setUp();
-    const first = load({ workspaceId: 'ws_1', ids: ['ent_a'], tids: [null] });
-    const second = load({ workspaceId: 'ws_1', ids: ['ent_b'], tids: [null] });
-    await new Promise((r) => setImmediate(r));
+    const first = load({ workspaceId: 'ws_1', ids: ['ent_a'] });
+    const second = load({ workspaceId: 'ws_1', ids: ['ent_b'] });
+    await batchRead();
     const query = queries[0];
     query.emit('row', head);
     query.emit('row', row(2, 1, 'ent_a'));
@@ -86,9 +100,9 @@ describe('pages of one statement answered as their rows arrive', () => {
 
   it('a statement that ends without the head slot fails every page', async () => {
     const { queries, load } = setUp();
-    const first = load({ workspaceId: 'ws_1', ids: ['ent_a'], tids: [null] });
-    const second = load({ workspaceId: 'ws_1', ids: ['ent_b'], tids: [null] });
-    await new Promise((r) => setImmediate(r));
+    const first = load({ workspaceId: 'ws_1', ids: ['ent_a'] });
+    const second = load({ workspaceId: 'ws_1', ids: ['ent_b'] });
+    await batchRead();
     queries[0].emit('row', row(2, 1, 'ent_a'));
     queries[0].emit('end');
     await expect(first).rejects.toThrow('a page read brought no generation');
