@@ -53,14 +53,17 @@ export async function freePort(): Promise<number> {
  */
 const FREE_PORTS_FROM = 10_000;
 
-/** The first port of Linux's ephemeral range (`ip_local_port_range`), 32768 where it cannot be read. */
+/** The first port of Linux's ephemeral range (`ip_local_port_range`), 32768 where it cannot be read; read once. */
+let ephemeralFrom: number | undefined;
 function ephemeralPortsStart(): number {
+  if (ephemeralFrom !== undefined) return ephemeralFrom;
   try {
     const first = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
-    return Number.isInteger(first) && first > 0 ? first : 32768;
+    ephemeralFrom = Number.isInteger(first) && first > 0 ? first : 32768;
   } catch {
-    return 32768;
+    ephemeralFrom = 32768;
   }
+  return ephemeralFrom;
 }
 
 /** Listens on `port` of 127.0.0.1 (0: any) and closes: the port it got, or -1 when it was taken. */
