@@ -138,14 +138,14 @@ export const PREPARE_COMPILE_CACHE_ARG = '--prepare-compile-cache';
  * cache is enabled (NODE_COMPILE_CACHE unset, or a Node without one: 22.10+ has it), so an image
  * build that would ship without its cache fails instead.
  */
-export function prepareCompileCache(write: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): number {
+export function prepareCompileCache(): number {
   const dir = typeof nodeModule.getCompileCacheDir === 'function' ? nodeModule.getCompileCacheDir() : undefined;
   if (dir === undefined) {
-    write(`${PREPARE_COMPILE_CACHE_ARG}: no compile cache is enabled (set NODE_COMPILE_CACHE to a directory; Node 22.10 or later, this is ${process.version})`);
+    process.stderr.write(`${PREPARE_COMPILE_CACHE_ARG}: no compile cache is enabled (set NODE_COMPILE_CACHE to a directory; Node 22.10 or later, this is ${process.version})\n`);
     return 1;
   }
   nodeModule.flushCompileCache();
-  write(`${PREPARE_COMPILE_CACHE_ARG}: compile cache written to ${dir}`);
+  process.stderr.write(`${PREPARE_COMPILE_CACHE_ARG}: compile cache written to ${dir}\n`);
   return 0;
 }
 
