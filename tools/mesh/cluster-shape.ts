@@ -8,7 +8,7 @@ import { DEFAULT_HTTP_PORTS, ensureNatsIdentities, eventsStreamSettings, NatsIde
 import { GatewayProxy } from './ingress';
 import { failoverWatchSettings, FailoverWatchSettings, PgPair } from './pg-pair';
 import {
-  APPS, freePort, httpReady, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers, waitFor,
+  APPS, freePort, httpReady, inLanes, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers, waitFor,
 } from './processes';
 
 /**
@@ -123,10 +123,12 @@ export class MeshCluster {
     }
     const cluster = new MeshCluster(opts, identities, nats, pg, apps);
     try {
-      await Promise.all(nats.map((node) => cluster.startNats(node)));
+      // every start settled before a failure is thrown: a node or process still starting when another
+      // failed would not be recorded yet, and stop() would leave it running
+      await inLanes(nats, nats.length, (node) => cluster.startNats(node));
       await cluster.awaitJetStream();
       say(`NATS: ${nats.map((n) => `${n.id} 127.0.0.1:${n.port}`).join(', ')} (one cluster, JetStream, EVENTS at 3 replicas)`);
-      await Promise.all(apps.map((app) => cluster.startFirst(app, fixed)));
+      await inLanes(apps, apps.length, (app) => cluster.startFirst(app, fixed));
       cluster.proxy = await GatewayProxy.start(join(opts.dir, 'nginx'), apps.filter((a) => a.name === 'gateway').map((a) => a.port), await port(3080));
     } catch (err) {
       await cluster.stop();
