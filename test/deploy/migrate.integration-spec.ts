@@ -119,7 +119,7 @@ describe('tools/migrate (the one-shot migration entry of the compose steps and J
     const url = databaseUrlFor('search', env);
     const ranking = async () => (await query<{ name: string; am: string }>(url,
       `SELECT c.relname AS name, a.amname AS am FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
-        WHERE i.indrelid = 'entities_rank'::regclass AND c.relname <> 'entities_rank_pkey' ORDER BY 1`)).map((r) => `${r.name} ${r.am}`);
+        WHERE i.indrelid IN (to_regclass('entities_rank'), 'entities'::regclass) AND a.amname <> 'btree' ORDER BY 1`)).map((r) => `${r.name} ${r.am}`);
     const lenses = ['leads', 'investors', 'researchers', 'grants'];
     const bands = lenses.flatMap((lens) => Array.from({ length: 12 }, (_, i) => `entities_terms_${lens}_b${i} gin`)).sort();
     const rum = lenses.map((lens) => `entities_rum_${lens} gin`).sort();
@@ -154,9 +154,13 @@ describe('tools/migrate (the one-shot migration entry of the compose steps and J
       await query(url, bands.map((b) => `DROP INDEX ${b.split(' ')[0]};`).join('\n'));
       for (const lens of lenses) await query(url, `CREATE INDEX entities_rum_${lens} ON entities_rank USING gin (terms) WHERE lens = '${lens}'`);
       expect(await ranking()).toEqual(rum);
+      // entities_rank as the build before left it (1764000023000's down fills it from entities)
+      expect(await query(url, `SELECT id FROM entities_rank WHERE lens = 'leads' AND terms @@ 'fintech'::tsquery`)).toEqual([{ id: 'ent_1' }]);
       expect(await migrateService('search', { env })).toEqual([drop, ...after]);
       expect(await ranking()).toEqual([]);
-      expect(await query(url, `SELECT id FROM entities_rank WHERE lens = 'leads' AND terms @@ 'fintech'::tsquery`)).toEqual([{ id: 'ent_1' }]);
+      // entities_rank gone (1764000023000), the row kept
+      expect(await query(url, `SELECT to_regclass('entities_rank') AS t`)).toEqual([{ t: null }]);
+      expect(await query(url, `SELECT id FROM entities WHERE lens = 'leads' AND terms @@ 'fintech'::tsquery`)).toEqual([{ id: 'ent_1' }]);
       expect(await migrateService('search', { env })).toEqual([]);
       await expect(migrateService('search', { env: { ...env, SEARCH_INDEX: 'elastic' } })).rejects.toThrow(/SEARCH_INDEX must be memory \(or unset\), got "elastic"/);
     } finally {

@@ -10,8 +10,7 @@ const range = (from: number, to: number) => Array.from({ length: to - from }, (_
 /**
  * upsertMany writes a batch with a plain INSERT first and, when a key of it is already stored,
  * upserts it instead (entities.repository.ts): a chunk written again (a seed's retried chunk, or
- * one seeded again after a crash) must leave every entity once, counted once, in `entities` and
- * in `entities_rank` alike. Real PostgreSQL.
+ * one seeded again after a crash) must leave every entity once, counted once. Real PostgreSQL.
  */
 describe('EntitiesRepository.upsertMany writes each entity once (real PostgreSQL)', () => {
   let mesh: TestMesh;
@@ -29,29 +28,27 @@ describe('EntitiesRepository.upsertMany writes each entity once (real PostgreSQL
     await mesh?.close();
   });
 
-  /** What the tables hold: rows, distinct keys, the kept count, entities_rank's rows and those of them that differ from `entities`. */
+  /** What the tables hold: rows, distinct keys and the kept count. */
   const state = async () => (await pool.query(`SELECT
       (SELECT count(*)::int FROM entities) AS rows, (SELECT count(DISTINCT ext_key)::int FROM entities) AS keys,
-      (SELECT n::int FROM entities_count) AS counted, (SELECT count(*)::int FROM entities_rank) AS ranked,
-      (SELECT count(*)::int FROM entities e FULL JOIN entities_rank r USING (id)
-        WHERE (e.lens, e.rank_score, e.num_min, e.num_max, e.terms) IS DISTINCT FROM (r.lens, r.rank_score, r.num_min, r.num_max, r.terms)) AS differing`)).rows[0];
+      (SELECT n::int FROM entities_count) AS counted`)).rows[0];
 
   it('a chunk written twice, then a batch of stored and new keys: each entity once, counted once', async () => {
     expect(await repository.upsertMany(range(0, 2000), { regenerable: true })).toEqual({ inserted: 2000, updated: 0 });
     const ids = (await pool.query('SELECT ext_key, id FROM entities ORDER BY ext_key')).rows;
     expect(await repository.upsertMany(range(0, 2000), { regenerable: true })).toEqual({ inserted: 0, updated: 2000 });
-    expect(await state()).toEqual({ rows: 2000, keys: 2000, counted: 2000, ranked: 2000, differing: 0 });
+    expect(await state()).toEqual({ rows: 2000, keys: 2000, counted: 2000 });
     // an entity keeps its id when written again
     expect((await pool.query('SELECT ext_key, id FROM entities ORDER BY ext_key')).rows).toEqual(ids);
     // the stored keys of a batch come anywhere in it (here the first half of its ext_key order, then the last)
     expect(await repository.upsertMany(range(1000, 3000))).toEqual({ inserted: 1000, updated: 1000 });
     expect(await repository.upsertMany([...range(3000, 3500), ...range(0, 10)])).toEqual({ inserted: 500, updated: 10 });
-    expect(await state()).toEqual({ rows: 3500, keys: 3500, counted: 3500, ranked: 3500, differing: 0 });
-    // an update is written: a stored key's new rank and words reach both tables
+    expect(await state()).toEqual({ rows: 3500, keys: 3500, counted: 3500 });
+    // an update is written: a stored key's new rank and words
     await repository.upsertMany([{ ...seedEntity(5), rank_score: 7, search_text: 'zebrafish' }, ...range(3500, 3600)]);
-    expect((await pool.query(`SELECT e.rank_score, r.rank_score AS ranked, r.terms @@ 'zebrafish'::tsquery AS found
-      FROM entities e JOIN entities_rank r USING (id) WHERE e.ext_key = 'seed:5'`)).rows).toEqual([{ rank_score: 7, ranked: 7, found: true }]);
-    expect(await state()).toEqual({ rows: 3600, keys: 3600, counted: 3600, ranked: 3600, differing: 0 });
+    expect((await pool.query(`SELECT rank_score, terms @@ 'zebrafish'::tsquery AS found FROM entities WHERE ext_key = 'seed:5'`)).rows)
+      .toEqual([{ rank_score: 7, found: true }]);
+    expect(await state()).toEqual({ rows: 3600, keys: 3600, counted: 3600 });
   });
 
   it('a batch whose connection dies mid-write leaves nothing; the chunk written again leaves each entity once', async () => {
@@ -78,7 +75,7 @@ describe('EntitiesRepository.upsertMany writes each entity once (real PostgreSQL
     // the whole chunk again: its first 100 keys were stored before, the others are new
     expect(await repository.upsertMany(range(10_000, 11_500), { regenerable: true })).toEqual({ inserted: 1400, updated: 100 });
     const n = before.rows + 1400;
-    expect(await state()).toEqual({ rows: n, keys: n, counted: n, ranked: n, differing: 0 });
+    expect(await state()).toEqual({ rows: n, keys: n, counted: n });
   });
 
   it('two writers of the same new keys at once: one inserts them, the other updates them', async () => {
@@ -88,6 +85,6 @@ describe('EntitiesRepository.upsertMany writes each entity once (real PostgreSQL
     expect(results.map((r) => r.inserted).sort((a, b) => a - b)).toEqual([0, 2000]);
     expect(results.map((r) => r.updated).sort((a, b) => a - b)).toEqual([0, 2000]);
     const n = before.rows + 2000;
-    expect(await state()).toEqual({ rows: n, keys: n, counted: n, ranked: n, differing: 0 });
+    expect(await state()).toEqual({ rows: n, keys: n, counted: n });
   });
 });

@@ -14,7 +14,7 @@
  * walks O(log n) segments and takes the best of their heads.
  */
 
-/** What the index knows of an entity: its lens, rank, numeric filter columns and `terms` (entities_rank). */
+/** What the index knows of an entity: its lens, rank, numeric filter columns and `terms` (a row of `entities`). */
 export interface IndexDoc {
   id: string;
   lens: string;
@@ -415,9 +415,8 @@ export class Segment {
    * ctid); offset 0 (no line pointer is numbered 0): not known. A hint only: a page reads the row
    * there and checks its id, and reads it by primary key when it moved (an update writes a new
    * version elsewhere; VACUUM FULL and CLUSTER rewrite the table) or is gone; what that read finds
-   * is kept here (MemoryIndex.learnTid). Set from the upsert's RETURNING ctid and a catch-up's
-   * COPY of ctid; a build reads entities_rank, which has none, so a rebuilt index learns them as
-   * its pages are read.
+   * is kept here (MemoryIndex.learnTid). Set from the upsert's RETURNING ctid and a build's and a
+   * catch-up's COPY of ctid.
    */
   readonly tidBlocks: Uint32Array;
   readonly tidOffsets: Uint16Array;

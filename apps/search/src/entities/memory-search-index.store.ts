@@ -132,10 +132,11 @@ export class CopyBinaryDocs {
 }
 
 /**
- * Builds an index of every entity from one snapshot: the generation and entities_rank (the narrow
- * copy of what a ranking reads, migration 1764000013000) streamed as binary COPY, read as it comes
- * (PostgreSQL sends while this process reads). The documents are numbered in (rank_score DESC,
- * id) order by the builder, so PostgreSQL reads the table in its own order and sorts nothing.
+ * Builds an index of every entity from one snapshot: the generation and what a ranking reads of
+ * each row of `entities`, with its ctid (where a page reads it), streamed as binary COPY, read as
+ * it comes (PostgreSQL sends while this process reads). The documents are numbered in
+ * (rank_score DESC, id) order by the builder, so PostgreSQL reads the table in its own order and
+ * sorts nothing.
  */
 export async function buildIndex(client: PoolClient): Promise<MemoryIndex> {
   await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -143,9 +144,9 @@ export async function buildIndex(client: PoolClient): Promise<MemoryIndex> {
   try {
     const { rows } = await client.query<{ generation: string; n: string }>('SELECT generation::text AS generation, n::text AS n FROM entities_count');
     const builder = new SegmentBuilder(Number(rows[0].n));
-    const docs = new CopyBinaryDocs(builder);
+    const docs = new CopyBinaryDocs(builder, false, true);
     copying = true;
-    const stream = client.query(copyTo('COPY (SELECT id, lens, rank_score, num_min::float8, num_max::float8, terms FROM entities_rank) TO STDOUT (FORMAT binary)'));
+    const stream = client.query(copyTo('COPY (SELECT id, lens, rank_score, num_min::float8, num_max::float8, terms, ctid FROM entities) TO STDOUT (FORMAT binary)'));
     for await (const chunk of stream) docs.push(chunk as Buffer);
     copying = false;
     docs.end();
@@ -282,7 +283,7 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
           return { to, complete: !behind };
         }
         // the entities as they are now (a key written by several of these batches is read once),
-        // streamed as binary COPY into a segment, as a build reads entities_rank (the generations
+        // streamed as binary COPY into a segment, as a build reads them (the generations
         // are bigints this process read: COPY takes no parameters)
         // (and each row's ctid: where a page reads it, MemoryIndex.tidsOf)
         const builder = new SegmentBuilder();

@@ -19,6 +19,7 @@ import { DropRankBands1764000019000 } from './1764000019000-drop-rank-bands';
 import { DropEntitiesLensRank1764000020000 } from './1764000020000-drop-entities-lens-rank';
 import { LeaseTakeGenericPlans1764000021000 } from './1764000021000-lease-take-generic-plans';
 import { LeaseTakeLookupByKey1764000022000 } from './1764000022000-lease-take-lookup-by-key';
+import { DropEntitiesRank1764000023000 } from './1764000023000-drop-entities-rank';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -52,6 +53,7 @@ export const MIGRATIONS = [
   DropEntitiesLensRank1764000020000,
   LeaseTakeGenericPlans1764000021000,
   LeaseTakeLookupByKey1764000022000,
+  DropEntitiesRank1764000023000,
 ];
 
 /**
