@@ -531,17 +531,6 @@ const ROW_AT_TID_OR_KEY_SQL = `(
        UNION ALL
        ${BY_KEY_SQL}
        LIMIT 1) e`;
-/**
- * The row of t.id by primary key, with its ctid: the statement of the pages none of whose
- * addresses is known (an index just rebuilt), as pages were read before. The row per row
- * subquery of ROW_AT_TID_OR_KEY_SQL costs more than the plain join when every TID read finds
- * nothing (0.1-0.2 ms a page at 300k, docs/benchmarks.md 2026-11-30 03:10-03:25); this one is
- * pulled up into that join.
- */
-const ROW_BY_KEY_SQL = `${BY_KEY_SQL} e`;
-/** The statements' names and row sources: by TID where an address is known, else by key. */
-const rowSource = (tids: readonly (string | null)[]): { by: 'tid' | 'key'; sql: string } =>
-  tids.some((tid) => tid !== null) ? { by: 'tid', sql: ROW_AT_TID_OR_KEY_SQL } : { by: 'key', sql: ROW_BY_KEY_SQL };
 
 @Injectable()
 export class EntitiesRepository {
@@ -728,7 +717,6 @@ export class EntitiesRepository {
     asks: { workspaceId: string; ids: string[]; tids: (string | null)[] }[],
     answer?: (i: number, page: Page & { generation: string; moved: [string, string][] }) => void,
   ): Promise<(Page & { generation: string; moved: [string, string][] })[]> {
-    const rowsOf = rowSource(asks.flatMap((a) => a.tids));
     const ids: (string | null)[] = [null];
     const pageOf: number[] = [0];
     const workspaces: (string | null)[] = [null];
@@ -796,12 +784,12 @@ export class EntitiesRepository {
         for (const early of before.splice(0)) take(early);
       };
       const query = client.query(new Query<PageRow>({
-        name: `search-rows-${rowsOf.by}`,
+        name: 'search-rows',
         text: `SELECT CASE WHEN t.k = 1 THEN (${GENERATION_SQL}) END AS generation,
            CASE WHEN t.k = 1 THEN (SELECT jsonb_object_agg(o.workspace_id, o.profile) FROM opportunity_profiles o WHERE o.workspace_id = ANY($1::text[])) END AS profiles,
            t.page, t.k, ${PAGE_COLUMNS}, NULLIF(e.at, t.tid) AS moved
          FROM unnest($2::text[], $3::int[], $4::text[], $5::tid[], $6::xid[]) WITH ORDINALITY AS t(id, page, workspace_id, tid, v, k)
-         LEFT JOIN LATERAL ${rowsOf.sql} ON true
+         LEFT JOIN LATERAL ${ROW_AT_TID_OR_KEY_SQL} ON true
          LEFT JOIN LATERAL (SELECT rv.id, rv.email_status FROM reveals rv WHERE rv.workspace_id = t.workspace_id AND rv.entity_id = e.id LIMIT 1) r ON true`,
         values: [[...new Set(asks.map((a) => a.workspaceId))], ids, pageOf, workspaces, tids, versions],
       }));
