@@ -231,7 +231,7 @@ export async function runSearchBench(): Promise<void> {
     await db.query('CHECKPOINT');
     say(`  CHECKPOINT after the seed: ${((Date.now() - checkpointStarted) / 1000).toFixed(1)} s (not in the seed rate)`);
     const [sizes] = (await db.query<{ table_mb: string; indexes_mb: string; n: string }>(
-      // with entities_rank (migration 0013), the narrow copy search's in-memory index is built from
+      // and entities_rank where there is one (migrations 0013 to 1764000023000: an older build run side by side)
       `SELECT (pg_table_size('entities') + coalesce(pg_table_size(to_regclass('entities_rank')), 0)) / 1048576 AS table_mb,
               (pg_indexes_size('entities') + coalesce(pg_indexes_size(to_regclass('entities_rank')), 0)) / 1048576 AS indexes_mb,
               (SELECT n FROM entities_count) AS n`)).rows;
