@@ -642,10 +642,11 @@ export class EntitiesRepository {
   }
 
   /**
-   * One page of a lens: the first offset + limit ids of the query in (rank_score DESC, id) order
-   * (at most 40 pages * 25 + 1) from this process's in-memory index (MemorySearchIndex, which keeps
-   * the ids of recent queries: SEARCH_RANKED_CACHE), then the page's rows by primary key in one
-   * statement, which reads the generation too. A page whose generation is newer than the index's
+   * One page of a lens: the ids ranked offset to offset + limit - 1 of the query in (rank_score
+   * DESC, id) order (at most 40 pages * 25) from this process's in-memory index (MemorySearchIndex,
+   * which keeps the ids of recent queries: SEARCH_RANKED_CACHE), then the page's rows by primary key
+   * in one statement, which reads the generation too. `more`: the index has a match ranked after
+   * the page (one id more is asked of it; that id's row is not read, a heap block less a page). A page whose generation is newer than the index's
    * (a batch another process wrote, not polled yet) brings the index up to it and is asked again,
    * so a page reflects every batch committed before it was read.
    *
@@ -654,15 +655,15 @@ export class EntitiesRepository {
    *
    * Pages are read where SearchReads says: a streaming replica when SEARCH_READ_DATABASE_URL is set.
    */
-  async search(workspaceId: string, lens: Lens, q: string, conditions: Condition[], offset: number, limit: number): Promise<Page> {
+  async search(workspaceId: string, lens: Lens, q: string, conditions: Condition[], offset: number, limit: number): Promise<Page & { more: boolean }> {
     const index = this.index;
     const query = await index.queryOf(lens, q, conditions);
-    const need = Math.min(offset + limit, RANKED_MAX);
+    const need = Math.min(offset + limit + 1, RANKED_MAX);
     for (let attempt = 0; ; attempt++) {
       const { generation, ids, tids } = index.top(query, need, offset);
       const page = await this.pageOf(workspaceId, ids.slice(0, limit), tids);
       // a page read on a streaming replica behind the index's source is served as read
-      if (BigInt(page.generation) <= generation || attempt === 2) return page;
+      if (BigInt(page.generation) <= generation || attempt === 2) return { ...page, more: ids.length > limit };
       await index.catchUp(BigInt(page.generation));
     }
   }

@@ -91,12 +91,14 @@ describe('search pages read by TID with the id checked (real PostgreSQL)', () =>
     await pool.query('UPDATE entities SET name = name WHERE id = $1', [ids[3]]);
     expect(await ctids([ids[3]])).not.toEqual([old]);
     expect(index.top(query, 26).tids[3]).toBe(old);
-    const page = await repository.search(WS, 'researchers', '', [], 0, 26);
-    expect(page.rows).toEqual(await byKey(WS, ids));
+    // a page of 25 rows asks the index for 26 ids (the 26th tells has_more): the kept entry's
+    const page = await repository.search(WS, 'researchers', '', [], 0, 25);
+    expect(page.rows).toEqual(await byKey(WS, ids.slice(0, 25)));
+    expect(page.more).toBe(true);
     // the entry read again (no change of the index since) has the address the read found, as the index has
     expect(index.top(query, 26).tids).toEqual(await ctids(ids));
     expect(index.tidsOf(ids)).toEqual(await ctids(ids));
-    expect(await repository.search(WS, 'researchers', '', [], 0, 26)).toEqual(page);
+    expect(await repository.search(WS, 'researchers', '', [], 0, 25)).toEqual(page);
   });
 
   it('a page read again is written from the versions kept: PostgreSQL writes only the rows that are another version', async () => {
@@ -146,7 +148,7 @@ describe('search pages read by TID with the id checked (real PostgreSQL)', () =>
     expect(pages[5].rows).toEqual([]);
     // pages of no ids at all, read together: the generation still comes (a page newer than the index would be asked again)
     const empty = await Promise.all([writer.repository.search(WS, 'investors', 'zzznothing', [], 0, 25), writer.repository.search(OTHER_WS, 'leads', 'zzznothing', [], 0, 25)]);
-    expect(empty).toEqual([{ rows: [], profile: { sectors: ['fintech'] }, generation: expect.stringMatching(/^\d+$/) }, { rows: [], profile: undefined, generation: expect.stringMatching(/^\d+$/) }]);
+    expect(empty).toEqual([{ rows: [], profile: { sectors: ['fintech'] }, generation: expect.stringMatching(/^\d+$/), more: false }, { rows: [], profile: undefined, generation: expect.stringMatching(/^\d+$/), more: false }]);
   });
 
   it('rows updated behind the index (new ctids) and vacuumed: the page is right, in order, with current values, and the new addresses are kept', async () => {

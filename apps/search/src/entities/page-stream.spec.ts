@@ -98,6 +98,40 @@ describe('pages of one statement answered as their rows arrive', () => {
     expect((await first).rows.map((r) => r.id)).toEqual(['ent_a']);
   });
 
+  it('a page reads its own rows only: whether a match follows it (has_more) is the index\'s, not a row more read', async () => {
+    const { queries } = setUp();
+    const reads = { run: <T>(read: (c: unknown) => Promise<T>) => read({ query: (q: EventEmitter) => (queries.push(q), q) }) } as unknown as SearchReads;
+    const asked: number[] = [];
+    const ranked = ['ent_a', 'ent_b', 'ent_c'];
+    const index = {
+      queryOf: async () => 'q',
+      // the ids ranked offset .. need - 1, as MemorySearchIndex.top gives them
+      top: (_q: string, need: number, offset = 0) => (asked.push(need), { generation: 7n, ids: ranked.slice(offset, need), tids: ranked.slice(offset, need).map(() => null) }),
+      learnTid: () => undefined,
+      catchUp: async () => undefined,
+    } as unknown as MemorySearchIndex;
+    const repository = new EntitiesRepository({} as ConstructorParameters<typeof EntitiesRepository>[0], reads, index);
+    const first = repository.search('ws_1', 'leads', '', [], 0, 2);
+    await batchRead();
+    expect(asked).toEqual([3]); // one id past the page is asked of the index
+    const [, ids] = (queries[0] as unknown as { values: unknown[] }).values;
+    expect(ids).toEqual([null, 'ent_a', 'ent_b']); // the head slot, then the page's two ids: the third is not read
+    queries[0].emit('row', head);
+    queries[0].emit('row', row(2, 1, 'ent_a'));
+    queries[0].emit('row', row(3, 1, 'ent_b'));
+    queries[0].emit('end');
+    expect(await first).toMatchObject({ more: true, rows: [{ id: 'ent_a' }, { id: 'ent_b' }] });
+
+    const last = repository.search('ws_1', 'leads', '', [], 2, 2);
+    await batchRead();
+    expect(asked).toEqual([3, 5]);
+    expect((queries[1] as unknown as { values: unknown[] }).values[1]).toEqual([null, 'ent_c']);
+    queries[1].emit('row', head);
+    queries[1].emit('row', row(2, 1, 'ent_c'));
+    queries[1].emit('end');
+    expect(await last).toMatchObject({ more: false, rows: [{ id: 'ent_c' }] });
+  });
+
   it('a statement that ends without the head slot fails every page', async () => {
     const { queries, load } = setUp();
     const first = load({ workspaceId: 'ws_1', ids: ['ent_a'] });

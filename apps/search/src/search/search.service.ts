@@ -135,21 +135,21 @@ export class SearchService {
     const conditions = conditionsFor(request.filters);
     // the page is read while its credit is charged (a read changes nothing); it is returned only
     // once the charge is committed, and refunded when the read failed
-    const read = this.entities.search(ctx.workspace_id, request.lens, request.q ?? '', conditions, (page - 1) * SEARCH_PER_PAGE, SEARCH_PER_PAGE + 1);
+    const read = this.entities.search(ctx.workspace_id, request.lens, request.q ?? '', conditions, (page - 1) * SEARCH_PER_PAGE, SEARCH_PER_PAGE);
     read.catch(() => undefined); // awaited below; not an unhandled rejection while the charge runs
     if (charge) await this.leases.charge(ctx, ref);
     try {
-      const { rows, profile } = await read;
+      const { rows, profile, more } = await read;
       return pageJson({
         object: 'search_results',
         lens: request.lens,
         query: request.q ?? '',
         page,
         per_page: SEARCH_PER_PAGE,
-        has_more: rows.length > SEARCH_PER_PAGE,
+        has_more: more,
         credits_charged: charge ? 1 : 0,
         livemode: ctx.livemode,
-      }, rows.slice(0, SEARCH_PER_PAGE).map((row) => hitJson(row, profile)));
+      }, rows.map((row) => hitJson(row, profile)));
     } catch (err) {
       if (charge) await this.leases.refund(ctx, ref, 'search_failed');
       throw err;
