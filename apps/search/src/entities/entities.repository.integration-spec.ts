@@ -1,7 +1,8 @@
 import { Pool } from 'pg';
 import { TestMesh } from '../../../../test/harness';
-import { migratedSearchDatabase } from '../../../../test/support/search-database';
+import { migratedSearchDatabase, searchProcesses } from '../../../../test/support/search-database';
 import { waitFor } from '../../../../tools/mesh/processes';
+import { SearchConfig } from '../search.config';
 import { EntitiesRepository } from './entities.repository';
 import { seedEntity } from './seed';
 
@@ -63,7 +64,7 @@ describe('EntitiesRepository.upsertMany writes each entity once (real PostgreSQL
       writing = repository.upsertMany(range(10_000, 11_500), { regenerable: true }).then(() => 'written', (err: Error) => err);
       // asked outside the holder's transaction, whose view of pg_stat_activity stays as it first read it
       const waiting = async () => (await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO entities%'`)).rows;
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND (query LIKE '%INSERT INTO entities%' OR query LIKE 'COPY entities %')`)).rows;
       await waitFor('the batch waiting on the lock', async () => (await waiting()).length > 0, 20_000, 20);
       for (const { pid } of await waiting()) await holder.query('SELECT pg_terminate_backend($1)', [pid]);
       expect(await writing).toBeInstanceOf(Error);
@@ -86,5 +87,128 @@ describe('EntitiesRepository.upsertMany writes each entity once (real PostgreSQL
     expect(results.map((r) => r.updated).sort((a, b) => a - b)).toEqual([0, 2000]);
     const n = before.rows + 2000;
     expect(await state()).toEqual({ rows: n, keys: n, counted: n });
+  });
+});
+
+/**
+ * A batch of keys not stored yet whose terms search makes (entity.ts termsOf) is copied straight
+ * into `entities` (EntitiesRepository.copyFresh): the rows, the count, the change log and the
+ * writer's index must be what the INSERT path leaves, also when the COPY meets a stored key, when
+ * its connection dies, and when it puts rows in free space before the blocks it appends.
+ */
+describe('EntitiesRepository.upsertMany copies a fresh batch straight into entities (real PostgreSQL)', () => {
+  let mesh: TestMesh;
+  let pool: Pool;
+  const processes = searchProcesses(() => pool, { indexPollMs: 3_600_000, rankedCacheEntries: 0 } as SearchConfig);
+
+  beforeAll(async () => {
+    let url: string;
+    ({ mesh, url } = await migratedSearchDatabase());
+    pool = new Pool({ connectionString: url, max: 4 });
+  });
+  afterAll(async () => {
+    processes.stop();
+    await pool?.end();
+    await mesh?.close();
+  });
+
+  const state = async () => (await pool.query(`SELECT
+      (SELECT count(*)::int FROM entities) AS rows, (SELECT count(DISTINCT ext_key)::int FROM entities) AS keys,
+      (SELECT n::int FROM entities_count) AS counted`)).rows[0];
+  /** Each id's ctid now (text). */
+  const ctids = async (ids: string[]) => (await pool.query<{ tid: string }>(
+    `SELECT e.ctid::text AS tid FROM unnest($1::text[]) WITH ORDINALITY AS t(id, n) LEFT JOIN entities e ON e.id = t.id ORDER BY t.n`, [ids])).rows.map((r) => r.tid);
+  /** A repository whose COPY into entities is watched: what each batch's copyFresh gave (undefined: the COPY met a stored key). */
+  const watched = (repository: EntitiesRepository) => {
+    const copies: unknown[] = [];
+    const copyFresh = (repository as unknown as { copyFresh: (...args: unknown[]) => Promise<unknown> }).copyFresh.bind(repository);
+    (repository as unknown as { copyFresh: unknown }).copyFresh = async (...args: unknown[]) => {
+      const written = await copyFresh(...args);
+      copies.push(written);
+      return written;
+    };
+    return copies;
+  };
+
+  it('rows, count, change log and the writer\'s index as the INSERT path leaves them; a stored key sends the batch to the upsert', async () => {
+    const { index, repository } = await processes.start();
+    const copies = watched(repository);
+    const generation = index.stats().generation;
+    expect(await repository.upsertMany(range(0, 2000), { regenerable: true })).toEqual({ inserted: 2000, updated: 0 });
+    expect(copies).toEqual([generation + 1n]);
+    expect(await state()).toEqual({ rows: 2000, keys: 2000, counted: 2000 });
+    const { rows: logged } = await pool.query<{ generation: string; ext_keys: string[] }>('SELECT generation::text, ext_keys FROM entities_changes ORDER BY generation');
+    expect(logged).toEqual([{ generation: String(generation + 1n), ext_keys: range(0, 2000).map((e) => e.ext_key).sort() }]);
+    // the writer's index holds every row at its address, with its words and facets
+    const stored = (await pool.query<{ id: string }>('SELECT id FROM entities ORDER BY rank_score DESC, id COLLATE "C"')).rows.map((r) => r.id);
+    const all = index.top(await index.queryOf('investors', '', []), 2000).ids;
+    expect(index.tidsOf(stored)).toEqual(await ctids(stored));
+    expect(all).toEqual((await pool.query<{ id: string }>(`SELECT id FROM entities WHERE lens = 'investors' ORDER BY rank_score DESC, id COLLATE "C"`)).rows.map((r) => r.id));
+    const [one] = (await pool.query<{ id: string; ext_key: string }>(`SELECT id, ext_key FROM entities WHERE lens = 'investors' ORDER BY ext_key LIMIT 1`)).rows;
+    const domain = range(0, 2000).find((e) => e.ext_key === one.ext_key)!.domain as string;
+    expect(index.top(await index.queryOf('investors', domain, []), 10).ids).toContain(one.id);
+
+    // the same chunk again: the COPY meets a stored key, the batch is upserted, nothing twice
+    expect(await repository.upsertMany(range(0, 2000), { regenerable: true })).toEqual({ inserted: 0, updated: 2000 });
+    expect(copies).toEqual([generation + 1n, undefined]);
+    // the batches after it go by the INSERT path first for a while (DIRECT_PAUSE): no COPY tried
+    expect(await repository.upsertMany(range(2000, 2100))).toEqual({ inserted: 100, updated: 0 });
+    expect(copies).toHaveLength(2);
+    expect(await state()).toEqual({ rows: 2100, keys: 2100, counted: 2100 });
+  });
+
+  it('a text with a token termsOf does not know goes through the load table: its terms are PostgreSQL\'s', async () => {
+    const { repository } = await processes.start();
+    const copies = watched(repository);
+    const odd = { ...seedEntity(5000), search_text: 'see https://example.com/a?b=1 or mail x@y.io' };
+    expect(await repository.upsertMany([odd, ...range(5001, 5010)])).toEqual({ inserted: 10, updated: 0 });
+    expect(copies).toEqual([]);
+    expect((await pool.query(`SELECT terms @@ 'x@y.io'::tsquery AS mail, terms @@ 'example.com/a?b=1'::tsquery AS url FROM entities WHERE ext_key = $1`, [odd.ext_key])).rows)
+      .toEqual([{ mail: true, url: true }]);
+  });
+
+  it('a batch whose connection dies mid-COPY leaves nothing; written again, every entity once', async () => {
+    const { repository } = await processes.start();
+    const copies = watched(repository);
+    const before = await state();
+    const holder = await pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE entities IN SHARE MODE');
+      const writing = repository.upsertMany(range(20_000, 21_500), { regenerable: true }).then(() => 'written', (err: Error) => err);
+      const waiting = async () => (await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'COPY entities %'`)).rows;
+      await waitFor('the COPY waiting on the lock', async () => (await waiting()).length > 0, 20_000, 20);
+      for (const { pid } of await waiting()) await holder.query('SELECT pg_terminate_backend($1)', [pid]);
+      expect(await writing).toBeInstanceOf(Error);
+      await holder.query('COMMIT');
+    } finally {
+      holder.release();
+    }
+    expect(await state()).toEqual(before);
+    expect(await repository.upsertMany(range(20_000, 21_500), { regenerable: true })).toEqual({ inserted: 1500, updated: 0 });
+    expect(copies).toHaveLength(1);
+    const n = before.rows + 1500;
+    expect(await state()).toEqual({ rows: n, keys: n, counted: n });
+  });
+
+  it('rows the COPY puts in free space before the blocks it appends are read back by id: the index has every address', async () => {
+    const { index, repository } = await processes.start();
+    await repository.upsertMany(range(30_000, 32_000), { regenerable: true });
+    // dead versions in the first blocks (every row of them updated elsewhere), then VACUUM: free space there, in the free space map
+    const { rows: first } = await pool.query<{ ext_key: string }>(`SELECT ext_key FROM entities WHERE ctid < '(8,0)'::tid`);
+    expect(first.length).toBeGreaterThan(0);
+    await pool.query(`UPDATE entities SET name = name WHERE ctid < '(8,0)'::tid`);
+    await pool.query('VACUUM entities');
+    const copies = watched(repository);
+    const fresh = range(40_000, 42_000);
+    expect(await repository.upsertMany(fresh, { regenerable: true })).toEqual({ inserted: 2000, updated: 0 });
+    expect(copies).toHaveLength(1);
+    const { rows } = await pool.query<{ id: string; block: number }>(
+      `SELECT id, (ctid::text::point)[0]::int AS block FROM entities WHERE ext_key = ANY($1::text[])`, [fresh.map((e) => e.ext_key)]);
+    // some of the batch went to the freed blocks, before the ones the COPY appended
+    expect(rows.filter((r) => r.block < 8).length).toBeGreaterThan(0);
+    const ids = rows.map((r) => r.id);
+    expect(index.tidsOf(ids)).toEqual(await ctids(ids));
   });
 });

@@ -5,7 +5,7 @@ import { EmailStatus, ID_PREFIX, Lens, OpportunityProfile, SEARCH_MAX_PAGE, SEAR
 import { newIds, PG_POOL, ReadBatch } from '@app/platform';
 import { SearchReads } from '../search/search-reads.store';
 import { DEFAULT_ROW_CACHE, SEARCH_CONFIG, SearchConfig } from '../search.config';
-import { EntityInput, facetTerms, plainWordEnd, searchTextOf } from './entity';
+import { EntityInput, facetTerms, plainWordEnd, searchTextOf, termsOf } from './entity';
 import { SegmentBuilder } from './memory-index';
 import { CopyBinaryDocs, MemorySearchIndex } from './memory-search-index.store';
 
@@ -302,14 +302,44 @@ class CopyBinary {
     this.at = at;
   }
 
-  /** A bigint value; NULL for null. */
-  bigint(v: unknown): void {
-    if (v === null || v === undefined) return this.nul();
+  /** A bigint value; NULL for null. Returns the value written (null for NULL). */
+  bigint(v: unknown): bigint | null {
+    if (v === null || v === undefined) {
+      this.nul();
+      return null;
+    }
     const n = integerOf(v, 'bigint');
     this.room(12);
     this.buf.writeInt32BE(8, this.at);
     this.buf.writeBigInt64BE(n, this.at + 4);
     this.at += 12;
+    return n;
+  }
+
+  /**
+   * A tsvector of these lexemes, without positions (tsvectorrecv's form: their count, then each
+   * lexeme's UTF-8 bytes, a zero byte and a position count of 0; PostgreSQL sorts them). Each
+   * lexeme is also given to `builder` as a term of its document begun last.
+   */
+  tsvector(lexemes: readonly string[], builder: SegmentBuilder): void {
+    let most = 8;
+    for (const l of lexemes) most += 3 + l.length * 3;
+    this.room(most);
+    const buf = this.buf;
+    const start = this.at;
+    buf.writeInt32BE(lexemes.length, start + 4);
+    let at = start + 8;
+    for (const l of lexemes) {
+      const written = buf.write(l, at);
+      builder.term(buf, at, at + written);
+      at += written;
+      buf[at] = 0;
+      buf[at + 1] = 0;
+      buf[at + 2] = 0;
+      at += 3;
+    }
+    buf.writeInt32BE(at - start - 4, start);
+    this.at = at;
   }
 
   /** An integer value; NULL for null. */
@@ -378,6 +408,82 @@ export function entitiesCopyBinary(entities: readonly EntityInput[], ids: readon
     out.value(text);
     out.array(facetTerms(e.facets));
     out.searchWords(text); // plain_words, other_words (splitSearchText)
+  }
+  return out.end();
+}
+
+/** The columns of `entities` a batch is copied into with its terms made here (entitiesCopyDirect), in that order. */
+const ENTITY_COLUMNS = 'id, ext_key, lens, name, person_name, first_name, last_name, title, organization, location, country, domain, email, phone, details, facets, num_min, num_max, rank_score, sources, search_text, terms';
+const COPY_ENTITIES_SQL = `COPY entities (${ENTITY_COLUMNS}) FROM STDIN (FORMAT binary)`;
+/**
+ * The rows the batch's COPY wrote (this transaction's rows in the blocks from `$1` on: a TID range
+ * scan of what the COPY appended, others' rows there told apart by xmin, whose 32 bits are the low
+ * bits of pg_current_xact_id) with their ctid; the index's size and generation moved and the
+ * batch's ext_keys (`$3`) logged under the new generation, as the INSERT path's last statement does.
+ * The generation comes on a row of its own (id NULL), so that it comes when the range holds none of
+ * the batch's rows.
+ */
+const WRITTEN_SQL = `WITH mine AS (SELECT id, ctid FROM entities WHERE ctid >= $1::tid AND xmin::text::bigint = pg_current_xact_id()::text::bigint % 4294967296),
+     g AS (UPDATE entities_count SET n = n + $2::bigint, generation = generation + 1 RETURNING generation),
+     logged AS (INSERT INTO entities_changes (generation, ext_keys) SELECT g.generation, $3::text[] FROM g RETURNING generation),
+     pruned AS (DELETE FROM entities_changes c USING logged WHERE logged.generation % 64 = 0 AND c.created_at < now() - interval '1 hour')
+SELECT generation::text AS generation, NULL::text AS id, NULL::text AS tid FROM logged
+UNION ALL
+SELECT NULL, id, ctid::text FROM mine`;
+/** The ctids of rows of the batch the range above did not hold (a row the COPY put in free space of an earlier block). */
+const PLACED_SQL = `SELECT id, ctid::text AS tid FROM entities WHERE id = ANY($1::text[])`;
+/** A text whose every token is of a shape termsOf knows, with the capital I that a locale lowers: the writer's check of termsOf against its server. */
+const TERMS_PROBE = 'BIO Immunology cooperative_agreement I_2 ARPA-E Co-Founder doe.gov.example apexapex100108.example Tokyo, IN, x9';
+/** After a batch's COPY into `entities` found a key already stored, this many batches are written by INSERT ... SELECT first. */
+const DIRECT_PAUSE = 64;
+
+/** A tid's text `(block,offset)` as its two numbers. */
+function tidParts(tid: string): [number, number] {
+  const comma = tid.indexOf(',');
+  return [Number(tid.slice(1, comma)), Number(tid.slice(comma + 1, -1))];
+}
+
+/**
+ * The rows of a batch as COPY into `entities` takes them (ENTITY_COLUMNS, binary), with `terms`
+ * made here (termsOf), each row's document added to `builder` (fresh, its address not known yet:
+ * SegmentBuilder.placeAt once its row is written). Undefined when a row's search text has a token
+ * termsOf does not know (the batch then goes through the load table, which PostgreSQL's parser
+ * reads: entitiesCopyBinary).
+ */
+export function entitiesCopyDirect(entities: readonly EntityInput[], ids: readonly string[], builder: SegmentBuilder): Buffer[] | undefined {
+  const out = new CopyBinary();
+  for (let r = 0; r < entities.length; r++) {
+    const e = entities[r];
+    const text = searchTextOf(e);
+    const terms = termsOf(text, facetTerms(e.facets));
+    if (terms === undefined) return undefined;
+    out.row(22);
+    out.value(ids[r]);
+    out.value(e.ext_key);
+    out.value(e.lens);
+    out.value(e.name);
+    out.value(e.person_name);
+    out.value(e.first_name);
+    out.value(e.last_name);
+    out.value(e.title);
+    out.value(e.organization);
+    out.value(e.location);
+    out.value(e.country);
+    out.value(e.domain);
+    out.value(e.email);
+    out.value(e.phone);
+    out.json(e.details ?? {});
+    out.array(e.facets ?? []);
+    const numMin = out.bigint(e.num_min);
+    const numMax = out.bigint(e.num_max);
+    const rank = e.rank_score ?? 0;
+    out.integer(rank);
+    out.json(e.sources ?? []);
+    out.value(text);
+    const id = Buffer.from(ids[r], 'utf8');
+    builder.startDoc(id, 0, id.length, Number(rank), numMin === null ? NaN : Number(numMin), numMax === null ? NaN : Number(numMax), String(e.lens), true);
+    out.tsvector(terms, builder);
+    builder.endDoc();
   }
   return out.end();
 }
@@ -573,18 +679,32 @@ export class EntitiesRepository {
     // in ext_key order: batches written at once that share entities lock them in the same order
     // (one waits for the other instead of a deadlock)
     const ordered = [...entities].sort((a, b) => (a.ext_key < b.ext_key ? -1 : a.ext_key > b.ext_key ? 1 : 0));
-    const data = entitiesCopyBinary(ordered, newIds(ID_PREFIX.entity, ordered.length));
-    const client = await this.pool.connect();
-    let builder = new SegmentBuilder(ordered.length);
-    let docs = new CopyBinaryDocs(builder, true, true);
-    let copying = false;
-    let generation: bigint;
+    const ids = newIds(ID_PREFIX.entity, ordered.length);
     // A batch that can be made again from nothing (the generated seed: `regenerable`) commits
     // without waiting for its WAL to reach the disk. A crash of PostgreSQL can then lose the last
     // such commits (never part of one: its rows, count and generation go or stay together); the
     // same search:seed run again writes them back. Ingested batches stay synchronous: their
     // source is the operator's file, and an acknowledged batch must survive.
     const durability = options.regenerable ? ' SET LOCAL synchronous_commit = off;' : '';
+    if (this.directPause > 0) this.directPause--;
+    else if (await this.termsAgree()) {
+      const fresh = new SegmentBuilder(ordered.length);
+      const direct = entitiesCopyDirect(ordered, ids, fresh);
+      const written = direct && await this.copyFresh(ordered, ids, direct, fresh, durability);
+      if (written !== undefined) {
+        if (this.memory) {
+          this.memory.written(written, fresh.build());
+          await this.memory.catchUp(written);
+        }
+        return { inserted: ordered.length, updated: 0 };
+      }
+    }
+    const data = entitiesCopyBinary(ordered, ids);
+    const client = await this.pool.connect();
+    let builder = new SegmentBuilder(ordered.length);
+    let docs = new CopyBinaryDocs(builder, true, true);
+    let copying = false;
+    let generation: bigint;
     try {
       await client.query(`BEGIN; SET LOCAL client_min_messages = warning;${durability} ${LOAD_TABLE_SQL}; SAVEPOINT ${FRESH_SAVEPOINT}`);
       await copyIn(client, COPY_LOAD_SQL, data);
@@ -629,6 +749,81 @@ export class EntitiesRepository {
     }
     const inserted = docs.flaggedRows;
     return { inserted, updated: docs.rows - inserted };
+  }
+
+  /** Batches left to write by INSERT ... SELECT first, after a COPY into `entities` found a key already stored (DIRECT_PAUSE). */
+  private directPause = 0;
+  /** Whether termsOf gives what this server's parser gives (TERMS_PROBE), once known. */
+  private termsChecked?: boolean;
+
+  /** Whether termsOf makes the lexemes this server's parser makes for the shapes it knows: asked once (a locale that lowers I otherwise says no). */
+  private async termsAgree(): Promise<boolean> {
+    if (this.termsChecked === undefined) {
+      // hand-written: PostgreSQL's text parser, no table
+      const { rows } = await this.pool.query<{ lexemes: string[] }>(`SELECT tsvector_to_array(strip(to_tsvector('simple', $1))) AS lexemes`, [TERMS_PROBE]);
+      const mine = termsOf(TERMS_PROBE, []);
+      this.termsChecked = mine !== undefined && [...mine].sort().join(' ') === [...rows[0].lexemes].sort().join(' ');
+    }
+    return this.termsChecked;
+  }
+
+  /**
+   * A batch whose terms were made here (entitiesCopyDirect) copied straight into `entities`, as
+   * PostgreSQL takes rows most cheaply: no load table, no INSERT ... SELECT, no parser, no row sent
+   * back (docs/decisions.md, "A fresh batch is copied straight into entities"). Its rows' addresses are
+   * read back by a TID range scan of the blocks the COPY appended (and by id for a row it put in
+   * free space before them), given to `builder`; the count, the generation and the change log move
+   * as on the INSERT path, in the same transaction. The new generation, or undefined when a key of
+   * the batch is already stored: the COPY then failed on the unique ext_key, nothing was written,
+   * the connection is closed (a COPY cut off leaves it mid-protocol), and this batch and the next
+   * DIRECT_PAUSE go by the INSERT path, which updates.
+   */
+  private async copyFresh(ordered: readonly EntityInput[], ids: readonly string[], data: readonly Buffer[], builder: SegmentBuilder, durability: string): Promise<bigint | undefined> {
+    const client = await this.pool.connect();
+    let released = false;
+    try {
+      const began = await client.query(`BEGIN; SET LOCAL client_min_messages = warning;${durability} SELECT pg_relation_size('entities') / 8192 AS blocks`) as unknown as { rows: { blocks: string }[] }[];
+      const blocks = began[began.length - 1].rows[0].blocks;
+      try {
+        await copyIn(client, COPY_ENTITIES_SQL, data);
+      } catch (err) {
+        released = true;
+        client.release(err as Error);
+        if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+        this.directPause = DIRECT_PAUSE;
+        return undefined;
+      }
+      const { rows } = await client.query<{ generation: string | null; id: string | null; tid: string | null }>(WRITTEN_SQL, [`(${blocks},0)`, ordered.length, ordered.map((e) => e.ext_key)]);
+      const unplaced = new Map<string, number>();
+      ids.forEach((id, a) => unplaced.set(id, a));
+      let generation: string | null = null;
+      const place = (id: string, tid: string) => {
+        const a = unplaced.get(id);
+        if (a === undefined) return;
+        const [block, offset] = tidParts(tid);
+        builder.placeAt(a, block, offset);
+        unplaced.delete(id);
+      };
+      for (const row of rows) {
+        if (row.id === null) generation = row.generation;
+        else place(row.id, row.tid as string);
+      }
+      if (unplaced.size > 0) {
+        const { rows: placed } = await client.query<{ id: string; tid: string }>(PLACED_SQL, [[...unplaced.keys()]]);
+        for (const row of placed) place(row.id, row.tid);
+      }
+      if (generation === null || unplaced.size > 0) throw new Error(`search: a batch copied into entities was not all read back (${unplaced.size} of ${ids.length} rows)`);
+      await client.query('COMMIT');
+      client.release();
+      released = true;
+      return BigInt(generation);
+    } catch (err) {
+      if (!released) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release(err as Error);
+      }
+      throw err;
+    }
   }
 
   /**

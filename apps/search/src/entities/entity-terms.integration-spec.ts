@@ -5,7 +5,7 @@ import { TestMesh } from '../../../../test/harness';
 import { migratedSearchDatabase } from '../../../../test/support/search-database';
 import { parseProviderFile } from '../../../admin/src/ingest/connectors';
 import { EntitiesRepository } from './entities.repository';
-import { EntityInput, facetTerms, searchTextOf, splitSearchText } from './entity';
+import { EntityInput, facetTerms, searchTextOf, splitSearchText, termsOf } from './entity';
 import { seedEntity } from './seed';
 
 /** Texts of every kind the parser tells apart: words, hosts, e-mails, URLs, numbers, hyphens, tags, entities, non-ASCII. */
@@ -84,6 +84,35 @@ describe('search text split for terms (real PostgreSQL)', () => {
     expect(differing).toEqual([]);
   });
 
+  it('termsOf makes the lexemes the load table\'s INSERT stores, for every text whose tokens it knows; it knows every generated text', async () => {
+    // tokens of the shapes termsOf knows and of their near misses: capital I, underscores, hyphens, host names, numbers in scientific notation
+    let seed = 3;
+    const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const word = (alphabet: string, max: number) => Array.from({ length: 1 + Math.floor(next() * max) }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
+    const shapes = [
+      () => word('0123456789eEIiaZ', 9) + (next() < 0.2 ? ',' : ''),
+      () => Array.from({ length: 2 + Math.floor(next() * 3) }, () => word('abcIZ0123456789eE', 6)).join('_'),
+      () => Array.from({ length: 1 + Math.floor(next() * 3) }, () => word('abcxyz', 1) + word('abz0189-', 5)).join('.') + '.' + word('abcxyz', 4),
+      () => Array.from({ length: 2 + Math.floor(next() * 3) }, () => word('abcIZ', 6)).join('-'),
+    ];
+    const tokens = Array.from({ length: 20_000 }, () => Array.from({ length: 1 + Math.floor(next() * 4) }, () => shapes[Math.floor(next() * shapes.length)]()).join(' '));
+    const generated = Array.from({ length: 3_000 }, (_, n) => searchTextOf(seedEntity(n)));
+    const texts = [...EDGE_TEXTS, ...fuzzTexts(20_000), ...tokens, ...generated, ...samples().map(searchTextOf)];
+    const known = texts.map((t) => termsOf(t, []));
+    expect(generated.every((t) => termsOf(t, []) !== undefined)).toBe(true);
+    expect(known.filter((k) => k !== undefined).length).toBeGreaterThan(12_000); // 16,978 of 46,000-odd: the check is not empty
+    const utf8 = (s: string) => Buffer.from(s, 'utf8').toString('utf8');
+    const parts = texts.map(splitSearchText);
+    const { rows } = await pool.query<{ i: number; stored: string[] }>(
+      `SELECT i::int, tsvector_to_array(array_to_tsvector(string_to_array(p, ' ')) || strip(to_tsvector('simple', o))) AS stored
+         FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS x(p, o, i)`,
+      [parts.map((p) => utf8(p.plain)), parts.map((p) => utf8(p.other))],
+    );
+    const differing = rows.filter((r) => known[r.i - 1] !== undefined && [...known[r.i - 1]!].sort().join(' ') !== [...r.stored].sort().join(' '))
+      .map((r) => ({ text: texts[r.i - 1], mine: known[r.i - 1], stored: r.stored }));
+    expect(differing).toEqual([]);
+  });
+
   it('stores terms as the whole text parsed would make them, with the facets (the COPY text written as splitSearchText cuts it)', async () => {
     const entities: EntityInput[] = [
       ...samples(),
@@ -91,6 +120,10 @@ describe('search text split for terms (real PostgreSQL)', () => {
       ...[...EDGE_TEXTS, ...fuzzTexts(5_000)].map((text, n): EntityInput => ({ ext_key: `edge:${n}`, lens: 'leads', name: `Edge ${n}`, search_text: text, facets: ['country:US', `x ${n}`] }) as EntityInput),
     ];
     await new EntitiesRepository(pool, undefined as never).upsertMany(entities);
+    // a batch of generated entities only: its terms made by termsOf, copied straight into entities
+    const generated = Array.from({ length: 2_000 }, (_, n) => ({ ...seedEntity(100_000 + n), facets: [...(seedEntity(100_000 + n).facets ?? []), 'x I_2', 'İ'] }));
+    await new EntitiesRepository(pool, undefined as never).upsertMany(generated);
+    entities.push(...generated);
     const expected = entities.map((e) => ({ ext_key: e.ext_key, facet_terms: facetTerms(e.facets) }));
     const { rows } = await pool.query<{ ext_key: string; stored: string; whole: string }>(
       `SELECT e.ext_key, e.terms::text AS stored, (strip(to_tsvector('simple', e.search_text)) || array_to_tsvector(x.facet_terms))::text AS whole

@@ -121,3 +121,75 @@ export function plainWordEnd(text: string, s: number, e: number): number {
   }
   return end;
 }
+
+/** A token PostgreSQL's parser reads as a number in scientific notation and a word after it ('6E75x': '6e75', 'x'). */
+const FLOAT_THEN_WORD = /^[0-9]+[eE][0-9]+[A-Za-z]/;
+/** ASCII letters and digits (one trailing comma allowed): one lexeme, lowered. */
+const WORD = /^[A-Za-z0-9]+$/;
+/** Words of ASCII letters and digits joined by underscores: the parser's blank, so each word is a lexeme. */
+const UNDERSCORED = /^[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+$/;
+/** A lower-case host name whose labels start with a letter and whose last label is two letters or more: one lexeme, as it is. */
+const HOST = /^[a-z][a-z0-9]*(?:\.[a-z][a-z0-9]*)*\.[a-z]{2,}$/;
+/** ASCII words joined by hyphens: the whole, lowered, and each word. */
+const HYPHENATED = /^[A-Za-z]+(?:-[A-Za-z]+)+$/;
+
+/**
+ * The lexemes `terms` holds for an entity (entities.repository.ts TERMS_SQL), made here: the search
+ * text's plain words (splitSearchText), its other tokens as PostgreSQL's parser and the 'simple'
+ * configuration make them, and the facet terms, each once, in no order. Undefined when a token is
+ * of a shape not listed here (a tag, a URL, an e-mail address, a number with a point, a word not
+ * ASCII, anything longer than 255 characters, ...): such a text is parsed by PostgreSQL, as every
+ * text was before. The shapes listed (words with a capital I, words joined by underscores or
+ * hyphens, lower-case host names) were checked against PostgreSQL 15's parser over 700,000 tokens
+ * made at random (entity-terms.integration-spec.ts keeps a smaller check), and a writer checks
+ * them once against its own server before it uses them (EntitiesRepository: the lowering of
+ * 'I' follows the database's locale there).
+ */
+export function termsOf(text: string, facets: readonly string[]): string[] | undefined {
+  if (text.indexOf('<') !== -1) return undefined;
+  const terms = new Set<string>();
+  const n = text.length;
+  for (let s = 0; s < n; ) {
+    let e = text.indexOf(' ', s);
+    if (e === -1) e = n;
+    if (e > s) {
+      const end = plainWordEnd(text, s, e);
+      if (end > 0) terms.add(text.slice(s, end).toLowerCase());
+      else if (!otherTerms(text.slice(s, e), terms)) return undefined;
+    }
+    s = e + 1;
+  }
+  for (const f of facets) {
+    if (f.indexOf('\0') !== -1) return undefined;
+    terms.add(f);
+  }
+  return [...terms];
+}
+
+/** Adds the lexemes of a token that is not a plain word to `terms`; false when its shape is not one termsOf knows. */
+function otherTerms(token: string, terms: Set<string>): boolean {
+  if (token.length > 255) return false;
+  const word = token.length > 1 && token.charCodeAt(token.length - 1) === 0x2c ? token.slice(0, -1) : token;
+  if (WORD.test(word)) {
+    if (FLOAT_THEN_WORD.test(word)) return false;
+    terms.add(word.toLowerCase());
+    return true;
+  }
+  if (UNDERSCORED.test(token)) {
+    const parts = token.toLowerCase().split('_');
+    for (const part of parts) if (FLOAT_THEN_WORD.test(part)) return false;
+    for (const part of parts) terms.add(part);
+    return true;
+  }
+  if (HOST.test(token)) {
+    terms.add(token);
+    return true;
+  }
+  if (HYPHENATED.test(token)) {
+    const lowered = token.toLowerCase();
+    terms.add(lowered);
+    for (const part of lowered.split('-')) terms.add(part);
+    return true;
+  }
+  return false;
+}

@@ -943,6 +943,12 @@ export class SegmentBuilder {
     this.lensOf[a] = lensNumber;
   }
 
+  /** Sets the heap address of document `a` (in arrival order), known only after its row was written. */
+  placeAt(a: number, block: number, offset: number): void {
+    this.tidBlocks[a] = block;
+    this.tidOffsets[a] = offset;
+  }
+
   /** A term of the document begun last: src[from..to). */
   term(src: Uint8Array, from: number, to: number): void {
     const a = this.ids.size - 1;
