@@ -5,7 +5,7 @@ import { EmailStatus, ID_PREFIX, Lens, OpportunityProfile, SEARCH_MAX_PAGE, SEAR
 import { newIds, PG_POOL, ReadBatch } from '@app/platform';
 import { SearchReads } from '../search/search-reads.store';
 import { DEFAULT_ROW_CACHE, SEARCH_CONFIG, SearchConfig } from '../search.config';
-import { EntityInput, facetTerms, plainWordEnd, searchTextOf, termsOf } from './entity';
+import { EntityInput, facetTerms, plainWordEnd, searchTextOf, termsOf, TokenShape, tokenShape } from './entity';
 import { SegmentBuilder } from './memory-index';
 import { CopyBinaryDocs, MemorySearchIndex } from './memory-search-index.store';
 
@@ -317,29 +317,98 @@ class CopyBinary {
   }
 
   /**
-   * A tsvector of these lexemes, without positions (tsvectorrecv's form: their count, then each
-   * lexeme's UTF-8 bytes, a zero byte and a position count of 0; PostgreSQL sorts them). Each
-   * lexeme is also given to `builder` as a term of its document begun last.
+   * `terms` of a row as a tsvector without positions (tsvectorrecv's form: the lexemes' count, then
+   * each lexeme's UTF-8 bytes, a zero byte and a position count of 0; PostgreSQL sorts them): the
+   * lexemes termsOf gives, written as bytes as the text is read (no string made for a plain word).
+   * Each lexeme is given to `builder` as a term of the document begun last, which tells whether
+   * the document has it already: then it is written over (each once). False when a token is of a
+   * shape termsOf does not know, or a facet holds a NUL: the row is then for PostgreSQL's parser
+   * (the batch goes by the load table) and what was written here is not sent.
    */
-  tsvector(lexemes: readonly string[], builder: SegmentBuilder): void {
-    let most = 8;
-    for (const l of lexemes) most += 3 + l.length * 3;
+  terms(text: string, facets: readonly unknown[] | undefined, builder: SegmentBuilder): boolean {
+    if (text.indexOf('<') !== -1) return false;
+    const n = text.length;
+    // a character is in at most two lexemes (a hyphenated word and its part), each lexeme 3 bytes more
+    let most = 8 + 12 * n + 8;
+    if (facets) for (const f of facets) if (f !== null && f !== undefined) most += 6 + String(f).length * 3;
     this.room(most);
     const buf = this.buf;
     const start = this.at;
-    buf.writeInt32BE(lexemes.length, start + 4);
-    let at = start + 8;
-    for (const l of lexemes) {
-      const written = buf.write(l, at);
-      builder.term(buf, at, at + written);
-      at += written;
-      buf[at] = 0;
-      buf[at + 1] = 0;
-      buf[at + 2] = 0;
-      at += 3;
+    this.at = start + 8;
+    this.lexemes = 0;
+    for (let s = 0; s < n; ) {
+      let e = text.indexOf(' ', s);
+      if (e === -1) e = n;
+      if (e > s) {
+        const end = plainWordEnd(text, s, e);
+        if (end > 0) this.lowered(text, s, end, builder);
+        else if (!this.otherLexemes(text.slice(s, e), builder)) return false;
+      }
+      s = e + 1;
     }
-    buf.writeInt32BE(at - start - 4, start);
-    this.at = at;
+    if (facets) {
+      for (const f of facets) {
+        if (f === null || f === undefined) continue;
+        const value = String(f);
+        if (value.length >= 600 && Buffer.byteLength(value) >= 2000) continue; // facetTerms leaves it out
+        if (value.indexOf('\0') !== -1) return false;
+        const from = this.at;
+        buf[from] = 0x46; // F
+        buf[from + 1] = 0x3a; // :
+        this.lexeme(from, from + 2 + buf.write(value, from + 2), builder);
+      }
+    }
+    buf.writeInt32BE(this.at - start - 4, start);
+    buf.writeInt32BE(this.lexemes, start + 4);
+    return true;
+  }
+
+  /** Lexemes written by the current `terms` value. */
+  private lexemes = 0;
+
+  /** The lexeme at [from, to) of the buffer, just written: kept (its zero byte and position count after it) unless the document has it. */
+  private lexeme(from: number, to: number, builder: SegmentBuilder): void {
+    if (!builder.term(this.buf, from, to)) {
+      this.at = from;
+      return;
+    }
+    this.buf[to] = 0;
+    this.buf[to + 1] = 0;
+    this.buf[to + 2] = 0;
+    this.at = to + 3;
+    this.lexemes++;
+  }
+
+  /** text[s, e) (ASCII letters, digits, and the hyphens and underscores of a token) written lowered as a lexeme. */
+  private lowered(text: string, s: number, e: number, builder: SegmentBuilder): void {
+    const buf = this.buf;
+    const from = this.at;
+    let at = from;
+    for (let i = s; i < e; i++) {
+      const c = text.charCodeAt(i);
+      buf[at++] = c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
+    }
+    this.lexeme(from, at, builder);
+  }
+
+  /** The lexemes of a token that is not a plain word, as entity.ts otherTerms makes them; false when its shape is not one it knows. */
+  private otherLexemes(token: string, builder: SegmentBuilder): boolean {
+    if (token.length > 255) return false;
+    const word = token.length > 1 && token.charCodeAt(token.length - 1) === 0x2c ? token.length - 1 : token.length;
+    const kind = tokenShape(token, word);
+    if (kind === TokenShape.Unknown) return false;
+    if (kind === TokenShape.Word || kind === TokenShape.Host) this.lowered(token, 0, kind === TokenShape.Word ? word : token.length, builder);
+    else {
+      const sep = kind === TokenShape.Underscored ? 0x5f : 0x2d;
+      if (kind === TokenShape.Hyphenated) this.lowered(token, 0, token.length, builder);
+      for (let s = 0; s <= token.length; ) {
+        let e = s;
+        while (e < token.length && token.charCodeAt(e) !== sep) e++;
+        this.lowered(token, s, e, builder);
+        s = e + 1;
+      }
+    }
+    return true;
   }
 
   /** An integer value; NULL for null. */
@@ -455,8 +524,6 @@ export function entitiesCopyDirect(entities: readonly EntityInput[], ids: readon
   for (let r = 0; r < entities.length; r++) {
     const e = entities[r];
     const text = searchTextOf(e);
-    const terms = termsOf(text, facetTerms(e.facets));
-    if (terms === undefined) return undefined;
     out.row(22);
     out.value(ids[r]);
     out.value(e.ext_key);
@@ -482,7 +549,7 @@ export function entitiesCopyDirect(entities: readonly EntityInput[], ids: readon
     out.value(text);
     const id = Buffer.from(ids[r], 'utf8');
     builder.startDoc(id, 0, id.length, Number(rank), numMin === null ? NaN : Number(numMin), numMax === null ? NaN : Number(numMax), String(e.lens), true);
-    out.tsvector(terms, builder);
+    if (!out.terms(text, e.facets, builder)) return undefined;
     builder.endDoc();
   }
   return out.end();

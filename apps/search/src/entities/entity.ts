@@ -166,30 +166,49 @@ export function termsOf(text: string, facets: readonly string[]): string[] | und
   return [...terms];
 }
 
+/** What termsOf knows a token that is not a plain word to be (tokenShape). */
+export const TokenShape = { Unknown: 0, Word: 1, Underscored: 2, Host: 3, Hyphenated: 4 } as const;
+export type TokenShape = (typeof TokenShape)[keyof typeof TokenShape];
+
+/**
+ * The shape of a token that is not a plain word (at most 255 characters; `wordEnd`: its length,
+ * or one less before a trailing comma): a word of ASCII letters and digits (its lexeme the word
+ * lowered), words joined by underscores (each word lowered), a lower-case host name (itself), words
+ * joined by hyphens (the whole lowered, and each word); Unknown for anything else, and for a word
+ * PostgreSQL reads as a number in scientific notation and a word after it.
+ */
+export function tokenShape(token: string, wordEnd: number): TokenShape {
+  const word = wordEnd === token.length ? token : token.slice(0, wordEnd);
+  if (WORD.test(word)) return FLOAT_THEN_WORD.test(word) ? TokenShape.Unknown : TokenShape.Word;
+  if (UNDERSCORED.test(token)) {
+    for (const part of token.split('_')) if (FLOAT_THEN_WORD.test(part)) return TokenShape.Unknown;
+    return TokenShape.Underscored;
+  }
+  if (HOST.test(token)) return TokenShape.Host;
+  if (HYPHENATED.test(token)) return TokenShape.Hyphenated;
+  return TokenShape.Unknown;
+}
+
 /** Adds the lexemes of a token that is not a plain word to `terms`; false when its shape is not one termsOf knows. */
 function otherTerms(token: string, terms: Set<string>): boolean {
   if (token.length > 255) return false;
-  const word = token.length > 1 && token.charCodeAt(token.length - 1) === 0x2c ? token.slice(0, -1) : token;
-  if (WORD.test(word)) {
-    if (FLOAT_THEN_WORD.test(word)) return false;
-    terms.add(word.toLowerCase());
-    return true;
+  const wordEnd = token.length > 1 && token.charCodeAt(token.length - 1) === 0x2c ? token.length - 1 : token.length;
+  const lowered = token.toLowerCase();
+  switch (tokenShape(token, wordEnd)) {
+    case TokenShape.Word:
+      terms.add(lowered.slice(0, wordEnd));
+      return true;
+    case TokenShape.Underscored:
+      for (const part of lowered.split('_')) terms.add(part);
+      return true;
+    case TokenShape.Host:
+      terms.add(token);
+      return true;
+    case TokenShape.Hyphenated:
+      terms.add(lowered);
+      for (const part of lowered.split('-')) terms.add(part);
+      return true;
+    default:
+      return false;
   }
-  if (UNDERSCORED.test(token)) {
-    const parts = token.toLowerCase().split('_');
-    for (const part of parts) if (FLOAT_THEN_WORD.test(part)) return false;
-    for (const part of parts) terms.add(part);
-    return true;
-  }
-  if (HOST.test(token)) {
-    terms.add(token);
-    return true;
-  }
-  if (HYPHENATED.test(token)) {
-    const lowered = token.toLowerCase();
-    terms.add(lowered);
-    for (const part of lowered.split('-')) terms.add(part);
-    return true;
-  }
-  return false;
 }

@@ -949,8 +949,8 @@ export class SegmentBuilder {
     this.tidOffsets[a] = offset;
   }
 
-  /** A term of the document begun last: src[from..to). */
-  term(src: Uint8Array, from: number, to: number): void {
+  /** A term of the document begun last: src[from..to). False when the document has it already (it is not added again). */
+  term(src: Uint8Array, from: number, to: number): boolean {
     const a = this.ids.size - 1;
     const t = this.dict.intern(src, from, to);
     if (t >= this.counts.length) {
@@ -961,10 +961,11 @@ export class SegmentBuilder {
       last.set(this.lastDoc);
       this.lastDoc = last;
     }
-    if (this.counts[t] > 0 && this.lastDoc[t] === a) return; // a term twice in one document
+    if (this.counts[t] > 0 && this.lastDoc[t] === a) return false; // a term twice in one document
     this.lastDoc[t] = a;
     this.counts[t]++;
     this.docTerms.push(t);
+    return true;
   }
 
   endDoc(): void {
