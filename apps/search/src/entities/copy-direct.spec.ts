@@ -1,4 +1,4 @@
-import { entitiesCopyDirect } from './entities.repository';
+import { EntitiesRepository, entitiesCopyDirect } from './entities.repository';
 import { EntityInput, facetTerms, searchTextOf, termsOf } from './entity';
 import { SegmentBuilder } from './memory-index';
 import { seedEntity } from './seed';
@@ -77,5 +77,28 @@ describe('a fresh batch written for COPY into entities (entitiesCopyDirect)', ()
     expect(entitiesCopyDirect([entity(4, { search_text: '6E75lorsI' })], ['ent_4'], builder())).toBeUndefined();
     expect(entitiesCopyDirect([entity(5, { facets: ['a\0b'] })], ['ent_5'], builder())).toBeUndefined();
     expect(entitiesCopyDirect([seedEntity(6)], ['ent_6'], builder())).toBeDefined();
+  });
+});
+
+describe('a writer checks termsOf against its server once (EntitiesRepository.termsAgree)', () => {
+  /** A repository over a fake pool whose parser gives `parse(text)` for the probe text; the number of times it was asked. */
+  const over = (parse: (text: string) => string[]) => {
+    let asked = 0;
+    const pool = { query: async (_sql: string, values: string[]) => (asked++, { rows: [{ lexemes: parse(values[0]) }] }) };
+    const repository = new EntitiesRepository(pool as unknown as ConstructorParameters<typeof EntitiesRepository>[0], undefined as never);
+    const agree = () => (repository as unknown as { termsAgree(): Promise<boolean> }).termsAgree();
+    return { agree, asked: () => asked };
+  };
+
+  it('uses its own terms when the server makes the same lexemes of the probe, asked once', async () => {
+    const { agree, asked } = over((text) => [...termsOf(text, [])!].reverse());
+    expect(await agree()).toBe(true);
+    expect(await agree()).toBe(true);
+    expect(asked()).toBe(1);
+  });
+
+  it('leaves them to the server when its parser lowers otherwise (a Turkish locale\'s dotless i)', async () => {
+    const { agree } = over((text) => termsOf(text, [])!.map((l) => (l === 'bio' ? 'bıo' : l)));
+    expect(await agree()).toBe(false);
   });
 });
