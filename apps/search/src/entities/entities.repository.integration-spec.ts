@@ -9,6 +9,30 @@ import { seedEntity } from './seed';
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => seedEntity(from + k));
 
 /**
+ * Starts `write` while `entities` is locked in SHARE mode (every insert into it waits), kills the
+ * backend of the statement that waits (`statement`: a condition on pg_stat_activity's `query`),
+ * and gives what `write` ended with (an error, or 'written').
+ */
+async function killedWhileLocked(pool: Pool, write: () => Promise<unknown>, statement: string): Promise<unknown> {
+  const holder = await pool.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE entities IN SHARE MODE');
+    const writing = write().then(() => 'written', (err: Error) => err);
+    // asked outside the holder's transaction, whose view of pg_stat_activity stays as it first read it
+    const waiting = async () => (await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock' AND (${statement})`)).rows;
+    await waitFor('the batch waiting on the lock', async () => (await waiting()).length > 0, 20_000, 20);
+    for (const { pid } of await waiting()) await holder.query('SELECT pg_terminate_backend($1)', [pid]);
+    const outcome = await writing;
+    await holder.query('COMMIT');
+    return outcome;
+  } finally {
+    holder.release();
+  }
+}
+
+/**
  * upsertMany writes a batch with a plain INSERT first and, when a key of it is already stored,
  * upserts it instead (entities.repository.ts): a chunk written again (a seed's retried chunk, or
  * one seeded again after a crash) must leave every entity once, counted once. Real PostgreSQL.
@@ -55,23 +79,8 @@ describe('EntitiesRepository.upsertMany writes each entity once (real PostgreSQL
   it('a batch whose connection dies mid-write leaves nothing; the chunk written again leaves each entity once', async () => {
     await repository.upsertMany(range(10_000, 10_100), { regenerable: true });
     const before = await state();
-    const holder = await pool.connect();
-    let writing: Promise<unknown> | undefined;
-    try {
-      // every insert into `entities` waits for this lock: the batch is loaded and its INSERT waiting when its backend is killed
-      await holder.query('BEGIN');
-      await holder.query('LOCK TABLE entities IN SHARE MODE');
-      writing = repository.upsertMany(range(10_000, 11_500), { regenerable: true }).then(() => 'written', (err: Error) => err);
-      // asked outside the holder's transaction, whose view of pg_stat_activity stays as it first read it
-      const waiting = async () => (await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock' AND (query LIKE '%INSERT INTO entities%' OR query LIKE 'COPY entities %')`)).rows;
-      await waitFor('the batch waiting on the lock', async () => (await waiting()).length > 0, 20_000, 20);
-      for (const { pid } of await waiting()) await holder.query('SELECT pg_terminate_backend($1)', [pid]);
-      expect(await writing).toBeInstanceOf(Error);
-      await holder.query('COMMIT');
-    } finally {
-      holder.release();
-    }
+    const outcome = await killedWhileLocked(pool, () => repository.upsertMany(range(10_000, 11_500), { regenerable: true }), `query LIKE '%INSERT INTO entities%' OR query LIKE 'COPY entities %'`);
+    expect(outcome).toBeInstanceOf(Error);
     expect(await state()).toEqual(before);
     // the whole chunk again: its first 100 keys were stored before, the others are new
     expect(await repository.upsertMany(range(10_000, 11_500), { regenerable: true })).toEqual({ inserted: 1400, updated: 100 });
@@ -171,20 +180,8 @@ describe('EntitiesRepository.upsertMany copies a fresh batch straight into entit
     const { repository } = await processes.start();
     const copies = watched(repository);
     const before = await state();
-    const holder = await pool.connect();
-    try {
-      await holder.query('BEGIN');
-      await holder.query('LOCK TABLE entities IN SHARE MODE');
-      const writing = repository.upsertMany(range(20_000, 21_500), { regenerable: true }).then(() => 'written', (err: Error) => err);
-      const waiting = async () => (await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'COPY entities %'`)).rows;
-      await waitFor('the COPY waiting on the lock', async () => (await waiting()).length > 0, 20_000, 20);
-      for (const { pid } of await waiting()) await holder.query('SELECT pg_terminate_backend($1)', [pid]);
-      expect(await writing).toBeInstanceOf(Error);
-      await holder.query('COMMIT');
-    } finally {
-      holder.release();
-    }
+    const outcome = await killedWhileLocked(pool, () => repository.upsertMany(range(20_000, 21_500), { regenerable: true }), `query LIKE 'COPY entities %'`);
+    expect(outcome).toBeInstanceOf(Error);
     expect(await state()).toEqual(before);
     expect(await repository.upsertMany(range(20_000, 21_500), { regenerable: true })).toEqual({ inserted: 1500, updated: 0 });
     expect(copies).toHaveLength(1);

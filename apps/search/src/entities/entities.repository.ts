@@ -302,6 +302,39 @@ class CopyBinary {
     this.at = at;
   }
 
+  /**
+   * The columns an entity's row starts with, id to sources (LOAD_COLUMNS' first twenty, as
+   * ENTITY_COLUMNS' too); its num_min and num_max kept in numMin and numMax (NaN for NULL).
+   */
+  entity(e: EntityInput, id: string): void {
+    this.value(id);
+    this.value(e.ext_key);
+    this.value(e.lens);
+    this.value(e.name);
+    this.value(e.person_name);
+    this.value(e.first_name);
+    this.value(e.last_name);
+    this.value(e.title);
+    this.value(e.organization);
+    this.value(e.location);
+    this.value(e.country);
+    this.value(e.domain);
+    this.value(e.email);
+    this.value(e.phone);
+    this.json(e.details ?? {});
+    this.array(e.facets ?? []);
+    const numMin = this.bigint(e.num_min);
+    const numMax = this.bigint(e.num_max);
+    this.numMin = numMin === null ? NaN : Number(numMin);
+    this.numMax = numMax === null ? NaN : Number(numMax);
+    this.integer(e.rank_score ?? 0);
+    this.json(e.sources ?? []);
+  }
+
+  /** num_min and num_max of the row `entity` wrote last, as numbers (NaN for NULL). */
+  numMin = NaN;
+  numMax = NaN;
+
   /** A bigint value; NULL for null. Returns the value written (null for NULL). */
   bigint(v: unknown): bigint | null {
     if (v === null || v === undefined) {
@@ -453,26 +486,7 @@ export function entitiesCopyBinary(entities: readonly EntityInput[], ids: readon
   for (let r = 0; r < entities.length; r++) {
     const e = entities[r];
     out.row(LOAD_COLUMNS.length);
-    out.value(ids[r]);
-    out.value(e.ext_key);
-    out.value(e.lens);
-    out.value(e.name);
-    out.value(e.person_name);
-    out.value(e.first_name);
-    out.value(e.last_name);
-    out.value(e.title);
-    out.value(e.organization);
-    out.value(e.location);
-    out.value(e.country);
-    out.value(e.domain);
-    out.value(e.email);
-    out.value(e.phone);
-    out.json(e.details ?? {});
-    out.array(e.facets ?? []);
-    out.bigint(e.num_min);
-    out.bigint(e.num_max);
-    out.integer(e.rank_score ?? 0);
-    out.json(e.sources ?? []);
+    out.entity(e, ids[r]);
     const text = searchTextOf(e);
     out.value(text);
     out.array(facetTerms(e.facets));
@@ -525,30 +539,10 @@ export function entitiesCopyDirect(entities: readonly EntityInput[], ids: readon
     const e = entities[r];
     const text = searchTextOf(e);
     out.row(22);
-    out.value(ids[r]);
-    out.value(e.ext_key);
-    out.value(e.lens);
-    out.value(e.name);
-    out.value(e.person_name);
-    out.value(e.first_name);
-    out.value(e.last_name);
-    out.value(e.title);
-    out.value(e.organization);
-    out.value(e.location);
-    out.value(e.country);
-    out.value(e.domain);
-    out.value(e.email);
-    out.value(e.phone);
-    out.json(e.details ?? {});
-    out.array(e.facets ?? []);
-    const numMin = out.bigint(e.num_min);
-    const numMax = out.bigint(e.num_max);
-    const rank = e.rank_score ?? 0;
-    out.integer(rank);
-    out.json(e.sources ?? []);
+    out.entity(e, ids[r]);
     out.value(text);
     const id = Buffer.from(ids[r], 'utf8');
-    builder.startDoc(id, 0, id.length, Number(rank), numMin === null ? NaN : Number(numMin), numMax === null ? NaN : Number(numMax), String(e.lens), true);
+    builder.startDoc(id, 0, id.length, Number(e.rank_score ?? 0), out.numMin, out.numMax, String(e.lens), true);
     if (!out.terms(text, e.facets, builder)) return undefined;
     builder.endDoc();
   }
@@ -740,6 +734,10 @@ export class EntitiesRepository {
    * again, after a crash or by a retry, or an ingest that updates) it fails, the transaction goes
    * back to the savepoint taken before the load, and the batch is loaded again and upserted
    * (UPSERT_FROM_LOAD_SQL). Either way a batch's rows are in `entities` once, and counted once.
+   *
+   * Before all that, a batch whose terms search can make (entitiesCopyDirect, entity.ts termsOf)
+   * is copied straight into `entities` (copyFresh): the cheapest way for keys not stored yet. When
+   * a key is stored it fails having written nothing, and the batch takes the way above.
    */
   async upsertMany(entities: EntityInput[], options: { regenerable?: boolean } = {}): Promise<{ inserted: number; updated: number }> {
     if (entities.length === 0) return { inserted: 0, updated: 0 };
