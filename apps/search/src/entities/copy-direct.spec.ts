@@ -64,8 +64,7 @@ describe('a fresh batch written for COPY into entities (entitiesCopyDirect)', ()
     const segment = builder.build();
     expect(segment.size).toBe(entities.length);
     // every lexeme written is a term of the segment
-    const dict = (segment as unknown as { dict: { find(src: Uint8Array, from: number, to: number): number } }).dict;
-    const missing = rows.flatMap((row) => lexemesOf(row[21]!)).filter((l) => dict.find(Buffer.from(l), 0, Buffer.byteLength(l)) < 0);
+    const missing = rows.flatMap((row) => lexemesOf(row[21]!)).filter((l) => segment.dict.find(Buffer.from(l), 0, Buffer.byteLength(l)) < 0);
     expect(missing).toEqual([]);
   });
 

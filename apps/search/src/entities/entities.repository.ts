@@ -5,7 +5,7 @@ import { EmailStatus, ID_PREFIX, Lens, OpportunityProfile, SEARCH_MAX_PAGE, SEAR
 import { newIds, PG_POOL, ReadBatch } from '@app/platform';
 import { SearchReads } from '../search/search-reads.store';
 import { DEFAULT_ROW_CACHE, SEARCH_CONFIG, SearchConfig } from '../search.config';
-import { EntityInput, facetTerms, plainWordEnd, searchTextOf, termsOf, TokenShape, tokenShape } from './entity';
+import { EntityInput, facetTerms, facetTermValue, plainWordEnd, searchTextOf, termsOf, TokenShape, tokenShape, wordEndOf } from './entity';
 import { SegmentBuilder } from './memory-index';
 import { CopyBinaryDocs, MemorySearchIndex } from './memory-search-index.store';
 
@@ -381,9 +381,8 @@ class CopyBinary {
     }
     if (facets) {
       for (const f of facets) {
-        if (f === null || f === undefined) continue;
-        const value = String(f);
-        if (value.length >= 600 && Buffer.byteLength(value) >= 2000) continue; // facetTerms leaves it out
+        const value = facetTermValue(f);
+        if (value === undefined) continue;
         if (value.indexOf('\0') !== -1) return false;
         const from = this.at;
         buf[from] = 0x46; // F
@@ -426,11 +425,10 @@ class CopyBinary {
 
   /** The lexemes of a token that is not a plain word, as entity.ts otherTerms makes them; false when its shape is not one it knows. */
   private otherLexemes(token: string, builder: SegmentBuilder): boolean {
-    if (token.length > 255) return false;
-    const word = token.length > 1 && token.charCodeAt(token.length - 1) === 0x2c ? token.length - 1 : token.length;
-    const kind = tokenShape(token, word);
+    const kind = tokenShape(token);
     if (kind === TokenShape.Unknown) return false;
-    if (kind === TokenShape.Word || kind === TokenShape.Host) this.lowered(token, 0, kind === TokenShape.Word ? word : token.length, builder);
+    if (kind === TokenShape.Word) this.lowered(token, 0, wordEndOf(token), builder);
+    else if (kind === TokenShape.Host) this.lowered(token, 0, token.length, builder);
     else {
       const sep = kind === TokenShape.Underscored ? 0x5f : 0x2d;
       if (kind === TokenShape.Hyphenated) this.lowered(token, 0, token.length, builder);

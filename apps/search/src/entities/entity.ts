@@ -10,12 +10,17 @@ export { type EntityInput, facet } from '@app/contracts/resources/entity-input';
 export function facetTerms(facets: readonly unknown[] | undefined): string[] {
   const terms = new Set<string>();
   for (const f of facets ?? []) {
-    if (f === null || f === undefined) continue;
-    const value = String(f);
-    if (value.length >= 600 && Buffer.byteLength(value) >= 2000) continue;
-    terms.add(`F:${value}`);
+    const value = facetTermValue(f);
+    if (value !== undefined) terms.add(`F:${value}`);
   }
   return [...terms];
+}
+
+/** A facet as the text its term holds after 'F:', undefined for one facetTerms leaves out (null, 2,000 bytes or more). */
+export function facetTermValue(f: unknown): string | undefined {
+  if (f === null || f === undefined) return undefined;
+  const value = String(f);
+  return value.length >= 600 && Buffer.byteLength(value) >= 2000 ? undefined : value;
 }
 
 /** `jane@acme.com` -> `j***@acme.com` */
@@ -170,14 +175,21 @@ export function termsOf(text: string, facets: readonly string[]): string[] | und
 export const TokenShape = { Unknown: 0, Word: 1, Underscored: 2, Host: 3, Hyphenated: 4 } as const;
 export type TokenShape = (typeof TokenShape)[keyof typeof TokenShape];
 
+/** Where a token's word ends: its length, or one less before a trailing comma (the parser's blank). */
+export function wordEndOf(token: string): number {
+  return token.length > 1 && token.charCodeAt(token.length - 1) === 0x2c ? token.length - 1 : token.length;
+}
+
 /**
- * The shape of a token that is not a plain word (at most 255 characters; `wordEnd`: its length,
- * or one less before a trailing comma): a word of ASCII letters and digits (its lexeme the word
- * lowered), words joined by underscores (each word lowered), a lower-case host name (itself), words
- * joined by hyphens (the whole lowered, and each word); Unknown for anything else, and for a word
+ * The shape of a token that is not a plain word: a word of ASCII letters and digits, one trailing
+ * comma allowed (its lexeme the word lowered, up to wordEndOf), words joined by underscores (each
+ * word lowered), a lower-case host name (itself), words joined by hyphens (the whole lowered, and
+ * each word); Unknown for anything else, for a token longer than 255 characters, and for a word
  * PostgreSQL reads as a number in scientific notation and a word after it.
  */
-export function tokenShape(token: string, wordEnd: number): TokenShape {
+export function tokenShape(token: string): TokenShape {
+  if (token.length > 255) return TokenShape.Unknown;
+  const wordEnd = wordEndOf(token);
   const word = wordEnd === token.length ? token : token.slice(0, wordEnd);
   if (WORD.test(word)) return FLOAT_THEN_WORD.test(word) ? TokenShape.Unknown : TokenShape.Word;
   if (UNDERSCORED.test(token)) {
@@ -191,12 +203,10 @@ export function tokenShape(token: string, wordEnd: number): TokenShape {
 
 /** Adds the lexemes of a token that is not a plain word to `terms`; false when its shape is not one termsOf knows. */
 function otherTerms(token: string, terms: Set<string>): boolean {
-  if (token.length > 255) return false;
-  const wordEnd = token.length > 1 && token.charCodeAt(token.length - 1) === 0x2c ? token.length - 1 : token.length;
   const lowered = token.toLowerCase();
-  switch (tokenShape(token, wordEnd)) {
+  switch (tokenShape(token)) {
     case TokenShape.Word:
-      terms.add(lowered.slice(0, wordEnd));
+      terms.add(lowered.slice(0, wordEndOf(token)));
       return true;
     case TokenShape.Underscored:
       for (const part of lowered.split('_')) terms.add(part);
