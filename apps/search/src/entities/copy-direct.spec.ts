@@ -68,6 +68,22 @@ describe('a fresh batch written for COPY into entities (entitiesCopyDirect)', ()
     expect(missing).toEqual([]);
   });
 
+  it('writes a number as the text of it would be read (bigint and integer in network order), and refuses what int8in and int4in refuse', () => {
+    const write = (over: Partial<EntityInput>) => rowsOf(entitiesCopyDirect([entity(7, over)], ['ent_7'], new SegmentBuilder(1))!)[0];
+    for (const [min, max, rank] of [[-5, 2 ** 53 - 1, -7], [-(2 ** 40) - 3, 0, 2147483647], [4294967296, -1, -2147483648]]) {
+      const asNumbers = write({ num_min: min, num_max: max, rank_score: rank });
+      const asTexts = write({ num_min: String(min) as unknown as number, num_max: String(max) as unknown as number, rank_score: String(rank) as unknown as number });
+      expect(asNumbers.slice(16, 19)).toEqual(asTexts.slice(16, 19));
+      expect(asNumbers[16]!.readBigInt64BE(0)).toBe(BigInt(min));
+      expect(asNumbers[17]!.readBigInt64BE(0)).toBe(BigInt(max));
+      expect(asNumbers[18]!.readInt32BE(0)).toBe(rank);
+    }
+    expect(() => write({ rank_score: 2147483648 })).toThrow('out of range for type integer');
+    expect(() => write({ rank_score: 1.5 })).toThrow('invalid input syntax for type integer');
+    expect(() => write({ num_min: 1.5 })).toThrow('invalid input syntax for type bigint');
+    expect(() => write({ num_min: 2 ** 63 })).toThrow('out of range for type bigint');
+  });
+
   it('gives nothing for a batch with a token termsOf does not know, or a facet with a NUL: the load table takes it', () => {
     const builder = () => new SegmentBuilder(4);
     expect(entitiesCopyDirect([seedEntity(1), entity(2, { search_text: 'mail x@y.io' })], ['ent_1', 'ent_2'], builder())).toBeUndefined();

@@ -177,12 +177,13 @@ class CopyBinary {
     else this.text(typeof v === 'string' ? v : `${v}`);
   }
 
-  /** A string as text: its length, then its UTF-8 bytes. */
-  text(s: string): void {
+  /** A string as text: its length, then its UTF-8 bytes (how many, returned). */
+  text(s: string): number {
     this.room(4 + s.length * 3);
     const written = this.buf.write(s, this.at + 4);
     this.buf.writeInt32BE(written, this.at);
     this.at += 4 + written;
+    return written;
   }
 
   /** JSON for a jsonb column (version 1, then the text). */
@@ -307,7 +308,11 @@ class CopyBinary {
    * ENTITY_COLUMNS' too); its num_min and num_max kept in numMin and numMax (NaN for NULL).
    */
   entity(e: EntityInput, id: string): void {
-    this.value(id);
+    const idBytes = this.text(id);
+    // where the id's UTF-8 bytes are (the buffer stays whole when a later value needs a new one)
+    this.idBuf = this.buf;
+    this.idTo = this.at;
+    this.idFrom = this.at - idBytes;
     this.value(e.ext_key);
     this.value(e.lens);
     this.value(e.name);
@@ -334,16 +339,28 @@ class CopyBinary {
   /** num_min and num_max of the row `entity` wrote last, as numbers (NaN for NULL). */
   numMin = NaN;
   numMax = NaN;
+  /** The UTF-8 bytes of the id of the row `entity` wrote last: idBuf[idFrom, idTo). */
+  idBuf: Buffer = this.buf;
+  idFrom = 0;
+  idTo = 0;
 
   /** A bigint value; NULL for null. Returns the value written (null for NULL). */
-  bigint(v: unknown): bigint | null {
+  bigint(v: unknown): number | bigint | null {
     if (v === null || v === undefined) {
       this.nul();
       return null;
     }
-    const n = integerOf(v, 'bigint');
     this.room(12);
     this.buf.writeInt32BE(8, this.at);
+    if (Number.isSafeInteger(v)) {
+      // a number (as a seed's and most connectors' are): its two halves, no BigInt made
+      const high = Math.floor((v as number) / 0x1_0000_0000);
+      this.buf.writeInt32BE(high, this.at + 4);
+      this.buf.writeUInt32BE((v as number) - high * 0x1_0000_0000, this.at + 8);
+      this.at += 12;
+      return v as number;
+    }
+    const n = integerOf(v, 'bigint');
     this.buf.writeBigInt64BE(n, this.at + 4);
     this.at += 12;
     return n;
@@ -445,10 +462,11 @@ class CopyBinary {
   /** An integer value; NULL for null. */
   integer(v: unknown): void {
     if (v === null || v === undefined) return this.nul();
-    const n = integerOf(v, 'integer');
+    // a number in int4's range as it is (no text or BigInt made); anything else as int4in reads it
+    const n = typeof v === 'number' && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : Number(integerOf(v, 'integer'));
     this.room(8);
     this.buf.writeInt32BE(4, this.at);
-    this.buf.writeInt32BE(Number(n), this.at + 4);
+    this.buf.writeInt32BE(n, this.at + 4);
     this.at += 8;
   }
 
@@ -539,8 +557,7 @@ export function entitiesCopyDirect(entities: readonly EntityInput[], ids: readon
     out.row(22);
     out.entity(e, ids[r]);
     out.value(text);
-    const id = Buffer.from(ids[r], 'utf8');
-    builder.startDoc(id, 0, id.length, Number(e.rank_score ?? 0), out.numMin, out.numMax, String(e.lens), true);
+    builder.startDoc(out.idBuf, out.idFrom, out.idTo, Number(e.rank_score ?? 0), out.numMin, out.numMax, String(e.lens), true);
     if (!out.terms(text, e.facets, builder)) return undefined;
     builder.endDoc();
   }

@@ -1,4 +1,4 @@
-import { IndexDoc, IndexQuery, MERGE_FACTOR, MemoryIndex, mergeSegments, parseTid, SegmentBuilder } from './memory-index';
+import { IndexDoc, IndexQuery, MERGE_FACTOR, MemoryIndex, mergeRuns, mergeSegments, parseTid, SegmentBuilder } from './memory-index';
 
 /** A deterministic generator (mulberry32). */
 function random(seed: number): () => number {
@@ -217,6 +217,51 @@ describe('MemoryIndex', () => {
     expect(merged.find('ent_c')).toBe(-1);
     const index = new MemoryIndex([merged]);
     expect(index.search({ lens: 'leads', all: ['x'], anyOf: [], numeric: [] }, 2)).toEqual(['ent_a', 'ent_b']);
+  });
+
+  it('puts a list of ascending runs in order by merging them (mergeRuns): any number of runs, of any length, ties kept', () => {
+    const r = random(11);
+    for (const runs of [1, 2, 3, 7, 8, 13]) {
+      const parts = Array.from({ length: runs }, () => Uint32Array.from({ length: Math.floor(r() * 300) }, () => Math.floor(r() * 2000)).sort());
+      const list = new Uint32Array(parts.reduce((n, p) => n + p.length, 0));
+      let at = 0;
+      for (const p of parts) {
+        list.set(p, at);
+        at += p.length;
+      }
+      const expected = [...list].sort((x, y) => x - y);
+      mergeRuns(list, new Uint32Array(list.length + 5));
+      expect([...list]).toEqual(expected);
+    }
+    // runs already in order, and an empty list, are left as they are
+    const ordered = Uint32Array.from([1, 2, 2, 5, 9, 9, 10]);
+    mergeRuns(ordered, new Uint32Array(7));
+    expect([...ordered]).toEqual([1, 2, 2, 5, 9, 9, 10]);
+    mergeRuns(new Uint32Array(0), new Uint32Array(0));
+  });
+
+  it('a merge of many segments with long lists (their runs merged) gives each term the documents brute force gives', () => {
+    const r = random(5);
+    const docs: IndexDoc[] = [];
+    const segments = Array.from({ length: MERGE_FACTOR }, (_, k) => {
+      const b = new SegmentBuilder();
+      for (let i = 0; i < 150; i++) {
+        const doc: IndexDoc = { id: `ent_${k}_${i}`, lens: 'leads', rank: Math.floor(r() * 1000), numMin: null, numMax: null, terms: ['all', ...(r() < 0.5 ? ['half'] : []), ...(r() < 0.05 ? ['rare'] : [])] };
+        docs.push(doc);
+        b.add(doc);
+      }
+      return b.build();
+    });
+    segments[2].delete(segments[2].find('ent_2_7'));
+    const merged = mergeSegments(segments);
+    const live = docs.filter((d) => d.id !== 'ent_2_7');
+    expect(merged.size).toBe(live.length);
+    const byId = new Map(Array.from({ length: merged.size }, (_, d) => [merged.id(d), d]));
+    for (const term of ['all', 'half', 'rare']) {
+      const expected = live.filter((d) => d.terms.includes(term)).map((d) => byId.get(d.id)!).sort((x, y) => x - y);
+      expect(expected.length).toBeGreaterThan(term === 'rare' ? 20 : 64);
+      expect([...merged.list(term)!]).toEqual(expected);
+    }
   });
 
   it('numbers documents by lens, then rank, in a build and in a merge; a query walks its lens alone', () => {

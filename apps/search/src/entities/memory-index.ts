@@ -1063,6 +1063,51 @@ export class SegmentBuilder {
   }
 }
 
+/** From this length on, a merged list is put in order by merging its runs (mergeRuns); a shorter one is sorted. */
+const SORTED_RUNS_MIN = 64;
+
+/**
+ * Puts in order a list made of ascending runs (a merged term's list: each segment's list,
+ * renumbered, is one) by merging neighbouring runs, pass after pass (a natural merge sort): a
+ * pass a doubling of the runs merged, linear work each, where a sort of the whole list compared
+ * every element about log2(n) times. `scratch`: room for the list's length.
+ */
+export function mergeRuns(list: Uint32Array, scratch: Uint32Array): void {
+  const n = list.length;
+  let bounds = [0];
+  for (let i = 1; i < n; i++) if (list[i] < list[i - 1]) bounds.push(i);
+  if (bounds.length === 1) return;
+  bounds.push(n);
+  let from = list;
+  let to = scratch.subarray(0, n);
+  while (bounds.length > 2) {
+    const merged = [0];
+    for (let r = 0; r + 1 < bounds.length; r += 2) {
+      const lo = bounds[r];
+      const mid = bounds[r + 1];
+      if (r + 2 === bounds.length) {
+        // an odd run out: carried to the next pass as it is
+        to.set(from.subarray(lo, mid), lo);
+        merged.push(mid);
+        continue;
+      }
+      const hi = bounds[r + 2];
+      let i = lo;
+      let j = mid;
+      let o = lo;
+      while (i < mid && j < hi) to[o++] = from[i] <= from[j] ? from[i++] : from[j++];
+      if (i < mid) to.set(from.subarray(i, mid), o);
+      else to.set(from.subarray(j, hi), o);
+      merged.push(hi);
+    }
+    bounds = merged;
+    const t = from;
+    from = to;
+    to = t;
+  }
+  if (from !== list) list.set(from);
+}
+
 /** Work of a merge between two looks at the clock (documents or terms). */
 const MERGE_STEP = 4096;
 
@@ -1194,9 +1239,15 @@ export function* mergeSteps(segments: readonly Segment[], deleted: readonly Uint
       fill[m] = at;
     }
   }
+  let scratch = new Uint32Array(0);
   for (let m = 0; m < dict.size; m++) {
     if (sources[m] < 2) continue;
-    postings.subarray(starts[m], starts[m + 1]).sort();
+    const list = postings.subarray(starts[m], starts[m + 1]);
+    if (list.length < SORTED_RUNS_MIN) list.sort();
+    else {
+      if (scratch.length < list.length) scratch = new Uint32Array(list.length);
+      mergeRuns(list, scratch);
+    }
     work += starts[m + 1] - starts[m] + 16;
     if (work >= MERGE_STEP * 8) {
       work = 0;
