@@ -1,10 +1,13 @@
+import { isDeepStrictEqual } from 'node:util';
 import { Pool } from 'pg';
 import { TestMesh } from '../../../../test/harness';
 import { migratedSearchDatabase, searchProcesses } from '../../../../test/support/search-database';
-import { waitFor } from '../../../../tools/mesh/processes';
+import { appEntry, waitFor } from '../../../../tools/mesh/processes';
 import { SearchConfig } from '../search.config';
 import { EntitiesRepository } from './entities.repository';
+import { facetTerms, searchTextOf, termsOf } from './entity';
 import { seedEntity } from './seed';
+import { encodeSeedOnThread } from './seed-encoder';
 
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => seedEntity(from + k));
 
@@ -174,6 +177,78 @@ describe('EntitiesRepository.upsertMany copies a fresh batch straight into entit
     expect(copies).toEqual([]);
     expect((await pool.query(`SELECT terms @@ 'x@y.io'::tsquery AS mail, terms @@ 'example.com/a?b=1'::tsquery AS url FROM entities WHERE ext_key = $1`, [odd.ext_key])).rows)
       .toEqual([{ mail: true, url: true }]);
+  });
+
+  it('a query of a word of an entity\'s text finds it, whichever way its terms were made: 6E75I the parser\'s lexemes, 6E75x the word lowered', async () => {
+    const { index, repository } = await processes.start();
+    const copies = watched(repository);
+    // a word with a capital I read as a number in scientific notation and a word after it: termsOf does not know it (load table, the parser's `6e75` and `i`)
+    const parsed = { ...seedEntity(6000), search_text: 'quark 6E75I' };
+    // without the I, a plain word: copied straight in, `6e75x`
+    const plain = { ...seedEntity(6004), search_text: 'quark 6E75x' };
+    await repository.upsertMany([parsed]);
+    await repository.upsertMany([plain]);
+    expect(copies).toHaveLength(1);
+    const idOf = async (key: string) => (await pool.query<{ id: string }>('SELECT id FROM entities WHERE ext_key = $1', [key])).rows[0].id;
+    const found = async (q: string) => index.top(await index.queryOf(parsed.lens, q, []), 10).ids;
+    expect(parsed.lens).toBe(plain.lens);
+    expect(await found('6E75I')).toEqual([await idOf(parsed.ext_key)]);
+    expect(await found('quark 6e75I')).toEqual([await idOf(parsed.ext_key)]);
+    expect(await found('6E75x')).toEqual([await idOf(plain.ext_key)]);
+  });
+
+  it('seed chunks encoded on the seed encoder\'s thread (the search bundle) are written as upsertMany writes them; a chunk seeded again is upserted', async () => {
+    encodeSeedOnThread(appEntry('search'));
+    const { index, repository } = await processes.start();
+    try {
+      const copies = watched(repository);
+      // what the thread answered each chunk asked (undefined: none, written here instead)
+      const encoder = (repository as unknown as { encoder: { encode: (start: number, count: number) => Promise<{ ids: string[] } | undefined> } }).encoder;
+      const encode = encoder.encode.bind(encoder);
+      const answered: (number | undefined)[] = [];
+      encoder.encode = async (start, count) => {
+        const chunk = await encode(start, count);
+        answered.push(chunk?.ids.length);
+        return chunk;
+      };
+      const before = await state();
+      // a chunk by the thread and a batch written here at once
+      const [threaded, inline] = await Promise.all([repository.seedRange(50_000, 2000), repository.upsertMany(range(52_000, 54_000), { regenerable: true })]);
+      expect([threaded, inline]).toEqual([{ inserted: 2000, updated: 0 }, { inserted: 2000, updated: 0 }]);
+      expect(copies).toHaveLength(2);
+      expect(answered).toEqual([2000]);
+      const n = before.rows + 4000;
+      expect(await state()).toEqual({ rows: n, keys: n, counted: n });
+      // every row of both is its seed entity, with the terms termsOf makes of it
+      const { rows } = await pool.query<{ n: number; row: Record<string, unknown> }>(`SELECT substr(ext_key, 6)::int AS n,
+          to_jsonb((SELECT x FROM (SELECT lens, name, person_name, first_name, last_name, title, organization, location, country, domain, email, phone,
+            details, facets, num_min, num_max, rank_score, sources, search_text, tsvector_to_array(terms) AS terms) x)) AS row
+        FROM entities WHERE ext_key = ANY($1::text[])`, [range(50_000, 54_000).map((e) => e.ext_key)]);
+      expect(rows).toHaveLength(4000);
+      const expected = (k: number) => {
+        const e = seedEntity(k);
+        const { ext_key: _key, search_text: _text, ...columns } = e;
+        void _key;
+        void _text;
+        return {
+          first_name: null, last_name: null, title: null, organization: null, location: null, country: null, domain: null, email: null, phone: null,
+          num_min: null, num_max: null, ...columns, search_text: searchTextOf(e), terms: [...termsOf(searchTextOf(e), facetTerms(e.facets))!].sort(),
+        };
+      };
+      const wrong = rows.filter(({ n: k, row }) => !isDeepStrictEqual({ ...row, terms: [...(row.terms as string[])].sort() }, expected(k)));
+      expect(wrong.slice(0, 1).map(({ n: k, row }) => ({ k, row, expected: expected(k) }))).toEqual([]);
+      // the writer's index holds every row at its address
+      const ids = (await pool.query<{ id: string }>('SELECT id FROM entities WHERE ext_key = ANY($1::text[])', [range(50_000, 54_000).map((e) => e.ext_key)])).rows.map((r) => r.id);
+      expect(index.tidsOf(ids)).toEqual(await ctids(ids));
+      // the same chunk again: its keys are stored, the COPY fails, the chunk is upserted by the load table, nothing twice
+      expect(await repository.seedRange(50_000, 2000)).toEqual({ inserted: 0, updated: 2000 });
+      expect(copies).toHaveLength(3);
+      expect(answered).toEqual([2000, 2000]);
+      expect(await state()).toEqual({ rows: n, keys: n, counted: n });
+    } finally {
+      encodeSeedOnThread(undefined);
+      await repository.onApplicationShutdown();
+    }
   });
 
   it('a batch whose connection dies mid-COPY leaves nothing; written again, every entity once', async () => {

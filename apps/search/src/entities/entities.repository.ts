@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { Pool, PoolClient, Query } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { EmailStatus, ID_PREFIX, Lens, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
@@ -8,6 +8,8 @@ import { DEFAULT_ROW_CACHE, SEARCH_CONFIG, SearchConfig } from '../search.config
 import { EntityInput, facetTerms, facetTermValue, plainWordEnd, searchTextOf, termsOf, TokenShape, tokenShape, wordEndOf } from './entity';
 import { SegmentBuilder } from './memory-index';
 import { CopyBinaryDocs, MemorySearchIndex } from './memory-search-index.store';
+import { seedEntity } from './seed';
+import { EncodedChunk, SeedEncoder } from './seed-encoder';
 
 export interface EntityRow {
   id: string;
@@ -533,6 +535,8 @@ SELECT NULL, id, ctid::text FROM mine`;
 const PLACED_SQL = `SELECT id, ctid::text AS tid FROM entities WHERE id = ANY($1::text[])`;
 /** A text whose every token is of a shape termsOf knows, with the capital I that a locale lowers: the writer's check of termsOf against its server. */
 const TERMS_PROBE = 'BIO Immunology cooperative_agreement I_2 ARPA-E Co-Founder doe.gov.example apexapex100108.example Tokyo, IN, x9';
+/** What a batch that can be made again from nothing (the generated seed) sets in its transaction: its commit does not wait for its WAL to reach the disk (upsertMany). */
+const REGENERABLE = ' SET LOCAL synchronous_commit = off;';
 /** After a batch's COPY into `entities` found a key already stored, this many batches are written by INSERT ... SELECT first. */
 const DIRECT_PAUSE = 64;
 
@@ -562,6 +566,27 @@ export function entitiesCopyDirect(entities: readonly EntityInput[], ids: readon
     builder.endDoc();
   }
   return out.end();
+}
+
+/** Entities in ext_key order: batches written at once that share entities lock them in the same order (one waits for the other instead of a deadlock). */
+function inKeyOrder(entities: readonly EntityInput[]): EntityInput[] {
+  return [...entities].sort((a, b) => (a.ext_key < b.ext_key ? -1 : a.ext_key > b.ext_key ? 1 : 0));
+}
+
+/**
+ * Seed entities start..start+count-1 (seed.ts) as upsertMany copies a fresh batch: in ext_key
+ * order, with new ids, written for COPY into `entities` with their segment's builder
+ * (entitiesCopyDirect). Undefined when a row's text has a token termsOf does not know (none of
+ * the seed's has). What the seed encoder's thread runs (seed-encoder.ts).
+ */
+export function encodeSeedChunk(start: number, count: number): EncodedChunk | undefined {
+  const entities: EntityInput[] = [];
+  for (let n = start; n < start + count; n++) entities.push(seedEntity(n));
+  const ordered = inKeyOrder(entities);
+  const ids = newIds(ID_PREFIX.entity, ordered.length);
+  const builder = new SegmentBuilder(ordered.length);
+  const pieces = entitiesCopyDirect(ordered, ids, builder);
+  return pieces && { pieces, builder, extKeys: ordered.map((e) => e.ext_key), ids };
 }
 
 /**
@@ -715,7 +740,7 @@ const ROW_AT_TID_OR_KEY_SQL = `(
        LIMIT 1) e`;
 
 @Injectable()
-export class EntitiesRepository {
+export class EntitiesRepository implements OnApplicationShutdown {
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     private readonly reads: SearchReads,
@@ -756,26 +781,21 @@ export class EntitiesRepository {
    */
   async upsertMany(entities: EntityInput[], options: { regenerable?: boolean } = {}): Promise<{ inserted: number; updated: number }> {
     if (entities.length === 0) return { inserted: 0, updated: 0 };
-    // in ext_key order: batches written at once that share entities lock them in the same order
-    // (one waits for the other instead of a deadlock)
-    const ordered = [...entities].sort((a, b) => (a.ext_key < b.ext_key ? -1 : a.ext_key > b.ext_key ? 1 : 0));
+    const ordered = inKeyOrder(entities);
     const ids = newIds(ID_PREFIX.entity, ordered.length);
     // A batch that can be made again from nothing (the generated seed: `regenerable`) commits
     // without waiting for its WAL to reach the disk. A crash of PostgreSQL can then lose the last
     // such commits (never part of one: its rows, count and generation go or stay together); the
     // same search:seed run again writes them back. Ingested batches stay synchronous: their
     // source is the operator's file, and an acknowledged batch must survive.
-    const durability = options.regenerable ? ' SET LOCAL synchronous_commit = off;' : '';
+    const durability = options.regenerable ? REGENERABLE : '';
     if (this.directPause > 0) this.directPause--;
     else if (await this.termsAgree()) {
       const fresh = new SegmentBuilder(ordered.length);
       const direct = entitiesCopyDirect(ordered, ids, fresh);
-      const written = direct && await this.copyFresh(ordered, ids, direct, fresh, durability);
+      const written = direct && await this.copyFresh(ordered.map((e) => e.ext_key), ids, direct, fresh, durability);
       if (written !== undefined) {
-        if (this.memory) {
-          this.memory.written(written, fresh.build());
-          await this.memory.catchUp(written);
-        }
+        await this.indexed(written, fresh);
         return { inserted: ordered.length, updated: 0 };
       }
     }
@@ -831,6 +851,43 @@ export class EntitiesRepository {
     return { inserted, updated: docs.rows - inserted };
   }
 
+  /**
+   * Seed entities start..start+count-1 (seed.ts), written as upsertMany writes them (`regenerable`).
+   * A chunk that can be copied straight into `entities` is made and encoded on the seed encoder's
+   * thread (seed-encoder.ts, when the service's main started one), so that this process's event
+   * loop writes the chunks and answers pages meanwhile: a seed's generation and encoding were
+   * most of search's thread, the seed's critical path (docs/decisions.md). Any other chunk (the
+   * thread gave none, a key is stored, DIRECT_PAUSE, terms this server lexes otherwise) is
+   * generated here and goes through upsertMany.
+   */
+  async seedRange(start: number, count: number): Promise<{ inserted: number; updated: number }> {
+    if (this.directPause === 0 && this.encoder.available && await this.termsAgree()) {
+      const chunk = await this.encoder.encode(start, count);
+      const written = chunk && await this.copyFresh(chunk.extKeys, chunk.ids, chunk.pieces, chunk.builder, REGENERABLE);
+      if (written !== undefined) {
+        await this.indexed(written, chunk!.builder);
+        return { inserted: count, updated: 0 };
+      }
+    }
+    const batch: EntityInput[] = [];
+    for (let n = start; n < start + count; n++) batch.push(seedEntity(n));
+    return this.upsertMany(batch, { regenerable: true });
+  }
+
+  /** The seed encoder's thread (seedRange), stopped when the service stops. */
+  private readonly encoder = new SeedEncoder();
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.encoder.close();
+  }
+
+  /** This process's index given a batch copied straight in (its builder, every row placed), before the batch is answered. */
+  private async indexed(generation: bigint, builder: SegmentBuilder): Promise<void> {
+    if (!this.memory) return;
+    this.memory.written(generation, builder.build());
+    await this.memory.catchUp(generation);
+  }
+
   /** Batches left to write by INSERT ... SELECT first, after a COPY into `entities` found a key already stored (DIRECT_PAUSE). */
   private directPause = 0;
   /** Whether termsOf gives what this server's parser gives (TERMS_PROBE), once known. */
@@ -858,7 +915,7 @@ export class EntitiesRepository {
    * the connection is closed (a COPY cut off leaves it mid-protocol), and this batch and the next
    * DIRECT_PAUSE go by the INSERT path, which updates.
    */
-  private async copyFresh(ordered: readonly EntityInput[], ids: readonly string[], data: readonly Buffer[], builder: SegmentBuilder, durability: string): Promise<bigint | undefined> {
+  private async copyFresh(extKeys: readonly string[], ids: readonly string[], data: readonly Buffer[], builder: SegmentBuilder, durability: string): Promise<bigint | undefined> {
     const client = await this.pool.connect();
     let released = false;
     try {
@@ -873,7 +930,7 @@ export class EntitiesRepository {
         this.directPause = DIRECT_PAUSE;
         return undefined;
       }
-      const { rows } = await client.query<{ generation: string | null; id: string | null; tid: string | null }>(WRITTEN_SQL, [`(${blocks},0)`, ordered.length, ordered.map((e) => e.ext_key)]);
+      const { rows } = await client.query<{ generation: string | null; id: string | null; tid: string | null }>(WRITTEN_SQL, [`(${blocks},0)`, ids.length, extKeys]);
       const unplaced = new Map<string, number>();
       ids.forEach((id, a) => unplaced.set(id, a));
       let generation: string | null = null;

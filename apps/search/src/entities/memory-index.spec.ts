@@ -264,6 +264,35 @@ describe('MemoryIndex', () => {
     }
   });
 
+  it('a builder moved to another thread as its parts (structured clone, buffers transferred) builds the segment it would have built', () => {
+    const fill = (b: SegmentBuilder) => {
+      for (let i = 0; i < 3000; i++) {
+        const id = Buffer.from(`ent_${i}`);
+        b.startDoc(id, 0, id.length, (i * 7919) % 500, i % 3 === 0 ? NaN : i, i * 2, ['leads', 'investors', 'grants'][i % 3], i % 2 === 0);
+        for (const t of ['all', `w${i % 17}`, `w${i % 17}`, `x${i}`]) b.term(Buffer.from(t), 0, Buffer.byteLength(t));
+        b.endDoc();
+      }
+      for (let a = 0; a < 3000; a++) b.placeAt(a, a >> 3, (a & 7) + 1);
+      return b;
+    };
+    const here = fill(new SegmentBuilder(3000)).build();
+    const transfer: ArrayBuffer[] = [];
+    const parts = fill(new SegmentBuilder(3000)).parts(transfer);
+    const cloned = structuredClone(parts, { transfer: [...new Set(transfer)] });
+    // moved, not copied: the sending side's arrays are detached
+    expect(parts.ranks.byteLength).toBe(0);
+    const there = SegmentBuilder.fromParts(cloned).build();
+    const view = (seg: typeof here) => ({
+      ids: Array.from({ length: seg.size }, (_, d) => seg.id(d)),
+      tids: Array.from({ length: seg.size }, (_, d) => seg.tid(d)),
+      ranks: [...seg.ranks], numMin: [...seg.numMin], numMax: [...seg.numMax], lenses: seg.lenses, lensStarts: [...seg.lensStarts],
+      fresh: seg.fresh && [...seg.fresh],
+      lists: Object.fromEntries(['all', 'w0', 'w16', 'x5', 'x2999'].map((t) => [t, [...(seg.list(t) ?? [])]])),
+    });
+    expect(view(there)).toEqual(view(here));
+    expect(view(there).lists.w16.length).toBe(176);
+  });
+
   it('numbers documents by lens, then rank, in a build and in a merge; a query walks its lens alone', () => {
     const doc = (id: string, lens: string, rank: number, terms: string[]): IndexDoc => ({ id, lens, rank, numMin: null, numMax: null, terms });
     const a = new SegmentBuilder();

@@ -75,6 +75,14 @@ class U32 {
   constructor(capacity = 1024) {
     this.a = new Uint32Array(Math.max(16, capacity));
   }
+  /** One over `a`, its first `n` used. */
+  static of(a: Uint32Array, n: number): U32 {
+    const u = new U32(16);
+    u.a = a;
+    u.n = n;
+    return u;
+  }
+
   push(v: number): void {
     if (this.n === this.a.length) {
       const b = new Uint32Array(Math.ceil(this.a.length * 1.5));
@@ -211,6 +219,33 @@ export class ByteTable {
   get byteLength(): number {
     return this.bytes.byteLength + this.ends.byteLength + this.slots.byteLength;
   }
+
+  /** The table as structured clone takes it (its arrays' buffers are `transfer`red: this table is not used after). */
+  parts(transfer: ArrayBuffer[]): ByteTableParts {
+    transfer.push(this.bytes.buffer as ArrayBuffer, this.ends.buffer as ArrayBuffer, this.slots.buffer as ArrayBuffer);
+    return { bytes: this.bytes, used: this.used, ends: this.ends, size: this.size, slots: this.slots };
+  }
+
+  /** A table again from its parts (another thread's). */
+  static fromParts(parts: ByteTableParts): ByteTable {
+    const table = new ByteTable(0, 0, false);
+    table.bytes = parts.bytes;
+    table.view = Buffer.from(parts.bytes.buffer, parts.bytes.byteOffset, parts.bytes.byteLength);
+    table.used = parts.used;
+    table.ends = parts.ends;
+    table.size = parts.size;
+    table.slots = parts.slots;
+    return table;
+  }
+}
+
+/** A ByteTable's arrays and counts (ByteTable.parts). */
+export interface ByteTableParts {
+  bytes: Uint8Array;
+  used: number;
+  ends: Uint32Array;
+  size: number;
+  slots: Uint32Array;
 }
 
 /** Byte order of two strings' UTF-8 (PostgreSQL's C collation), as ids are compared. */
@@ -863,15 +898,15 @@ export class SegmentBuilder {
   private tidOffsets: Uint16Array;
   /** Per document in arrival order: its lens, as its number in `lensNames`. */
   private lensOf: Uint16Array;
-  private readonly lensNames: string[] = [];
-  private readonly lensNumbers = new Map<string, number>();
+  private lensNames: string[] = [];
+  private lensNumbers = new Map<string, number>();
   /** Per document in arrival order: 1 if its id is new to every index (startDoc's `fresh`); undefined while none is. */
   private fresh?: Uint8Array;
-  private readonly dict: ByteTable;
-  private readonly docTerms: U32;
-  private readonly docEnds: U32;
-  private counts = new Uint32Array(1024);
-  private lastDoc = new Int32Array(1024);
+  private dict: ByteTable;
+  private docTerms: U32;
+  private docEnds: U32;
+  private counts: Uint32Array = new Uint32Array(1024);
+  private lastDoc: Int32Array = new Int32Array(1024);
 
   /** `expected`: about how many documents will come (room is made for them at once). */
   constructor(expected = 1024) {
@@ -970,6 +1005,43 @@ export class SegmentBuilder {
 
   endDoc(): void {
     this.docEnds.push(this.docTerms.n);
+  }
+
+  /**
+   * What the builder holds, as structured clone takes it: a builder filled on another thread (the
+   * seed encoder's, seed-encoder.ts) goes on in the thread that writes its rows
+   * (SegmentBuilder.fromParts). Its arrays' buffers are listed in `transfer` (moved, not copied):
+   * this builder is not used after.
+   */
+  parts(transfer: ArrayBuffer[]): SegmentBuilderParts {
+    const arrays = [this.ranks, this.numMin, this.numMax, this.tidBlocks, this.tidOffsets, this.lensOf, this.counts, this.lastDoc, this.docTerms.a, this.docEnds.a, ...(this.fresh ? [this.fresh] : [])];
+    for (const a of arrays) transfer.push(a.buffer as ArrayBuffer);
+    return {
+      ids: this.ids.parts(transfer), ranks: this.ranks, numMin: this.numMin, numMax: this.numMax, tidBlocks: this.tidBlocks, tidOffsets: this.tidOffsets,
+      lensOf: this.lensOf, lensNames: this.lensNames, fresh: this.fresh, dict: this.dict.parts(transfer),
+      docTerms: this.docTerms.a, docTermCount: this.docTerms.n, docEnds: this.docEnds.a, docCount: this.docEnds.n, counts: this.counts, lastDoc: this.lastDoc,
+    };
+  }
+
+  /** A builder again from its parts (SegmentBuilder.parts, another thread's). */
+  static fromParts(parts: SegmentBuilderParts): SegmentBuilder {
+    const builder = new SegmentBuilder(16);
+    builder.ids = ByteTable.fromParts(parts.ids);
+    builder.ranks = parts.ranks;
+    builder.numMin = parts.numMin;
+    builder.numMax = parts.numMax;
+    builder.tidBlocks = parts.tidBlocks;
+    builder.tidOffsets = parts.tidOffsets;
+    builder.lensOf = parts.lensOf;
+    builder.lensNames = [...parts.lensNames];
+    builder.lensNumbers = new Map(parts.lensNames.map((lens, i) => [lens, i]));
+    builder.fresh = parts.fresh;
+    builder.dict = ByteTable.fromParts(parts.dict);
+    builder.docTerms = U32.of(parts.docTerms, parts.docTermCount);
+    builder.docEnds = U32.of(parts.docEnds, parts.docCount);
+    builder.counts = parts.counts;
+    builder.lastDoc = parts.lastDoc;
+    return builder;
   }
 
   /**
@@ -1106,6 +1178,26 @@ export function mergeRuns(list: Uint32Array, scratch: Uint32Array): void {
     to = t;
   }
   if (from !== list) list.set(from);
+}
+
+/** A SegmentBuilder's arrays and counts (SegmentBuilder.parts). */
+export interface SegmentBuilderParts {
+  ids: ByteTableParts;
+  ranks: Int32Array;
+  numMin: Float64Array;
+  numMax: Float64Array;
+  tidBlocks: Uint32Array;
+  tidOffsets: Uint16Array;
+  lensOf: Uint16Array;
+  lensNames: string[];
+  fresh: Uint8Array | undefined;
+  dict: ByteTableParts;
+  docTerms: Uint32Array;
+  docTermCount: number;
+  docEnds: Uint32Array;
+  docCount: number;
+  counts: Uint32Array;
+  lastDoc: Int32Array;
 }
 
 /** Work of a merge between two looks at the clock (documents or terms). */

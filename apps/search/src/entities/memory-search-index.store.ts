@@ -5,12 +5,15 @@ import { PG_POOL, runPeriodically } from '@app/platform';
 import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { SearchReads } from '../search/search-reads.store';
 import type { Condition } from './entities.repository';
+import { TokenShape, tokenShape } from './entity';
 import { IndexQuery, MemoryIndex, Segment, SegmentBuilder } from './memory-index';
 
 /** Texts whose lexemes PostgreSQL gave, kept per process (most recently used last). */
 const LEXEME_CACHE = 4096;
 /** A text of ASCII letters and digits in words of at most 100 characters: its lexemes are its words in lower case. */
 const PLAIN_WORDS = /^[A-Za-z0-9]{1,100}( +[A-Za-z0-9]{1,100})*$/;
+/** An ASCII word (PLAIN_WORDS') whose row holds the lexemes PostgreSQL's parser makes of it, not the word lowered: one with a capital I that tokenShape does not know (`6E75I`). */
+const parsedApart = (word: string): boolean => word.includes('I') && tokenShape(word) === TokenShape.Unknown;
 
 /** The signature that opens PostgreSQL's binary COPY format: "PGCOPY\n\377\r\n\0". */
 const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
@@ -341,13 +344,19 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * The lexemes of a text as to_tsvector('simple') and plainto_tsquery('simple') make them: for
-   * ASCII words, the words in lower case; for any other text, PostgreSQL's (kept per text).
+   * The lexemes of a text as a row's `terms` holds them: for ASCII words, the words in lower case;
+   * for any other text, PostgreSQL's (to_tsvector('simple'), kept per text). A word with a capital
+   * I that PostgreSQL's parser reads as a number in scientific notation and a word after it
+   * (`6E75I`: `6e75` and `i`) is not a plain word where rows are written (entity.ts plainWordEnd,
+   * tokenShape): its row holds the parser's lexemes, so a text with one is PostgreSQL's too.
    */
   async lexemes(text: string): Promise<string[]> {
     const trimmed = text.trim();
     if (trimmed === '') return [];
-    if (PLAIN_WORDS.test(trimmed)) return [...new Set(trimmed.toLowerCase().split(/ +/))];
+    if (PLAIN_WORDS.test(trimmed)) {
+      const words = trimmed.split(/ +/);
+      if (!words.some(parsedApart)) return [...new Set(trimmed.toLowerCase().split(/ +/))];
+    }
     const kept = this.lexemeCache.get(text);
     if (kept) {
       this.lexemeCache.delete(text);

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '@app/platform';
 import { EntitiesRepository } from '../entities/entities.repository';
 import { EntityInput } from '../entities/entity';
-import { seedEntity } from '../entities/seed';
 import { sourceProblem } from '../reveals/provenance';
 
 const SEED_BATCH = 5000;
@@ -44,9 +43,7 @@ export class IngestService {
     let inserted = 0;
     let updated = 0;
     for (let at = start; at < start + count; at += SEED_BATCH) {
-      const batch: EntityInput[] = [];
-      for (let n = at; n < Math.min(at + SEED_BATCH, start + count); n++) batch.push(seedEntity(n));
-      const result = await this.entities.upsertMany(batch, { regenerable: true });
+      const result = await this.entities.seedRange(at, Math.min(SEED_BATCH, start + count - at));
       inserted += result.inserted;
       updated += result.updated;
     }
