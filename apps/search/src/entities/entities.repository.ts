@@ -573,20 +573,32 @@ function inKeyOrder(entities: readonly EntityInput[]): EntityInput[] {
   return [...entities].sort((a, b) => (a.ext_key < b.ext_key ? -1 : a.ext_key > b.ext_key ? 1 : 0));
 }
 
-/**
- * Seed entities start..start+count-1 (seed.ts) as upsertMany copies a fresh batch: in ext_key
- * order, with new ids, written for COPY into `entities` with their segment's builder
- * (entitiesCopyDirect). Undefined when a row's text has a token termsOf does not know (none of
- * the seed's has). What the seed encoder's thread runs (seed-encoder.ts).
- */
-export function encodeSeedChunk(start: number, count: number): EncodedChunk | undefined {
+/** Seed entities start..start+count-1 (seed.ts). */
+function seedEntities(start: number, count: number): EntityInput[] {
   const entities: EntityInput[] = [];
   for (let n = start; n < start + count; n++) entities.push(seedEntity(n));
-  const ordered = inKeyOrder(entities);
-  const ids = newIds(ID_PREFIX.entity, ordered.length);
+  return entities;
+}
+
+/**
+ * A batch in ext_key order with its ids, written for COPY into `entities` with its segment's
+ * builder (entitiesCopyDirect): what copyFresh takes. Undefined when a row's text has a token
+ * termsOf does not know.
+ */
+function freshChunk(ordered: readonly EntityInput[], ids: string[]): EncodedChunk | undefined {
   const builder = new SegmentBuilder(ordered.length);
   const pieces = entitiesCopyDirect(ordered, ids, builder);
   return pieces && { pieces, builder, extKeys: ordered.map((e) => e.ext_key), ids };
+}
+
+/**
+ * Seed entities start..start+count-1 as upsertMany copies a fresh batch (freshChunk; none of the
+ * seed's texts has a token termsOf does not know). What the seed encoder's thread runs
+ * (seed-encoder.ts).
+ */
+export function encodeSeedChunk(start: number, count: number): EncodedChunk | undefined {
+  const ordered = inKeyOrder(seedEntities(start, count));
+  return freshChunk(ordered, newIds(ID_PREFIX.entity, ordered.length));
 }
 
 /**
@@ -791,13 +803,8 @@ export class EntitiesRepository implements OnApplicationShutdown {
     const durability = options.regenerable ? REGENERABLE : '';
     if (this.directPause > 0) this.directPause--;
     else if (await this.termsAgree()) {
-      const fresh = new SegmentBuilder(ordered.length);
-      const direct = entitiesCopyDirect(ordered, ids, fresh);
-      const written = direct && await this.copyFresh(ordered.map((e) => e.ext_key), ids, direct, fresh, durability);
-      if (written !== undefined) {
-        await this.indexed(written, fresh);
-        return { inserted: ordered.length, updated: 0 };
-      }
+      const chunk = freshChunk(ordered, ids);
+      if (chunk && await this.copiedFresh(chunk, durability)) return { inserted: ordered.length, updated: 0 };
     }
     const data = entitiesCopyBinary(ordered, ids);
     const client = await this.pool.connect();
@@ -863,15 +870,9 @@ export class EntitiesRepository implements OnApplicationShutdown {
   async seedRange(start: number, count: number): Promise<{ inserted: number; updated: number }> {
     if (this.directPause === 0 && this.encoder.available && await this.termsAgree()) {
       const chunk = await this.encoder.encode(start, count);
-      const written = chunk && await this.copyFresh(chunk.extKeys, chunk.ids, chunk.pieces, chunk.builder, REGENERABLE);
-      if (written !== undefined) {
-        await this.indexed(written, chunk!.builder);
-        return { inserted: count, updated: 0 };
-      }
+      if (chunk && await this.copiedFresh(chunk, REGENERABLE)) return { inserted: count, updated: 0 };
     }
-    const batch: EntityInput[] = [];
-    for (let n = start; n < start + count; n++) batch.push(seedEntity(n));
-    return this.upsertMany(batch, { regenerable: true });
+    return this.upsertMany(seedEntities(start, count), { regenerable: true });
   }
 
   /** The seed encoder's thread (seedRange), stopped when the service stops. */
@@ -881,11 +882,19 @@ export class EntitiesRepository implements OnApplicationShutdown {
     await this.encoder.close();
   }
 
-  /** This process's index given a batch copied straight in (its builder, every row placed), before the batch is answered. */
-  private async indexed(generation: bigint, builder: SegmentBuilder): Promise<void> {
-    if (!this.memory) return;
-    this.memory.written(generation, builder.build());
-    await this.memory.catchUp(generation);
+  /**
+   * A fresh chunk copied straight into `entities` (copyFresh) and given to this process's index
+   * (its builder, every row placed) before the batch is answered; false when a key of it is
+   * stored (nothing written: the batch goes by the load table).
+   */
+  private async copiedFresh(chunk: EncodedChunk, durability: string): Promise<boolean> {
+    const written = await this.copyFresh(chunk, durability);
+    if (written === undefined) return false;
+    if (this.memory) {
+      this.memory.written(written, chunk.builder.build());
+      await this.memory.catchUp(written);
+    }
+    return true;
   }
 
   /** Batches left to write by INSERT ... SELECT first, after a COPY into `entities` found a key already stored (DIRECT_PAUSE). */
@@ -915,14 +924,14 @@ export class EntitiesRepository implements OnApplicationShutdown {
    * the connection is closed (a COPY cut off leaves it mid-protocol), and this batch and the next
    * DIRECT_PAUSE go by the INSERT path, which updates.
    */
-  private async copyFresh(extKeys: readonly string[], ids: readonly string[], data: readonly Buffer[], builder: SegmentBuilder, durability: string): Promise<bigint | undefined> {
+  private async copyFresh({ pieces, builder, extKeys, ids }: EncodedChunk, durability: string): Promise<bigint | undefined> {
     const client = await this.pool.connect();
     let released = false;
     try {
       const began = await client.query(`BEGIN; SET LOCAL client_min_messages = warning;${durability} SELECT pg_relation_size('entities') / 8192 AS blocks`) as unknown as { rows: { blocks: string }[] }[];
       const blocks = began[began.length - 1].rows[0].blocks;
       try {
-        await copyIn(client, COPY_ENTITIES_SQL, data);
+        await copyIn(client, COPY_ENTITIES_SQL, pieces);
       } catch (err) {
         released = true;
         client.release(err as Error);

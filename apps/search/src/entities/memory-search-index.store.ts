@@ -355,7 +355,7 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
     if (trimmed === '') return [];
     if (PLAIN_WORDS.test(trimmed)) {
       const words = trimmed.split(/ +/);
-      if (!words.some(parsedApart)) return [...new Set(trimmed.toLowerCase().split(/ +/))];
+      if (!words.some(parsedApart)) return [...new Set(words.map((w) => w.toLowerCase()))];
     }
     const kept = this.lexemeCache.get(text);
     if (kept) {
