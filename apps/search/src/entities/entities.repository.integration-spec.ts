@@ -4,7 +4,7 @@ import { TestMesh } from '../../../../test/harness';
 import { migratedSearchDatabase, searchProcesses } from '../../../../test/support/search-database';
 import { appEntry, waitFor } from '../../../../tools/mesh/processes';
 import { SearchConfig } from '../search.config';
-import { EntitiesRepository } from './entities.repository';
+import { DIRECT_PAUSE, EntitiesRepository } from './entities.repository';
 import { facetTerms, searchTextOf, termsOf } from './entity';
 import { seedEntity } from './seed';
 import { encodeSeedOnThread } from './seed-encoder';
@@ -163,9 +163,11 @@ describe('EntitiesRepository.upsertMany copies a fresh batch straight into entit
     // the same chunk again: the COPY meets a stored key, the batch is upserted, nothing twice
     expect(await repository.upsertMany(range(0, 2000), { regenerable: true })).toEqual({ inserted: 0, updated: 2000 });
     expect(copies).toEqual([generation + 1n, undefined]);
-    // the batches after it go by the INSERT path first for a while (DIRECT_PAUSE): no COPY tried
-    expect(await repository.upsertMany(range(2000, 2100))).toEqual({ inserted: 100, updated: 0 });
+    // the DIRECT_PAUSE batches after it go by the INSERT path: no COPY tried; the one after those is copied again
+    for (let k = 0; k < DIRECT_PAUSE; k++) expect(await repository.upsertMany(range(2000 + k, 2001 + k))).toEqual({ inserted: 1, updated: 0 });
     expect(copies).toHaveLength(2);
+    expect(await repository.upsertMany(range(2000 + DIRECT_PAUSE, 2100))).toEqual({ inserted: 100 - DIRECT_PAUSE, updated: 0 });
+    expect(copies).toHaveLength(3);
     expect(await state()).toEqual({ rows: 2100, keys: 2100, counted: 2100 });
   });
 
@@ -245,6 +247,13 @@ describe('EntitiesRepository.upsertMany copies a fresh batch straight into entit
       expect(copies).toHaveLength(3);
       expect(answered).toEqual([2000, 2000]);
       expect(await state()).toEqual({ rows: n, keys: n, counted: n });
+      // the DIRECT_PAUSE chunks after it are written by the load table (the thread not asked); the one after those by the thread again
+      for (let k = 0; k < DIRECT_PAUSE; k++) expect(await repository.seedRange(54_000 + k, 1)).toEqual({ inserted: 1, updated: 0 });
+      expect([copies.length, answered.length]).toEqual([3, 2]);
+      expect(await repository.seedRange(54_000 + DIRECT_PAUSE, 10)).toEqual({ inserted: 10, updated: 0 });
+      expect([copies.length, answered]).toEqual([4, [2000, 2000, 10]]);
+      const m = n + DIRECT_PAUSE + 10;
+      expect(await state()).toEqual({ rows: m, keys: m, counted: m });
     } finally {
       encodeSeedOnThread(undefined);
       await repository.onApplicationShutdown();

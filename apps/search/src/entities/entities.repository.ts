@@ -537,8 +537,8 @@ const PLACED_SQL = `SELECT id, ctid::text AS tid FROM entities WHERE id = ANY($1
 const TERMS_PROBE = 'BIO Immunology cooperative_agreement I_2 ARPA-E Co-Founder doe.gov.example apexapex100108.example Tokyo, IN, x9';
 /** What a batch that can be made again from nothing (the generated seed) sets in its transaction: its commit does not wait for its WAL to reach the disk (upsertMany). */
 const REGENERABLE = ' SET LOCAL synchronous_commit = off;';
-/** After a batch's COPY into `entities` found a key already stored, this many batches are written by INSERT ... SELECT first. */
-const DIRECT_PAUSE = 64;
+/** After a batch's COPY into `entities` found a key already stored, that batch and this many after it are written by INSERT ... SELECT first. */
+export const DIRECT_PAUSE = 64;
 
 /** A tid's text `(block,offset)` as its two numbers. */
 function tidParts(tid: string): [number, number] {
@@ -789,9 +789,11 @@ export class EntitiesRepository implements OnApplicationShutdown {
    *
    * Before all that, a batch whose terms search can make (entitiesCopyDirect, entity.ts termsOf)
    * is copied straight into `entities` (copyFresh): the cheapest way for keys not stored yet. When
-   * a key is stored it fails having written nothing, and the batch takes the way above.
+   * a key is stored it fails having written nothing, and the batch takes the way above, as do the
+   * DIRECT_PAUSE batches after it. `copyFailed`: the caller (seedRange) met the stored key with this
+   * batch's COPY already.
    */
-  async upsertMany(entities: EntityInput[], options: { regenerable?: boolean } = {}): Promise<{ inserted: number; updated: number }> {
+  async upsertMany(entities: EntityInput[], options: { regenerable?: boolean; copyFailed?: boolean } = {}): Promise<{ inserted: number; updated: number }> {
     if (entities.length === 0) return { inserted: 0, updated: 0 };
     const ordered = inKeyOrder(entities);
     const ids = newIds(ID_PREFIX.entity, ordered.length);
@@ -801,7 +803,9 @@ export class EntitiesRepository implements OnApplicationShutdown {
     // same search:seed run again writes them back. Ingested batches stay synchronous: their
     // source is the operator's file, and an acknowledged batch must survive.
     const durability = options.regenerable ? REGENERABLE : '';
-    if (this.directPause > 0) this.directPause--;
+    if (options.copyFailed) {
+      // this batch's COPY met a stored key already (seedRange): it is not tried again, and DIRECT_PAUSE counts from the next batch
+    } else if (this.directPause > 0) this.directPause--;
     else if (await this.termsAgree()) {
       const chunk = freshChunk(ordered, ids);
       if (chunk && await this.copiedFresh(chunk, durability)) return { inserted: ordered.length, updated: 0 };
@@ -870,7 +874,11 @@ export class EntitiesRepository implements OnApplicationShutdown {
   async seedRange(start: number, count: number): Promise<{ inserted: number; updated: number }> {
     if (this.directPause === 0 && this.encoder.available && await this.termsAgree()) {
       const chunk = await this.encoder.encode(start, count);
-      if (chunk && await this.copiedFresh(chunk, REGENERABLE)) return { inserted: count, updated: 0 };
+      if (chunk) {
+        if (await this.copiedFresh(chunk, REGENERABLE)) return { inserted: count, updated: 0 };
+        // a key of the chunk is stored: the chunk goes by the load table, and the next DIRECT_PAUSE chunks too
+        return this.upsertMany(seedEntities(start, count), { regenerable: true, copyFailed: true });
+      }
     }
     return this.upsertMany(seedEntities(start, count), { regenerable: true });
   }
