@@ -789,11 +789,10 @@ export class EntitiesRepository implements OnApplicationShutdown {
    *
    * Before all that, a batch whose terms search can make (entitiesCopyDirect, entity.ts termsOf)
    * is copied straight into `entities` (copyFresh): the cheapest way for keys not stored yet. When
-   * a key is stored it fails having written nothing, and the batch takes the way above, as do the
-   * DIRECT_PAUSE batches after it. `copyFailed`: the caller (seedRange) met the stored key with this
-   * batch's COPY already.
+   * a key is stored it fails having written nothing, and the batch takes the way above
+   * (viaLoadTable), as do the DIRECT_PAUSE batches after it.
    */
-  async upsertMany(entities: EntityInput[], options: { regenerable?: boolean; copyFailed?: boolean } = {}): Promise<{ inserted: number; updated: number }> {
+  async upsertMany(entities: EntityInput[], options: { regenerable?: boolean } = {}): Promise<{ inserted: number; updated: number }> {
     if (entities.length === 0) return { inserted: 0, updated: 0 };
     const ordered = inKeyOrder(entities);
     const ids = newIds(ID_PREFIX.entity, ordered.length);
@@ -803,13 +802,16 @@ export class EntitiesRepository implements OnApplicationShutdown {
     // same search:seed run again writes them back. Ingested batches stay synchronous: their
     // source is the operator's file, and an acknowledged batch must survive.
     const durability = options.regenerable ? REGENERABLE : '';
-    if (options.copyFailed) {
-      // this batch's COPY met a stored key already (seedRange): it is not tried again, and DIRECT_PAUSE counts from the next batch
-    } else if (this.directPause > 0) this.directPause--;
+    if (this.directPause > 0) this.directPause--;
     else if (await this.termsAgree()) {
       const chunk = freshChunk(ordered, ids);
       if (chunk && await this.copiedFresh(chunk, durability)) return { inserted: ordered.length, updated: 0 };
     }
+    return this.viaLoadTable(ordered, ids, durability);
+  }
+
+  /** A batch (in ext_key order, with its new ids) written by the load table and INSERT ... SELECT, upserted when a key is stored (upsertMany). */
+  private async viaLoadTable(ordered: readonly EntityInput[], ids: string[], durability: string): Promise<{ inserted: number; updated: number }> {
     const data = entitiesCopyBinary(ordered, ids);
     const client = await this.pool.connect();
     let builder = new SegmentBuilder(ordered.length);
@@ -876,8 +878,9 @@ export class EntitiesRepository implements OnApplicationShutdown {
       const chunk = await this.encoder.encode(start, count);
       if (chunk) {
         if (await this.copiedFresh(chunk, REGENERABLE)) return { inserted: count, updated: 0 };
-        // a key of the chunk is stored: the chunk goes by the load table, and the next DIRECT_PAUSE chunks too
-        return this.upsertMany(seedEntities(start, count), { regenerable: true, copyFailed: true });
+        // a key of the chunk is stored: the chunk goes by the load table (copyFresh paused the COPY for the next DIRECT_PAUSE chunks)
+        const ordered = inKeyOrder(seedEntities(start, count));
+        return this.viaLoadTable(ordered, newIds(ID_PREFIX.entity, ordered.length), REGENERABLE);
       }
     }
     return this.upsertMany(seedEntities(start, count), { regenerable: true });
