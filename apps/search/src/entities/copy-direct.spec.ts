@@ -84,6 +84,21 @@ describe('a fresh batch written for COPY into entities (entitiesCopyDirect)', ()
     expect(() => write({ num_min: 2 ** 63 })).toThrow('out of range for type bigint');
   });
 
+  it('writes details and sources as json takes them (their text, no jsonb version byte), a lone surrogate as U+FFFD, and refuses a NUL escape as jsonb and text do', () => {
+    const write = (over: Partial<EntityInput>) => rowsOf(entitiesCopyDirect([entity(8, over)], ['ent_8'], new SegmentBuilder(1))!)[0];
+    const details = { industry: 'software', note: 'ünïcødé "quoted" \\ back', n: [1, 2.5, null, true] };
+    const row = write({ details });
+    expect(row[14]!.toString('utf8')).toBe(JSON.stringify(details));
+    expect(row[19]!.toString('utf8')).toBe(JSON.stringify(seedEntity(8).sources));
+    const none = write({ details: undefined as never, sources: undefined as never });
+    expect([none[14]!.toString(), none[19]!.toString()]).toEqual(['{}', '[]']);
+    expect(JSON.parse(write({ details: { x: 'a\ud800b' } })[14]!.toString('utf8'))).toEqual({ x: 'a\ufffdb' });
+    expect(() => write({ details: { x: 'a\u0000b' } })).toThrow('unsupported Unicode escape sequence');
+    expect(() => write({ sources: [{ field: 'name', value: '\u0000' }] as never })).toThrow('unsupported Unicode escape sequence');
+    // a backslash before `u0000` is not an escape of NUL
+    expect(JSON.parse(write({ details: { x: 'a\\u0000b' } })[14]!.toString('utf8'))).toEqual({ x: 'a\\u0000b' });
+  });
+
   it('gives nothing for a batch with a token termsOf does not know, or a facet with a NUL: the load table takes it', () => {
     const builder = () => new SegmentBuilder(4);
     expect(entitiesCopyDirect([seedEntity(1), entity(2, { search_text: 'mail x@y.io' })], ['ent_1', 'ent_2'], builder())).toBeUndefined();

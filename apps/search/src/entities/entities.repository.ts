@@ -77,7 +77,7 @@ const TERMS_SQL = `array_to_tsvector(string_to_array(t.plain_words, ' ') || t.fa
 const LOAD_COLUMNS: [string, string][] = [
   ['id', 'text'], ['ext_key', 'text'], ['lens', 'text'], ['name', 'text'], ['person_name', 'text'], ['first_name', 'text'], ['last_name', 'text'],
   ['title', 'text'], ['organization', 'text'], ['location', 'text'], ['country', 'text'], ['domain', 'text'], ['email', 'text'], ['phone', 'text'],
-  ['details', 'jsonb'], ['facets', 'text[]'], ['num_min', 'bigint'], ['num_max', 'bigint'], ['rank_score', 'int'], ['sources', 'jsonb'],
+  ['details', 'json'], ['facets', 'text[]'], ['num_min', 'bigint'], ['num_max', 'bigint'], ['rank_score', 'int'], ['sources', 'json'],
   ['search_text', 'text'], ['facet_terms', 'text[]'], ['plain_words', 'text'], ['other_words', 'text'],
 ];
 const LOAD_COLUMN_NAMES = LOAD_COLUMNS.map(([name]) => name).join(', ');
@@ -118,6 +118,8 @@ const FRESH_SAVEPOINT = 'entities_fresh';
 /** PostgreSQL's unique_violation. */
 const UNIQUE_VIOLATION = '23505';
 
+/** A NUL escape in JSON text (not an escaped backslash before `u0000`). */
+const NUL_ESCAPE = /(?<!\\)(?:\\\\)*\\u0000/;
 /** A lone UTF-16 surrogate escape, which PostgreSQL's JSON parser refuses: stored as U+FFFD. */
 const LONE_SURROGATE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
 
@@ -149,9 +151,9 @@ function integerOf(v: unknown, type: 'bigint' | 'integer'): bigint {
 
 /**
  * COPY's binary format written straight into buffers, value by value: each row its field count,
- * each value its length and its bytes (text as UTF-8, jsonb as its version byte and JSON, text[]
+ * each value its length and its bytes (text as UTF-8, json as its text, text[]
  * as array_send makes it, bigint and integer in network order). PostgreSQL then parses neither
- * text escapes, nor array literals, nor numbers (only the JSON of the two jsonb columns), and
+ * text escapes, nor array literals, nor numbers (it only checks the JSON of the two json columns), and
  * search escapes nothing. No string is made for a row (the concatenations and their UTF-8
  * encoding were a large part of a seed's time in search, and of its garbage). A lone UTF-16
  * surrogate is written as U+FFFD (as Buffer's UTF-8 writes it; said explicitly in JSON). A buffer
@@ -188,15 +190,19 @@ class CopyBinary {
     return written;
   }
 
-  /** JSON for a jsonb column (version 1, then the text). */
+  /**
+   * JSON for a json column: the text. A NUL escape (`\u0000`) fails the batch, as jsonb's input
+   * (which these columns had: migration 0024) and PostgreSQL's text refuse it: a value that
+   * cannot become text would fail later where a reveal copies it into a jsonb column.
+   */
   json(v: unknown): void {
     let json = JSON.stringify(v);
+    if (json.includes('\\u0000') && NUL_ESCAPE.test(json)) throw new Error('unsupported Unicode escape sequence: \\u0000 cannot be converted to text');
     if (json.includes('\\ud')) json = json.replace(LONE_SURROGATE, '$1\\ufffd');
-    this.room(5 + json.length * 3);
-    const written = this.buf.write(json, this.at + 5);
-    this.buf.writeInt32BE(written + 1, this.at);
-    this.buf[this.at + 4] = 1;
-    this.at += 5 + written;
+    this.room(4 + json.length * 3);
+    const written = this.buf.write(json, this.at + 4);
+    this.buf.writeInt32BE(written, this.at);
+    this.at += 4 + written;
   }
 
   /** A text[] (array_send's form: dimensions, whether a NULL is in it, the element type, then the elements); NULL elements for null. */

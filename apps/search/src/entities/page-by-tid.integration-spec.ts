@@ -116,7 +116,7 @@ describe('search pages read by TID with the id checked (real PostgreSQL)', () =>
       // a reveal is the workspace's, not the row's: it shows on a kept row
       await pool.query(`INSERT INTO reveals (id, workspace_id, entity_id, status, credits_charged, email_status) VALUES ('rv_kept', $1, $2, 'completed', 1, 'valid')`, [WS, ids[2]]);
       // an UPDATE no index hears of: that row (a new version, a new xmin) is written again, the others are not
-      await pool.query(`UPDATE entities SET title = 'Changed by hand', details = details || '{"by": "hand"}' WHERE id = $1`, [ids[7]]);
+      await pool.query(`UPDATE entities SET title = 'Changed by hand', details = (details::jsonb || '{"by": "hand"}')::json WHERE id = $1`, [ids[7]]);
       const again = await reader.repository.search(WS, 'researchers', '', [], 50, 25);
       expect(again.rows).toEqual(await byKey(WS, ids));
       expect(again.rows[7].title).toBe('Changed by hand');
@@ -159,7 +159,7 @@ describe('search pages read by TID with the id checked (real PostgreSQL)', () =>
     expect(reader.index.tidsOf(ids)).toEqual(before);
     // an UPDATE no index hears of (no generation moves): every other row of the page gets a new version elsewhere
     const changed = ids.filter((_, k) => k % 2 === 0);
-    await pool.query(`UPDATE entities SET name = name || ' (renamed)', details = details || '{"v": 2}' WHERE id = ANY($1)`, [changed]);
+    await pool.query(`UPDATE entities SET name = name || ' (renamed)', details = (details::jsonb || '{"v": 2}')::json WHERE id = ANY($1)`, [changed]);
     await pool.query('VACUUM entities');
     // rows written since may take the slots the old versions left: a TID then holds another row, whose id differs
     // (of the other lenses: the page's ranking stays as it was)

@@ -20,6 +20,7 @@ import { DropEntitiesLensRank1764000020000 } from './1764000020000-drop-entities
 import { LeaseTakeGenericPlans1764000021000 } from './1764000021000-lease-take-generic-plans';
 import { LeaseTakeLookupByKey1764000022000 } from './1764000022000-lease-take-lookup-by-key';
 import { DropEntitiesRank1764000023000 } from './1764000023000-drop-entities-rank';
+import { EntitiesJson1764000024000 } from './1764000024000-entities-json';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -54,6 +55,7 @@ export const MIGRATIONS = [
   LeaseTakeGenericPlans1764000021000,
   LeaseTakeLookupByKey1764000022000,
   DropEntitiesRank1764000023000,
+  EntitiesJson1764000024000,
 ];
 
 /**

@@ -3,7 +3,7 @@ import { PageEntity } from '../entities/entities.repository';
 import { maskEmail, maskPhone } from '../entities/entity';
 import { hitJson, matchScore, pageJson } from './search.service';
 
-/** A page entity as PostgreSQL hands it over: details and sources as jsonb text (its spacing, its key order). */
+/** A page entity as PostgreSQL hands it over: details and sources as json text (here jsonb's spacing and key order, as a row written before migration 0024 holds them). */
 function entity(details: string, over: Partial<PageEntity> = {}): PageEntity {
   return {
     id: 'ent_1', lens: 'investors', name: 'Vertex Lumen Ventures', person_name: 'Anna Khan', first_name: 'Anna', last_name: 'Khan', title: 'Partner',
@@ -57,6 +57,17 @@ describe('a search page written as JSON text (hitJson, pageJson)', () => {
     // a value that only mentions them stays as written
     const mention = entity('{"note": "email: none, phone: none"}');
     expect(hitJson(mention, undefined)).toContain('"details":{"note": "email: none, phone: none"}');
+  });
+
+  it('details written as JSON.stringify writes them (the json column since migration 0024), or with other spacing, lose them too', () => {
+    for (const text of ['{"email":"x@y.com","phone":"+1 555","type":"vc"}', '{"type":"vc","phone" :"+1 555","email"\n:\t"x@y.com"}', '{ "email" : "x@y.com" , "type" : "vc" , "phone" : "+1 555" }']) {
+      const hit = hitJson(entity(text), undefined);
+      expect(JSON.parse(hit).details).toEqual({ type: 'vc' });
+      expect(hit).not.toContain('x@y.com');
+      expect(hit).not.toContain('+1 555');
+    }
+    const plain = entity('{"type":"vc","stages":["seed"]}');
+    expect(hitJson(plain, undefined)).toContain('"details":{"type":"vc","stages":["seed"]},"sources":');
   });
 
   it('a page parses to SearchResults with data last, empty or not', () => {

@@ -40,11 +40,16 @@ export function matchScore(details: Record<string, unknown>, location: string | 
   return score;
 }
 
-/** A details text that may name `email` or `phone` at its top level (a key is written `"key": ` by jsonb's output). */
-const CONTACT_KEY = /"(?:email|phone)": /;
+/**
+ * A details text that may name `email` or `phone` at its top level: the key in quotes, then its
+ * colon after any whitespace. The column is json (migration 0024): a row written since holds
+ * JSON.stringify's `"key":`, one written before it jsonb's `"key": `, and PostgreSQL's json input
+ * keeps whatever spacing it was given. A match inside a string only costs a parse.
+ */
+const CONTACT_KEY = /"(?:email|phone)"\s*:/;
 
 /**
- * The entity's details as the hit shows them: its jsonb text as it is, or, when it may carry an
+ * The entity's details as the hit shows them: its json text as it is, or, when it may carry an
  * email or phone key (the contact is the reveal's: never shown in a hit), parsed without them.
  */
 function detailsJson(text: string): string {
@@ -65,7 +70,7 @@ function withKeys(head: object, tail: string): string {
 
 /**
  * A hit (SearchHit) as JSON text: every field but `details` and `sources` serialised here, those
- * two (the last keys of a hit, in this order) spliced in as PostgreSQL wrote the jsonb: parsing
+ * two (the last keys of a hit, in this order) spliced in as PostgreSQL stored the json: parsing
  * and serialising them again cost about a fifth of search's CPU a page (docs/benchmarks.md).
  */
 export function hitJson(row: PageEntity, profile: OpportunityProfile | undefined): string {
