@@ -57,4 +57,28 @@ describe('search_lease_take plans (real PostgreSQL)', () => {
     expect(plans.find((p) => p.includes('FROM credit_leases c') && p.includes('FOR UPDATE'))).toMatch(/Index (Only )?Scan (using|on) credit_leases_/);
     expect(plans.find((p) => p.includes('UPDATE credit_leases c SET used'))).toMatch(/Index Scan using credit_leases_pkey/);
   });
+
+  it('answers the room the open leases have left after the take, on every row: what search asks the next lease ahead by', async () => {
+    await client.query(`INSERT INTO credit_leases (id, workspace_id, state, pool, size, used, ctx, expires_at) VALUES
+      ('lse_room_a', 'ws_room', 'open', 'plan', 3, 1, '{}', now() + interval '1 hour'),
+      ('lse_room_b', 'ws_room', 'open', 'pack', 2, 0, '{}', now() + interval '1 hour'),
+      ('lse_room_c', 'ws_room', 'closing', 'plan', 50, 0, '{}', now() + interval '1 hour'),
+      ('lse_room_d', 'ws_room', 'open', 'plan', 50, 0, '{}', now() - interval '1 second'),
+      ('lse_room_e', 'ws_room_other', 'open', 'plan', 50, 0, '{}', now() + interval '1 hour')`);
+    const take = async (refs: string[]) => (await client.query(`SELECT out_status, out_room FROM search_lease_take('ws_room', $1)`, [refs])).rows;
+    // open, not expired, of this workspace: 2 + 2 credits of room; three pages take three
+    expect(await take(['r1', 'r2', 'r3'])).toEqual([
+      { out_status: 'taken', out_room: 1 }, { out_status: 'taken', out_room: 1 }, { out_status: 'taken', out_room: 1 },
+    ]);
+    // a page charged before takes no room
+    expect(await take(['r1', 'r4'])).toEqual([{ out_status: 'already', out_room: 0 }, { out_status: 'taken', out_room: 0 }]);
+    expect(await take(['r5'])).toEqual([{ out_status: 'none', out_room: 0 }]);
+    // the books: every lease's used is the pages charged against it
+    const { rows } = await client.query(`SELECT c.id, c.used, (SELECT count(*)::int FROM credit_lease_pages p WHERE p.lease_id = c.id) AS pages
+                                           FROM credit_leases c WHERE c.workspace_id = 'ws_room' ORDER BY c.id`);
+    expect(rows).toEqual([
+      { id: 'lse_room_a', used: 3, pages: 2 }, { id: 'lse_room_b', used: 2, pages: 2 },
+      { id: 'lse_room_c', used: 0, pages: 0 }, { id: 'lse_room_d', used: 0, pages: 0 },
+    ]);
+  });
 });

@@ -25,10 +25,16 @@ export class LeasesRepository {
     private readonly uow: UnitOfWork,
   ) {}
 
-  /** Charges a group of one workspace's pages, one status per ref in order; named, planned once per connection. */
-  async take(workspaceId: string, refs: string[]): Promise<TakeStatus[]> {
-    const { rows } = await this.pool.query<{ out_status: TakeStatus }>({ name: 'search-lease-take', text: 'SELECT out_status FROM search_lease_take($1, $2)', values: [workspaceId, refs] });
-    return rows.map((row) => row.out_status);
+  /**
+   * Charges a group of one workspace's pages, one status per ref in order, and says the room the
+   * workspace's open leases have left after it (migration 1764000025000); named, planned once per
+   * connection.
+   */
+  async take(workspaceId: string, refs: string[]): Promise<{ statuses: TakeStatus[]; room: number }> {
+    const { rows } = await this.pool.query<{ out_status: TakeStatus; out_room: number }>({
+      name: 'search-lease-take', text: 'SELECT out_status, out_room FROM search_lease_take($1, $2)', values: [workspaceId, refs],
+    });
+    return { statuses: rows.map((row) => row.out_status), room: rows.length > 0 ? rows[0].out_room : 0 };
   }
 
   /** A lease about to be asked of billing: recorded first, so that a lease billing grants is never unknown here. */

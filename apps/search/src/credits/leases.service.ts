@@ -11,8 +11,16 @@ const LEASE_SPAN_MS = 2000;
 const KEEP_SETTLED_MS = 3_600_000;
 /** A page waiting on a lease another request of its workspace is asking for, or on one closing, asks again after this. */
 const LIVE_LEASE_PAUSE_MS = 15;
+/**
+ * The next lease is asked for ahead of need once the workspace's open leases have room for fewer
+ * pages than it asked in this long (at its recent rate), so that it is open before they are full.
+ */
+const LEASE_AHEAD_MS = 250;
+/** After billing granted nothing to a lease asked for ahead, none is asked for ahead for the workspace for this long. */
+const AHEAD_REFUSED_PAUSE_MS = 1000;
 
 interface Waiting {
+  ctx: RequestContext;
   ref: string;
   resolve: (status: TakeStatus) => void;
   reject: (err: unknown) => void;
@@ -39,6 +47,8 @@ export class LeasesService implements OnApplicationBootstrap, OnApplicationShutd
   private readonly acquiring = new Map<string, Promise<number>>();
   /** Pages asked per workspace since its last lease request: what the next lease is sized to. */
   private readonly demand = new Map<string, { pages: number; since: number }>();
+  /** When billing last granted nothing to a lease asked for ahead of need, per workspace. */
+  private readonly refusedAhead = new Map<string, number>();
   private stopSweeps?: () => void;
   private sweeps = 0;
 
@@ -67,7 +77,7 @@ export class LeasesService implements OnApplicationBootstrap, OnApplicationShutd
     const deadline = Date.now() + this.config.peerTimeoutMs;
     this.noteDemand(ctx.workspace_id);
     for (;;) {
-      const status = await this.take(ctx.workspace_id, ref);
+      const status = await this.take(ctx, ref);
       if (status === 'taken' || status === 'already') return;
       if (status === 'refunded') throw new DomainError('internal_error', 'This page was given up before; nothing was charged');
       // billing is asked even past the deadline: when it has no credit to spare, the answer is
@@ -136,6 +146,7 @@ export class LeasesService implements OnApplicationBootstrap, OnApplicationShutd
       await this.repo.forgetSettled(KEEP_SETTLED_MS);
       const old = Date.now() - 60_000;
       for (const [ws, d] of this.demand) if (d.since < old) this.demand.delete(ws);
+      for (const [ws, at] of this.refusedAhead) if (at < old) this.refusedAhead.delete(ws);
     }
     return settled;
   }
@@ -152,16 +163,18 @@ export class LeasesService implements OnApplicationBootstrap, OnApplicationShutd
    * (`setImmediate`, as ReadBatch reads pages), so that the pages of one turn are charged by one
    * take; the pages that arrive while it runs go in the next one together. Begun at once, a burst's
    * first page was taken alone and every other page of the burst waited for that commit before its
-   * own.
+   * own. A take that leaves the workspace's open leases little room asks billing for the next
+   * lease at once (ahead), while pages are still charged against the ones open.
    */
-  private take(workspaceId: string, ref: string): Promise<TakeStatus> {
+  private take(ctx: RequestContext, ref: string): Promise<TakeStatus> {
+    const workspaceId = ctx.workspace_id;
     return new Promise<TakeStatus>((resolve, reject) => {
       const queue = this.queues.get(workspaceId);
       if (queue) {
-        queue.push({ ref, resolve, reject });
+        queue.push({ ctx, ref, resolve, reject });
         return;
       }
-      const fresh = [{ ref, resolve, reject }];
+      const fresh = [{ ctx, ref, resolve, reject }];
       this.queues.set(workspaceId, fresh);
       setImmediate(() => void this.drain(workspaceId, fresh));
     });
@@ -172,8 +185,9 @@ export class LeasesService implements OnApplicationBootstrap, OnApplicationShutd
       while (queue.length > 0) {
         const batch = queue.splice(0, 500);
         try {
-          const statuses = await this.repo.take(workspaceId, batch.map((w) => w.ref));
+          const { statuses, room } = await this.repo.take(workspaceId, batch.map((w) => w.ref));
           batch.forEach((w, i) => w.resolve(statuses[i]));
+          this.ahead(batch[batch.length - 1].ctx, room);
         } catch (err) {
           for (const w of batch) w.reject(err);
         }
@@ -187,6 +201,32 @@ export class LeasesService implements OnApplicationBootstrap, OnApplicationShutd
     const d = this.demand.get(workspaceId);
     if (d) d.pages++;
     else this.demand.set(workspaceId, { pages: 1, since: Date.now() });
+  }
+
+  /**
+   * Asks billing for the workspace's next lease in the background when its open leases have room
+   * for fewer pages than it asks in LEASE_AHEAD_MS, unless a request is in flight already (a page
+   * that finds no room waits for that one) or billing granted nothing to the last one asked ahead
+   * within AHEAD_REFUSED_PAUSE_MS (a workspace out of credits is not asked for on every take).
+   * Exact as any lease: recorded here before billing is asked, settled whatever happens.
+   */
+  private ahead(ctx: RequestContext, room: number): void {
+    const workspaceId = ctx.workspace_id;
+    if (this.acquiring.has(workspaceId)) return;
+    const d = this.demand.get(workspaceId);
+    if (!d || room >= (d.pages / Math.max(250, Date.now() - d.since)) * LEASE_AHEAD_MS) return;
+    const refused = this.refusedAhead.get(workspaceId);
+    if (refused !== undefined && Date.now() - refused < AHEAD_REFUSED_PAUSE_MS) return;
+    this.acquire(ctx).then(
+      (granted) => {
+        if (granted > 0) this.refusedAhead.delete(workspaceId);
+        else this.refusedAhead.set(workspaceId, Date.now());
+      },
+      (err: Error) => {
+        this.refusedAhead.set(workspaceId, Date.now());
+        this.log.warn({ workspace_id: workspaceId, reason: err.message }, 'search: a lease asked for ahead of need was not had; pages ask again when the open ones are full');
+      },
+    );
   }
 
   /** The next lease's size: the workspace's pages per LEASE_SPAN_MS since its last lease request, 1 to SEARCH_LEASE_MAX. */

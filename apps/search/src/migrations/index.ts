@@ -21,6 +21,7 @@ import { LeaseTakeGenericPlans1764000021000 } from './1764000021000-lease-take-g
 import { LeaseTakeLookupByKey1764000022000 } from './1764000022000-lease-take-lookup-by-key';
 import { DropEntitiesRank1764000023000 } from './1764000023000-drop-entities-rank';
 import { EntitiesJson1764000024000 } from './1764000024000-entities-json';
+import { LeaseTakeRoom1764000025000 } from './1764000025000-lease-take-room';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -56,6 +57,7 @@ export const MIGRATIONS = [
   LeaseTakeLookupByKey1764000022000,
   DropEntitiesRank1764000023000,
   EntitiesJson1764000024000,
+  LeaseTakeRoom1764000025000,
 ];
 
 /**
