@@ -212,9 +212,7 @@ export class LeasesService implements OnApplicationBootstrap, OnApplicationShutd
    */
   private ahead(ctx: RequestContext, room: number): void {
     const workspaceId = ctx.workspace_id;
-    if (this.acquiring.has(workspaceId)) return;
-    const d = this.demand.get(workspaceId);
-    if (!d || room >= (d.pages / Math.max(250, Date.now() - d.since)) * LEASE_AHEAD_MS) return;
+    if (this.acquiring.has(workspaceId) || room >= this.pagesPerMs(workspaceId, Date.now()) * LEASE_AHEAD_MS) return;
     const refused = this.refusedAhead.get(workspaceId);
     if (refused !== undefined && Date.now() - refused < AHEAD_REFUSED_PAUSE_MS) return;
     this.acquire(ctx).then(
@@ -232,10 +230,15 @@ export class LeasesService implements OnApplicationBootstrap, OnApplicationShutd
   /** The next lease's size: the workspace's pages per LEASE_SPAN_MS since its last lease request, 1 to SEARCH_LEASE_MAX. */
   private want(workspaceId: string): number {
     const now = Date.now();
-    const d = this.demand.get(workspaceId);
-    const perMs = d ? d.pages / Math.max(250, now - d.since) : 0;
+    const perMs = this.pagesPerMs(workspaceId, now);
     this.demand.set(workspaceId, { pages: 0, since: now });
     return Math.min(this.config.lease.max, Math.max(1, Math.ceil(perMs * LEASE_SPAN_MS)));
+  }
+
+  /** The workspace's pages a millisecond since its last lease request (over 250 ms at least); 0 when none was asked. */
+  private pagesPerMs(workspaceId: string, now: number): number {
+    const d = this.demand.get(workspaceId);
+    return d ? d.pages / Math.max(250, now - d.since) : 0;
   }
 
   /** The workspace's lease request in flight, or a new one: > 0 when a lease opened (or may have: ask again). */
