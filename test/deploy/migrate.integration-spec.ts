@@ -171,17 +171,17 @@ describe('tools/migrate (the one-shot migration entry of the compose steps and J
   it("search: details and sources become json (1764000024000), each row's text as jsonb wrote it; reverted, jsonb again with the same values", async () => {
     const url = databaseUrlFor('search', env);
     const json = 'EntitiesJson1764000024000';
-    // the search migrations after it, newest first
+    // the search migrations after it, oldest first
     const names = SERVICE_MIGRATIONS.search.map((m) => m.name);
-    const after = names.slice(names.indexOf(json) + 1).reverse();
+    const after = names.slice(names.indexOf(json) + 1);
     const types = async () => (await query<{ c: string }>(url,
       `SELECT column_name || ' ' || data_type || ' ' || column_default || ' null=' || is_nullable AS c FROM information_schema.columns
         WHERE table_name = 'entities' AND column_name IN ('details', 'sources') ORDER BY 1`)).map((r) => r.c);
     const rows = () => query<{ id: string; d: string; s: string }>(url, 'SELECT id, details::text AS d, sources::text AS s FROM entities ORDER BY id');
     try {
       expect(await migrateService('search', { env })).toContain(json);
-      // the migrations after it reverted first (each its own down), then it
-      for (const later of after) expect(await revertServiceMigration('search', { env })).toBe(later);
+      // the migrations after it reverted first (each its own down, newest first), then it
+      for (const later of [...after].reverse()) expect(await revertServiceMigration('search', { env })).toBe(later);
       expect(await revertServiceMigration('search', { env })).toBe(json);
       expect(await types()).toEqual(["details jsonb '{}'::jsonb null=NO", "sources jsonb '[]'::jsonb null=NO"]);
       await query(url, `INSERT INTO entities (id, ext_key, lens, name, details, sources, terms) VALUES
@@ -189,13 +189,13 @@ describe('tools/migrate (the one-shot migration entry of the compose steps and J
         ('ent_2', 'k:2', 'leads', 'B', DEFAULT, DEFAULT, ''::tsvector)`);
       const before = await rows();
       expect(before[0]).toEqual({ id: 'ent_1', d: '{"type": "vc", "email": "a@b.example", "stages": ["seed"]}', s: '[{"field": "name", "value": "A é"}]' });
-      expect(await migrateService('search', { env })).toEqual([json, ...[...after].reverse()]);
+      expect(await migrateService('search', { env })).toEqual([json, ...after]);
       expect(await types()).toEqual(["details json '{}'::json null=NO", "sources json '[]'::json null=NO"]);
       // the text as jsonb wrote it, rows written before (`"key": `, jsonb's key order): search's contact check reads both spellings
       expect(await rows()).toEqual(before);
       await query(url, `INSERT INTO entities (id, ext_key, lens, name, details, terms) VALUES ('ent_3', 'k:3', 'leads', 'C', '{"b":1,"a":[2]}', ''::tsvector)`);
       expect((await rows())[2]).toEqual({ id: 'ent_3', d: '{"b":1,"a":[2]}', s: '[]' });
-      for (const later of after) expect(await revertServiceMigration('search', { env })).toBe(later);
+      for (const later of [...after].reverse()) expect(await revertServiceMigration('search', { env })).toBe(later);
       expect(await revertServiceMigration('search', { env })).toBe(json);
       expect(await types()).toEqual(["details jsonb '{}'::jsonb null=NO", "sources jsonb '[]'::jsonb null=NO"]);
       expect(await rows()).toEqual([...before, { id: 'ent_3', d: '{"a": [2], "b": 1}', s: '[]' }]);

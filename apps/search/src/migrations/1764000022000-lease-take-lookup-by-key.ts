@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { rewriteLeaseTake } from './lease-take-definition';
 
 /** search_lease_take's look-up of the refs charged before, as migration 1764000016000 wrote it. */
 const BY_ARRAY = 'FOR known IN SELECT p.ref, p.refunded FROM credit_lease_pages p WHERE p.workspace_id = p_workspace AND p.ref = ANY(p_refs) LOOP';
@@ -7,21 +8,6 @@ const BY_ARRAY = 'FOR known IN SELECT p.ref, p.refunded FROM credit_lease_pages 
  * up into a join, so each read has both key columns as its index condition whatever the plan.
  */
 const BY_KEY = 'FOR known IN SELECT r.ref, x.refunded FROM unnest(p_refs) AS r(ref) CROSS JOIN LATERAL (SELECT p.refunded FROM credit_lease_pages p WHERE p.workspace_id = p_workspace AND p.ref = r.ref LIMIT 1) x LOOP';
-
-/** Replaces `from` by `to` in search_lease_take's definition (its settings kept: pg_get_functiondef writes them). */
-const rewrite = (from: string, to: string) => `DO $do$
-  DECLARE def text := pg_get_functiondef('search_lease_take(text, text[])'::regprocedure);
-  BEGIN
-    IF position(${literal(from)} IN def) = 0 THEN
-      RAISE EXCEPTION 'search_lease_take is not the definition this migration rewrites';
-    END IF;
-    EXECUTE replace(def, ${literal(from)}, ${literal(to)});
-  END
-$do$`;
-
-function literal(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
-}
 
 /**
  * search_lease_take reads the refs charged before by key (issue 37, item 2). Its generic plan
@@ -34,10 +20,10 @@ function literal(text: string): string {
  */
 export class LeaseTakeLookupByKey1764000022000 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(rewrite(BY_ARRAY, BY_KEY));
+    await queryRunner.query(rewriteLeaseTake([[BY_ARRAY, BY_KEY]]));
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(rewrite(BY_KEY, BY_ARRAY));
+    await queryRunner.query(rewriteLeaseTake([[BY_KEY, BY_ARRAY]]));
   }
 }
