@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import { cpuByPid, cpuSeconds as cpuOf, cpuSince, percentile, postgresBackends, startBenchMesh } from './bench-mesh';
+import { cpuByPid, cpuSeconds as cpuOf, cpuSince, faultsByPid, percentile, postgresBackends, startBenchMesh } from './bench-mesh';
 import { growthTable, recordGrowth } from './search-growth';
 import { revealsExact } from './reveals-check';
 
@@ -40,7 +40,8 @@ const GOALS = [
   '  3. seed twice as fast as today\'s main side by side in one run, with the index kept, printed as a fraction of a plain COPY of the same rows',
   '     into an unindexed table in the same run (the floor)',
   '  CPU counted: gateway, search, billing, crm, nats-server and the PostgreSQL backends of the bench\'s databases (pg_stat_activity rows of',
-  '  databases named <prefix>*; the server\'s background processes and other databases\' backends are not counted); the load generator apart',
+  '  databases named <prefix>*, the autovacuum workers of those databases among them; the server\'s own background processes and other',
+  '  databases\' backends are not counted); the load generator apart',
 ];
 
 /** Every name has an A record 127.0.0.1 and no MX: reveals verify without the network (probing off). */
@@ -248,16 +249,21 @@ export async function runSearchBench(): Promise<void> {
       const before = pids.map(([, pid]) => cpuSeconds(pid));
       const benchBefore = process.cpuUsage();
       const backends = async () => [...await postgresBackends(mesh.prefix), ...(SEARCH_DB ? await postgresBackends(searchDb) : [])];
-      const pgBefore = cpuByPid(await backends());
+      const pgPids = await backends();
+      const pgBefore = cpuByPid(pgPids);
+      const faultsBefore = faultsByPid(pgPids);
       return async (requests: number): Promise<Cpu> => {
-        const pg = cpuSince(pgBefore, cpuByPid(await backends()));
+        const pgAfter = await backends();
+        const pg = cpuSince(pgBefore, cpuByPid(pgAfter));
+        const faults = cpuSince(faultsBefore, faultsByPid(pgAfter));
         const by: [string, number][] = [...pids.map(([name, pid], i) => [name, ((cpuSeconds(pid) - before[i]) * 1000) / requests] as [string, number]), ['PostgreSQL', (pg * 1000) / requests]];
         const bench = process.cpuUsage(benchBefore);
         const total = by.reduce((sum, [, ms]) => sum + ms, 0);
         return {
           total,
           line: `  cpu ms/page: all processes ${total.toFixed(2)} = ${by.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')} ` +
-            `(PostgreSQL: the backends of the bench's databases); load generator apart ${((bench.user + bench.system) / 1000 / requests).toFixed(2)}`,
+            `(PostgreSQL: the backends of the bench's databases); load generator apart ${((bench.user + bench.system) / 1000 / requests).toFixed(2)}; ` +
+            `PostgreSQL minor page faults a page ${(faults / requests).toFixed(1)} (a backend's first touch of shared memory)`,
         };
       };
     };
