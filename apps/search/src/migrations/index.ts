@@ -22,6 +22,7 @@ import { LeaseTakeLookupByKey1764000022000 } from './1764000022000-lease-take-lo
 import { DropEntitiesRank1764000023000 } from './1764000023000-drop-entities-rank';
 import { EntitiesJson1764000024000 } from './1764000024000-entities-json';
 import { LeaseTakeRoom1764000025000 } from './1764000025000-lease-take-room';
+import { CreditLeasesSettled1764000026000 } from './1764000026000-credit-leases-settled';
 
 // The platform's tables (outbox, processed events, dead letters) at their place in this service's history.
 export class EventBus1764000000000 extends EventBusMigration {}
@@ -58,6 +59,7 @@ export const MIGRATIONS = [
   DropEntitiesRank1764000023000,
   EntitiesJson1764000024000,
   LeaseTakeRoom1764000025000,
+  CreditLeasesSettled1764000026000,
 ];
 
 /**
