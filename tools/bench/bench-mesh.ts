@@ -101,6 +101,16 @@ export function percentile(samples: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
+/** The fields of /proc/<pid>/stat after the command's `)` (field 3 of stat is [0]), or undefined when the process is gone or this is not Linux. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * CPU seconds (user + system) the given processes have used so far, from /proc (Linux). A figure
  * that machine load does not distort the way throughput is distorted: what one request costs.
@@ -108,13 +118,8 @@ export function percentile(samples: number[], p: number): number {
 export function cpuSeconds(pids: number[]): number {
   let ticks = 0;
   for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
-    } catch {
-      // gone, or not Linux
-    }
+    const fields = statFields(pid);
+    if (fields) ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
   }
   return ticks / 100; // USER_HZ
 }
@@ -142,12 +147,7 @@ export const cpuByPid = (pids: number[]): Map<number, number> => new Map(pids.ma
  * pays them where an older one does not.
  */
 export function minorFaults(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);
-  } catch {
-    return 0;
-  }
+  return Number(statFields(pid)?.[7] ?? 0);
 }
 
 /** Minor page faults so far of each of the given processes. */
