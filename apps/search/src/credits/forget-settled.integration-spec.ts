@@ -32,9 +32,8 @@ describe('LeasesRepository.forgetSettled (real PostgreSQL)', () => {
     await pool.query(
       `INSERT INTO credit_leases (id, workspace_id, state, pool, size, used, ctx, expires_at, settled_at)
        VALUES ($1, 'ws_forget', $2, 'plan', $3, $3, '{}', now() + interval '1 minute', now() - $4::interval)`,
-      [id, settledAgo === null ? 'open' : 'settled', pages, settledAgo ?? '0 seconds'],
+      [id, settledAgo === null ? 'open' : 'settled', pages, settledAgo], // now() - NULL: settled_at NULL
     );
-    if (settledAgo === null) await pool.query(`UPDATE credit_leases SET settled_at = NULL WHERE id = $1`, [id]);
     await pool.query(`INSERT INTO credit_lease_pages (workspace_id, ref, lease_id) SELECT 'ws_forget', $1 || ':' || g, $1 FROM generate_series(1, $2::int) g`, [id, pages]);
   }
 
