@@ -18,7 +18,7 @@ import { operatorContext } from '../apps/admin/src/admin-context';
 import { eventsStreamSettings } from '@app/platform/config';
 import type { ProvisionOutcome } from '@app/platform/jetstream';
 import {
-  appReady, freePort, httpReady, inLanes, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
+  freePort, observedReadiness, httpReady, inLanes, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, waitFor,
 } from '../tools/mesh/processes';
 import { TIMING_SCALE } from './support/timing';
 
@@ -447,12 +447,17 @@ export class TestMesh {
       const exitedEarly = app.exited.then((code) => {
         throw new Error(`${name} exited with ${code} during start-up:\n${this.recentLines(name, 20).join('\n')}`);
       });
+      const readiness = observedReadiness(app);
       try {
-        await Promise.race([waitFor(`${name} readiness`, () => appReady(app), HARNESS.readyTimeoutMs, HARNESS.readyPollMs), exitedEarly]);
+        await Promise.race([waitFor(`${name} readiness`, readiness.ready, HARNESS.readyTimeoutMs, HARNESS.readyPollMs), exitedEarly]);
       } catch (err) {
         // a free port chosen here can be taken by another process before the service binds it
         // (other test files run at the same time): choose again
         if (fixed === undefined && attempt < 3 && /EADDRINUSE/.test((err as Error).message)) continue;
+        // a start that never became ready says what its last poll saw and what the app printed
+        if (/not ready within/.test((err as Error).message)) {
+          (err as Error).message += `\nlast poll: ${readiness.last()}\n${name}'s last lines:\n${this.recentLines(name, 30).join('\n')}`;
+        }
         throw err;
       }
       exitedEarly.catch(() => undefined);

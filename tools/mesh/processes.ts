@@ -172,9 +172,28 @@ export function listensOn(pid: number | undefined, port: number): boolean {
   });
 }
 
-/** The app answers its readiness on its port, and the answer is its own (listensOn). */
-export async function appReady(app: Pick<RunningApp, 'port' | 'child'>): Promise<boolean> {
-  return (await httpReady(app.port)) && listensOn(app.child.pid, app.port);
+/**
+ * An app's readiness: /health/ready answers 200 and the app's own process holds the port (not
+ * another process that took it first). `last` says what the last poll saw (the answer's status
+ * and body, or why there was none, and who holds the port), for the error of a start that never
+ * became ready: a timeout alone says nothing of which check held the app back.
+ */
+export function observedReadiness(app: Pick<RunningApp, 'port' | 'child'>): { ready: () => Promise<boolean>; last: () => string } {
+  let last = 'never polled';
+  const ready = async (): Promise<boolean> => {
+    try {
+      const response = await fetch(`http://127.0.0.1:${app.port}/health/ready`, { signal: AbortSignal.timeout(1000) });
+      const body = (await response.text()).slice(0, 600);
+      const holds = listensOn(app.child.pid, app.port);
+      last = `/health/ready answered ${response.status} ${body}; the app's process ${holds ? 'holds' : 'does not hold'} port ${app.port}`;
+      return response.status === 200 && holds;
+    } catch (err) {
+      const cause = (err as Error & { cause?: { message?: string } }).cause?.message;
+      last = `/health/ready on port ${app.port} did not answer: ${(err as Error).message}${cause ? ` (${cause})` : ''}`;
+      return false;
+    }
+  };
+  return { ready, last: () => last };
 }
 
 export interface RunningApp {
