@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import { cpuByPid, cpuSeconds as cpuOf, cpuSince, faultsByPid, percentile, postgresBackends, startBenchMesh } from './bench-mesh';
+import { cpuByPid, cpuSeconds as cpuOf, cpuSince, faultsByPid, minorFaults, percentile, postgresBackends, startBenchMesh } from './bench-mesh';
 import { growthTable, recordGrowth } from './search-growth';
 import { revealsExact } from './reveals-check';
 
@@ -247,6 +247,7 @@ export async function runSearchBench(): Promise<void> {
     const cpuMeter = async () => {
       const pids = [...[...mesh.apps.values()].map((app) => [app.name, app.child.pid] as const), ['nats-server', mesh.natsPid] as const];
       const before = pids.map(([, pid]) => cpuSeconds(pid));
+      const appFaultsBefore = pids.map(([, pid]) => (pid === undefined ? NaN : minorFaults(pid)));
       const benchBefore = process.cpuUsage();
       const backends = async () => [...await postgresBackends(mesh.prefix), ...(SEARCH_DB ? await postgresBackends(searchDb) : [])];
       const pgPids = await backends();
@@ -263,7 +264,8 @@ export async function runSearchBench(): Promise<void> {
           total,
           line: `  cpu ms/page: all processes ${total.toFixed(2)} = ${by.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')} ` +
             `(PostgreSQL: the backends of the bench's databases); load generator apart ${((bench.user + bench.system) / 1000 / requests).toFixed(2)}; ` +
-            `PostgreSQL minor page faults a page ${(faults / requests).toFixed(1)} (a backend's first touch of shared memory)`,
+            `minor page faults a page: ${pids.map(([name, pid], i) => `${name} ${(((pid === undefined ? NaN : minorFaults(pid)) - appFaultsBefore[i]) / requests).toFixed(1)}`).join(', ')}, ` +
+            `PostgreSQL ${(faults / requests).toFixed(1)} (a process's first touch of a page of memory: a backend's of shared memory, a Node process's of its heap)`,
         };
       };
     };
