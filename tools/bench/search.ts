@@ -11,6 +11,8 @@ import { revealsExact } from './reveals-check';
 
 /** CPU seconds (user + system) one process has used so far. */
 const cpuSeconds = (pid: number | undefined): number => (pid === undefined ? NaN : cpuOf([pid]));
+/** Minor page faults one process has taken so far. */
+const faultsOf = (pid: number | undefined): number => (pid === undefined ? NaN : minorFaults(pid));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const dns2 = require('dns2');
 
@@ -247,7 +249,7 @@ export async function runSearchBench(): Promise<void> {
     const cpuMeter = async () => {
       const pids = [...[...mesh.apps.values()].map((app) => [app.name, app.child.pid] as const), ['nats-server', mesh.natsPid] as const];
       const before = pids.map(([, pid]) => cpuSeconds(pid));
-      const appFaultsBefore = pids.map(([, pid]) => (pid === undefined ? NaN : minorFaults(pid)));
+      const appFaultsBefore = pids.map(([, pid]) => faultsOf(pid));
       const benchBefore = process.cpuUsage();
       const backends = async () => [...await postgresBackends(mesh.prefix), ...(SEARCH_DB ? await postgresBackends(searchDb) : [])];
       const pgPids = await backends();
@@ -264,7 +266,7 @@ export async function runSearchBench(): Promise<void> {
           total,
           line: `  cpu ms/page: all processes ${total.toFixed(2)} = ${by.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')} ` +
             `(PostgreSQL: the backends of the bench's databases); load generator apart ${((bench.user + bench.system) / 1000 / requests).toFixed(2)}; ` +
-            `minor page faults a page: ${pids.map(([name, pid], i) => `${name} ${(((pid === undefined ? NaN : minorFaults(pid)) - appFaultsBefore[i]) / requests).toFixed(1)}`).join(', ')}, ` +
+            `minor page faults a page: ${pids.map(([name, pid], i) => `${name} ${((faultsOf(pid) - appFaultsBefore[i]) / requests).toFixed(1)}`).join(', ')}, ` +
             `PostgreSQL ${(faults / requests).toFixed(1)} (a process's first touch of a page of memory: a backend's of shared memory, a Node process's of its heap)`,
         };
       };

@@ -131,9 +131,13 @@ export async function waitFor(what: string, check: () => Promise<boolean>, timeo
   throw new Error(`${what} not ready within ${timeoutMs} ms`);
 }
 
+/** The answer of a service's readiness probe on `port` (rejects when nothing answers within 1 s). */
+function readinessAnswer(port: number): Promise<Response> {
+  return fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(1000) });
+}
+
 export async function httpReady(port: number): Promise<boolean> {
-  const response = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(1000) });
-  return response.status === 200;
+  return (await readinessAnswer(port)).status === 200;
 }
 
 /**
@@ -175,18 +179,20 @@ export function listensOn(pid: number | undefined, port: number): boolean {
 /**
  * An app's readiness: /health/ready answers 200 and the app's own process holds the port (not
  * another process that took it first). `last` says what the last poll saw (the answer's status
- * and body, or why there was none, and who holds the port), for the error of a start that never
- * became ready: a timeout alone says nothing of which check held the app back.
+ * and body, or why there was none, and whether a 200 came from another process), for the error
+ * of a start that never became ready: a timeout alone says nothing of which check held it back.
  */
 export function observedReadiness(app: Pick<RunningApp, 'port' | 'child'>): { ready: () => Promise<boolean>; last: () => string } {
   let last = 'never polled';
   const ready = async (): Promise<boolean> => {
     try {
-      const response = await fetch(`http://127.0.0.1:${app.port}/health/ready`, { signal: AbortSignal.timeout(1000) });
-      const body = (await response.text()).slice(0, 600);
+      const response = await readinessAnswer(app.port);
+      last = `/health/ready answered ${response.status} ${(await response.text()).slice(0, 600)}`;
+      if (response.status !== 200) return false;
+      // /proc/net/tcp is read only for an answer that would make the app ready
       const holds = listensOn(app.child.pid, app.port);
-      last = `/health/ready answered ${response.status} ${body}; the app's process ${holds ? 'holds' : 'does not hold'} port ${app.port}`;
-      return response.status === 200 && holds;
+      if (!holds) last += `, but from a process other than the app's: port ${app.port} is not the app's`;
+      return holds;
     } catch (err) {
       const cause = (err as Error & { cause?: { message?: string } }).cause?.message;
       last = `/health/ready on port ${app.port} did not answer: ${(err as Error).message}${cause ? ` (${cause})` : ''}`;
