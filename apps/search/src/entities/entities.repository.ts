@@ -6,7 +6,7 @@ import { newIds, PG_POOL, ReadBatch } from '@app/platform';
 import { SearchReads } from '../search/search-reads.store';
 import { DEFAULT_ROW_CACHE, SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { EntityInput, facetTerms, facetTermValue, plainWordEnd, searchTextOf, termsOf, TokenShape, tokenShape, wordEndOf } from './entity';
-import { SegmentBuilder } from './memory-index';
+import { Segment, SegmentBuilder } from './memory-index';
 import { CopyBinaryDocs, MemorySearchIndex } from './memory-search-index.store';
 import { seedEntity } from './seed';
 import { EncodedChunk, SeedEncoder } from './seed-encoder';
@@ -908,7 +908,14 @@ export class EntitiesRepository implements OnApplicationShutdown {
     const written = await this.copyFresh(chunk, durability);
     if (written === undefined) return false;
     if (this.memory) {
-      this.memory.written(written, chunk.builder.build());
+      let segment: Segment;
+      try {
+        segment = chunk.builder.build();
+      } catch (err) {
+        this.memory.abandoned(written);
+        throw err;
+      }
+      this.memory.written(written, segment);
       await this.memory.catchUp(written);
     }
     return true;
@@ -944,6 +951,7 @@ export class EntitiesRepository implements OnApplicationShutdown {
   private async copyFresh({ pieces, builder, extKeys, ids }: EncodedChunk, durability: string): Promise<bigint | undefined> {
     const client = await this.pool.connect();
     let released = false;
+    let expected: bigint | undefined;
     try {
       const began = await client.query(`BEGIN; SET LOCAL client_min_messages = warning;${durability} SELECT pg_relation_size('entities') / 8192 AS blocks`) as unknown as { rows: { blocks: string }[] }[];
       const blocks = began[began.length - 1].rows[0].blocks;
@@ -976,11 +984,16 @@ export class EntitiesRepository implements OnApplicationShutdown {
         for (const row of placed) place(row.id, row.tid);
       }
       if (generation === null || unplaced.size > 0) throw new Error(`search: a batch copied into entities was not all read back (${unplaced.size} of ${ids.length} rows)`);
+      // this transaction holds the generation (its row of entities_count) until it ends: the
+      // index waits for this batch's segment instead of reading it back (MemorySearchIndex.expect)
+      expected = BigInt(generation);
+      this.memory?.expect(expected);
       await client.query('COMMIT');
       client.release();
       released = true;
-      return BigInt(generation);
+      return expected;
     } catch (err) {
+      if (expected !== undefined) this.memory?.abandoned(expected);
       if (!released) {
         await client.query('ROLLBACK').catch(() => undefined);
         client.release(err as Error);

@@ -154,6 +154,61 @@ describe('MemorySearchIndex (real PostgreSQL)', () => {
     await expectOracle(late.index);
   });
 
+  it('a batch of its own being committed is not read back: the periodic look leaves it to its writer, a catch-up to it waits for its segment; abandoned or late, it is read from the table', async () => {
+    const other = await start();
+    const reader = await start();
+    const generationNow = async () => BigInt((await pool.query<{ generation: string }>('SELECT generation::text AS generation FROM entities_count')).rows[0].generation);
+    /** A batch written (by the other process), and the segment its writer would hand over: its rows as the table holds them. */
+    const batch = async (from: number) => {
+      const entities = Array.from({ length: 40 }, (_, k) => seedEntity(from + k));
+      await other.repository.upsertMany(entities, { regenerable: true });
+      const { rows } = await pool.query<{ id: string; lens: string; rank: number; num_min: number | null; num_max: number | null; terms: string[] }>(
+        'SELECT id, lens, rank_score AS rank, num_min::float8 AS num_min, num_max::float8 AS num_max, tsvector_to_array(terms) AS terms FROM entities WHERE ext_key = ANY($1)',
+        [entities.map((e) => e.ext_key)]);
+      const builder = new SegmentBuilder();
+      for (const r of rows) builder.add({ id: r.id, lens: r.lens, rank: r.rank, numMin: r.num_min, numMax: r.num_max, terms: r.terms });
+      return { generation: await generationNow(), segment: builder.build() };
+    };
+    const before = reader.index.stats().generation;
+
+    // its writer is committing it (expect): the periodic look reads nothing, a catch-up to it waits
+    const first = await batch(70_000);
+    expect(first.generation).toBe(before + 1n);
+    reader.index.expect(first.generation);
+    await reader.index.catchUp();
+    expect(reader.index.stats().generation).toBe(before);
+    let caught = false;
+    const catching = reader.index.catchUp(first.generation).then(() => { caught = true; });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect({ caught, generation: reader.index.stats().generation }).toEqual({ caught: false, generation: before });
+    reader.index.written(first.generation, first.segment);
+    await catching;
+    expect(reader.index.stats().generation).toBe(first.generation);
+    await expectOracle(reader.index);
+
+    // abandoned (its transaction did not commit, or its segment will not come): read from the table
+    const second = await batch(71_000);
+    reader.index.expect(second.generation);
+    const waiting = reader.index.catchUp(second.generation);
+    reader.index.abandoned(second.generation);
+    await waiting;
+    expect(reader.index.stats().generation).toBe(second.generation);
+    await expectOracle(reader.index);
+
+    // never handed over: the catch-up reads it from the table after COMING_WAIT_MS (2 s)
+    const third = await batch(72_000);
+    reader.index.expect(third.generation);
+    const started = Date.now();
+    await reader.index.catchUp(third.generation);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+    expect(reader.index.stats().generation).toBe(third.generation);
+    await expectOracle(reader.index);
+    // a segment that comes after the index read its generation is not applied again
+    reader.index.written(third.generation, third.segment);
+    await reader.index.catchUp();
+    expect(reader.index.stats()).toMatchObject({ generation: third.generation, entities: other.index.stats().entities });
+  });
+
   it('a build reads PostgreSQL\'s binary COPY as its text output says, however the stream is cut: ids, lexemes (quotes, backslashes, UTF-8), positions, NULLs', async () => {
     const rows = `VALUES ('ent_ä1', 'leads', 7, NULL::float8, 2.5::float8, to_tsvector('simple', 'Zürich Straße it''s a\\b x@y.com bluenorth12.example 3.5') || array_to_tsvector(ARRAY['F:country:DE', 'F:x y'])),
                           ('ent_b', 'grants', -3, -1e12::float8, NULL::float8, strip(to_tsvector('simple', 'Machine-Learning ÉCOLE 日本'))),

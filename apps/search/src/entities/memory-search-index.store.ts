@@ -8,6 +8,26 @@ import type { Condition } from './entities.repository';
 import { TokenShape, tokenShape } from './entity';
 import { IndexQuery, MemoryIndex, Segment, SegmentBuilder } from './memory-index';
 
+/**
+ * How long a catch-up to a target waits for a batch of this process's being committed (expect)
+ * before it reads the generation from the table instead: a COMMIT's round trip, with room for a
+ * loaded machine; a commit slower than this is read back as any other process's batch.
+ */
+const COMING_WAIT_MS = 2000;
+/** The most generations the periodic look checks one by one for being this process's own (allOwn). */
+const COMING_SPAN = 1024n;
+
+/** Whether `promise` settled within `ms` (its timer cleared when it did). */
+async function settledWithin(promise: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => { timer = setTimeout(resolve, ms, false); });
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Texts whose lexemes PostgreSQL gave, kept per process (most recently used last). */
 const LEXEME_CACHE = 4096;
 /** A text of ASCII letters and digits in words of at most 100 characters: its lexemes are its words in lower case. */
@@ -234,6 +254,23 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
+   * A batch of this process's took `generation` in its transaction and is committing it: until
+   * `written` or `abandoned` says how that ended, a catch-up that reaches the generation does not
+   * read the batch back from the table (its writer is about to hand it over). The periodic look
+   * (no target) leaves it to the writer; a catch-up to a target at or past it waits for it, at most
+   * COMING_WAIT_MS. Without this, a look that ran between a batch's commit and its writer's
+   * `written` read the batch's rows back and deleted each id from every segment: 27 s of a 10M
+   * seed's 279 s of search's thread, with the rows read again in PostgreSQL (docs/benchmarks.md,
+   * 2026-12-02 06:00).
+   */
+  expect(generation: bigint): void {
+    if (generation <= this.index.generation || this.coming.has(generation)) return;
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => { settle = resolve; });
+    this.coming.set(generation, { settled, settle });
+  }
+
+  /**
    * A batch this process wrote, committed at `generation`: its entities as the upsert left them
    * (its RETURNING, built into a segment as it streamed in). The next catch-up applies it without
    * reading it back from PostgreSQL once every generation before it is in the index; a batch of
@@ -241,10 +278,23 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
    */
   written(generation: bigint, segment: Segment): void {
     if (generation > this.index.generation) this.own.set(generation, segment);
+    this.settle(generation);
+  }
+
+  /** The batch `expect` was told of did not commit, or its segment will not come: its generation is read from the table if it is there. */
+  abandoned(generation: bigint): void {
+    this.settle(generation);
+  }
+
+  private settle(generation: bigint): void {
+    this.coming.get(generation)?.settle();
+    this.coming.delete(generation);
   }
 
   /** Batches this process wrote and the index does not have yet, by generation (written). */
   private readonly own = new Map<bigint, Segment>();
+  /** Generations of this process's batches being committed, whose segments have not come yet (expect). */
+  private readonly coming = new Map<bigint, { settled: Promise<void>; settle: () => void }>();
 
   /** Applies this process's own batches that follow the index's generation one by one. */
   private applyOwn(): void {
@@ -256,9 +306,20 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  /** Forgets own batches the index has by now (read from the table, or a rebuild). */
+  /** Forgets own batches the index has by now (read from the table, or a rebuild), and stops waiting for those still coming. */
   private dropOwn(): void {
     for (const generation of this.own.keys()) if (generation <= this.index.generation) this.own.delete(generation);
+    for (const generation of [...this.coming.keys()]) if (generation <= this.index.generation) this.settle(generation);
+  }
+
+  /**
+   * Whether every generation in (from, to] is this process's, written or coming: nothing there
+   * for the periodic look to read (at most COMING_SPAN of them are looked at).
+   */
+  private allOwn(from: bigint, to: bigint): boolean {
+    if (to - from > COMING_SPAN) return false;
+    for (let g = from + 1n; g <= to; g++) if (!this.own.has(g) && !this.coming.has(g)) return false;
+    return true;
   }
 
   /**
@@ -267,9 +328,18 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
    * longer than it keeps) means a rebuild.
    */
   private async readChanges(target?: bigint): Promise<void> {
-    this.applyOwn();
-    // this process's own batches were all the target asked for: nothing to read
-    if (target !== undefined && this.index.generation >= target) return;
+    for (;;) {
+      this.applyOwn();
+      // this process's own batches were all the target asked for: nothing to read
+      if (target !== undefined && this.index.generation >= target) return;
+      // the next generation is a batch of this process's being committed (expect): the periodic
+      // look leaves it to its writer, a catch-up to a target waits for it (then applies it), and
+      // reads it back only when it did not come in time or was abandoned
+      const next = this.coming.get(this.index.generation + 1n);
+      if (!next) break;
+      if (target === undefined) return;
+      if (!(await settledWithin(next.settled, COMING_WAIT_MS))) break;
+    }
     const from = this.index.generation;
     const read = await this.reads.run(async (client) => {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -281,6 +351,11 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
         const to = BigInt(head.generation);
         // nothing new (complete as it is), or a batch missing from the log (complete only by a rebuild)
         const behind = to > from;
+        // the periodic look, where every batch since is this process's (written or coming): its writers apply them
+        if (behind && target === undefined && this.allOwn(from, to)) {
+          await client.query('COMMIT');
+          return { to: from, complete: true };
+        }
         if (!behind || BigInt(head.batches) !== to - from) {
           await client.query('COMMIT');
           return { to, complete: !behind };
