@@ -824,6 +824,7 @@ export class EntitiesRepository implements OnApplicationShutdown {
     let docs = new CopyBinaryDocs(builder, true, true);
     let copying = false;
     let generation: bigint;
+    let expected: bigint | undefined;
     try {
       await client.query(`BEGIN; SET LOCAL client_min_messages = warning;${durability} ${LOAD_TABLE_SQL}; SAVEPOINT ${FRESH_SAVEPOINT}`);
       await copyIn(client, COPY_LOAD_SQL, data);
@@ -843,16 +844,23 @@ export class EntitiesRepository implements OnApplicationShutdown {
         await copyOut(client, UPSERT_FROM_LOAD_SQL, docs);
       }
       copying = false;
-      // the index's size (migration 0010) and generation (0011) move in the batch's transaction, sent with its COMMIT;
+      // the index's size (migration 0010) and generation (0011) move in the batch's transaction;
       // the batch's ext_keys are logged under that generation (migration 1764000017000) for the in-memory
       // indexes of search processes to read what changed, and entries older than an
       // hour go (looked at every 64th batch)
-      const [stamped] = await client.query(`WITH g AS (UPDATE entities_count SET n = n + ${docs.flaggedRows}, generation = generation + 1 RETURNING generation),
+      const stamped = await client.query<{ generation: string }>(`WITH g AS (UPDATE entities_count SET n = n + ${docs.flaggedRows}, generation = generation + 1 RETURNING generation),
           logged AS (INSERT INTO entities_changes (generation, ext_keys) SELECT g.generation, ARRAY(SELECT ext_key FROM entities_load) FROM g RETURNING generation),
           pruned AS (DELETE FROM entities_changes c USING logged WHERE logged.generation % 64 = 0 AND c.created_at < now() - interval '1 hour')
-        SELECT generation::text AS generation FROM logged; COMMIT`) as unknown as { rows: { generation: string }[] }[];
+        SELECT generation::text AS generation FROM logged`);
+      // then committed on its own, once this process's index knows the generation is its batch's
+      // (MemorySearchIndex.expect: a catch-up meanwhile waits for the segment instead of reading
+      // the rows back); a round trip more a batch of up to 5,000 rows
       generation = BigInt(stamped.rows[0].generation);
+      expected = generation;
+      this.memory?.expect(generation);
+      await client.query('COMMIT');
     } catch (err) {
+      if (expected !== undefined) this.memory?.abandoned(expected);
       // a COPY broken off leaves the connection mid-protocol: it is not asked anything more (release(err) closes it, and the server rolls back)
       if (!copying) await client.query('ROLLBACK').catch(() => undefined);
       client.release(err as Error);
@@ -862,10 +870,7 @@ export class EntitiesRepository implements OnApplicationShutdown {
     // this process's index has the batch before the batch is answered, from the rows the upsert
     // returned (other processes read it within SEARCH_INDEX_POLL_MS, or at their next page read,
     // which finds the generation moved)
-    if (this.memory) {
-      this.memory.written(generation, builder.build());
-      await this.memory.catchUp(generation);
-    }
+    await this.handOver(generation, () => builder.build());
     const inserted = docs.flaggedRows;
     return { inserted, updated: docs.rows - inserted };
   }
@@ -907,18 +912,26 @@ export class EntitiesRepository implements OnApplicationShutdown {
   private async copiedFresh(chunk: EncodedChunk, durability: string): Promise<boolean> {
     const written = await this.copyFresh(chunk, durability);
     if (written === undefined) return false;
-    if (this.memory) {
-      let segment: Segment;
-      try {
-        segment = chunk.builder.build();
-      } catch (err) {
-        this.memory.abandoned(written);
-        throw err;
-      }
-      this.memory.written(written, segment);
-      await this.memory.catchUp(written);
-    }
+    await this.handOver(written, () => chunk.builder.build());
     return true;
+  }
+
+  /**
+   * Gives this process's index the batch it committed at `generation` (the segment `build` makes)
+   * and waits until the index has it; a segment that cannot be made is abandoned (the index reads
+   * the batch from the table).
+   */
+  private async handOver(generation: bigint, build: () => Segment): Promise<void> {
+    if (!this.memory) return;
+    let segment: Segment;
+    try {
+      segment = build();
+    } catch (err) {
+      this.memory.abandoned(generation);
+      throw err;
+    }
+    this.memory.written(generation, segment);
+    await this.memory.catchUp(generation);
   }
 
   /** Batches left to write by INSERT ... SELECT first, after a COPY into `entities` found a key already stored (DIRECT_PAUSE). */
