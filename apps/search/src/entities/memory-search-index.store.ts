@@ -261,7 +261,7 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
    * COMING_WAIT_MS. Without this, a look that ran between a batch's commit and its writer's
    * `written` read the batch's rows back and deleted each id from every segment: 27 s of a 10M
    * seed's 279 s of search's thread, with the rows read again in PostgreSQL (docs/benchmarks.md,
-   * 2026-12-02 06:00).
+   * 2026-12-02 05:59-07:07).
    */
   expect(generation: bigint): void {
     if (generation <= this.index.generation || this.coming.has(generation)) return;
