@@ -1,4 +1,4 @@
-import { encodeSeedChunk, EntitiesRepository, entitiesCopyDirect } from './entities.repository';
+import { EntitiesRepository, entitiesCopyDirect } from './entities.repository';
 import { EntityInput, facetTerms, searchTextOf, termsOf } from './entity';
 import { SegmentBuilder } from './memory-index';
 import { seedEntity } from './seed';
@@ -37,21 +37,6 @@ function lexemesOf(value: Buffer): string[] {
 }
 
 describe('a fresh batch written for COPY into entities (entitiesCopyDirect)', () => {
-  it('a seed chunk (encodeSeedChunk, each entity made as it is written) is the batch of its entities made first, in ext_key order, byte for byte', () => {
-    // 9,995..10,004 and 99,990..100,009: ext_key order is not number order across a digit more
-    for (const [start, count] of [[0, 1], [9_995, 10], [99_990, 20], [123_456, 2000]]) {
-      const chunk = encodeSeedChunk(start, count)!;
-      const made = Array.from({ length: count }, (_, k) => seedEntity(start + k)).sort((a, b) => (a.ext_key < b.ext_key ? -1 : a.ext_key > b.ext_key ? 1 : 0));
-      expect(chunk.extKeys).toEqual(made.map((e) => e.ext_key));
-      const builder = new SegmentBuilder(count);
-      const pieces = entitiesCopyDirect(made, chunk.ids, builder)!;
-      expect(Buffer.concat(chunk.pieces).equals(Buffer.concat(pieces))).toBe(true);
-      const [a, b] = [chunk.builder.build(), builder.build()];
-      expect(Array.from({ length: a.size }, (_, d) => [a.id(d), a.ranks[d]])).toEqual(Array.from({ length: b.size }, (_, d) => [b.id(d), b.ranks[d]]));
-      expect(Array.from({ length: a.dict.size }, (_, t) => [a.dict.text(t), [...a.listAt(t)]])).toEqual(Array.from({ length: b.dict.size }, (_, t) => [b.dict.text(t), [...b.listAt(t)]]));
-    }
-  });
-
   const entity = (n: number, over: Partial<EntityInput>): EntityInput => ({ ...seedEntity(n), ...over });
 
   it('writes each row\'s terms as termsOf makes them, each lexeme once, and the builder gets the same terms', () => {

@@ -8,7 +8,7 @@ import { DEFAULT_ROW_CACHE, SEARCH_CONFIG, SearchConfig } from '../search.config
 import { EntityInput, facetTerms, facetTermValue, plainWordEnd, searchTextOf, termsOf, TokenShape, tokenShape, wordEndOf } from './entity';
 import { Segment, SegmentBuilder } from './memory-index';
 import { CopyBinaryDocs, MemorySearchIndex } from './memory-search-index.store';
-import { seedEntity, seedKey } from './seed';
+import { seedEntity } from './seed';
 import { EncodedChunk, SeedEncoder } from './seed-encoder';
 
 export interface EntityRow {
@@ -559,11 +559,10 @@ function tidParts(tid: string): [number, number] {
  * termsOf does not know (the batch then goes through the load table, which PostgreSQL's parser
  * reads: entitiesCopyBinary).
  */
-export function entitiesCopyDirect(entities: Iterable<EntityInput>, ids: readonly string[], builder: SegmentBuilder): Buffer[] | undefined {
+export function entitiesCopyDirect(entities: readonly EntityInput[], ids: readonly string[], builder: SegmentBuilder): Buffer[] | undefined {
   const out = new CopyBinary();
-  let r = -1;
-  for (const e of entities) {
-    r++;
+  for (let r = 0; r < entities.length; r++) {
+    const e = entities[r];
     const text = searchTextOf(e);
     out.row(22);
     out.entity(e, ids[r]);
@@ -587,11 +586,6 @@ function seedEntities(start: number, count: number): EntityInput[] {
   return entities;
 }
 
-/** Seed entities start + k for each k of `order`, each made when it is asked for. */
-function* seedEntitiesAt(start: number, order: readonly number[]): Generator<EntityInput> {
-  for (const k of order) yield seedEntity(start + k);
-}
-
 /**
  * A batch in ext_key order with its ids, written for COPY into `entities` with its segment's
  * builder (entitiesCopyDirect): what copyFresh takes. Undefined when a row's text has a token
@@ -609,17 +603,8 @@ function freshChunk(ordered: readonly EntityInput[], ids: string[]): EncodedChun
  * (seed-encoder.ts).
  */
 export function encodeSeedChunk(start: number, count: number): EncodedChunk | undefined {
-  // the order of their ext_keys (inKeyOrder's), known from the numbers alone
-  const extKeys: string[] = [];
-  for (let n = start; n < start + count; n++) extKeys.push(seedKey(n));
-  const order = Array.from({ length: count }, (_, k) => k).sort((a, b) => (extKeys[a] < extKeys[b] ? -1 : extKeys[a] > extKeys[b] ? 1 : 0));
-  const ids = newIds(ID_PREFIX.entity, count);
-  const builder = new SegmentBuilder(count);
-  // each entity made as it is written, and garbage once it is: a batch's entities all made first
-  // lived through the young generation's collections and were promoted (the thread's collector
-  // took 44 of its 270 s busy in a 10M seed's profile, docs/benchmarks.md 2026-12-02)
-  const pieces = entitiesCopyDirect(seedEntitiesAt(start, order), ids, builder);
-  return pieces && { pieces, builder, extKeys: order.map((k) => extKeys[k]), ids };
+  const ordered = inKeyOrder(seedEntities(start, count));
+  return freshChunk(ordered, newIds(ID_PREFIX.entity, ordered.length));
 }
 
 /**

@@ -64,9 +64,6 @@ function source(field: string, value: string, provider: SourceRecord['provider']
   return { field, value, provider, source_url: url, fetched_at: fetchedAt };
 }
 
-/** The ext_key of seed entity n (seedEntity's). */
-export const seedKey = (n: number): string => `seed:${n}`;
-
 export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): EntityInput {
   const r = rng(n + 1);
   const lens: Lens = (['leads', 'investors', 'researchers', 'grants'] as const)[n % 4];
@@ -85,7 +82,7 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
     const title = pick(r, TITLES);
     const url = `https://${domain}/team`;
     return {
-      ext_key: seedKey(n), lens, name: `${first} ${last}`, person_name: `${first} ${last}`, first_name: first, last_name: last, title,
+      ext_key: `seed:${n}`, lens, name: `${first} ${last}`, person_name: `${first} ${last}`, first_name: first, last_name: last, title,
       organization: company, location: `${city}, ${country}`, country, domain, email: hasEmail ? `${slug(first)}.${slug(last)}@${domain}` : null, phone,
       details: { industry, size, company_domain: domain },
       facets: [facet('industry', industry), facet('country', country), facet('size', size)],
@@ -106,7 +103,7 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
     const url = `https://www.sec.gov/cgi-bin/browse-edgar?action=getcompany&CIK=${cik}`;
     const filed = dayOf(FILED_FROM + Math.floor(r() * 900));
     return {
-      ext_key: seedKey(n), lens, name: fund, person_name: `${first} ${last}`, first_name: first, last_name: last, title: 'Managing Partner',
+      ext_key: `seed:${n}`, lens, name: fund, person_name: `${first} ${last}`, first_name: first, last_name: last, title: 'Managing Partner',
       organization: fund, location: `${city}, ${country}`, country, domain, email: hasEmail ? `${slug(first)}@${domain}` : null, phone,
       details: { stages, sectors, check_size_usd: { min, max }, last_filing_at: filed, type, state },
       facets: [...stages.map((s) => facet('stage', s)), ...sectors.map((s) => facet('sector', s)), facet('type', type), facet('state', state)],
@@ -123,7 +120,7 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
     const domain = `${slug(institution)}.edu${DEMO_TLD}`;
     const url = `https://orcid.org/${orcid}`;
     return {
-      ext_key: seedKey(n), lens, name: `${first} ${last}`, person_name: `${first} ${last}`, first_name: first, last_name: last, title: 'Professor',
+      ext_key: `seed:${n}`, lens, name: `${first} ${last}`, person_name: `${first} ${last}`, first_name: first, last_name: last, title: 'Professor',
       organization: institution, location: `${city}, ${country}`, country, domain, email: hasEmail ? `${slug(first)}.${slug(last)}@${domain}` : null, phone: null,
       details: { topics, works_count: works, orcid, institution, region, last_active_year: lastYear },
       facets: [facet('region', region), facet('country', country), facet('institution', institution)],
@@ -141,7 +138,7 @@ export function seedEntity(n: number, fetchedAt = '2026-11-01T00:00:00.000Z'): E
   const title = `${capitalized(topic)} ${pick(r, ['Research', 'Innovation', 'Training', 'Infrastructure'])} Program ${n}`;
   const url = `https://www.grants.gov/search-results-detail/${300000 + n}`;
   return {
-    ext_key: seedKey(n), lens, name: title, person_name: `${first} ${last}`, first_name: first, last_name: last, title: 'Program Officer',
+    ext_key: `seed:${n}`, lens, name: title, person_name: `${first} ${last}`, first_name: first, last_name: last, title: 'Program Officer',
     organization: `${agency} ${program}`, location: 'United States', country: 'US', domain: `${slug(agency)}.gov${DEMO_TLD}`,
     email: hasEmail ? `${slug(first)}.${slug(last)}@${slug(agency)}.gov${DEMO_TLD}` : null, phone,
     details: { agency, program, mechanism, amount, deadline, opportunity_number: `${agency}-${26000 + n}` },
