@@ -154,7 +154,7 @@ describe('MemorySearchIndex (real PostgreSQL)', () => {
     await expectOracle(late.index);
   });
 
-  it('a batch of its own being committed is not read back: the periodic look leaves it to its writer, a catch-up to it waits for its segment; abandoned or late, it is read from the table', async () => {
+  it('a batch of its own being committed is not read back: the periodic look leaves it to its writer, a catch-up to it waits for its segment; abandoned or late (past 2 s), it is read from the table', async () => {
     const other = await start();
     const reader = await start();
     const generationNow = async () => BigInt((await pool.query<{ generation: string }>('SELECT generation::text AS generation FROM entities_count')).rows[0].generation);
@@ -207,6 +207,16 @@ describe('MemorySearchIndex (real PostgreSQL)', () => {
     reader.index.written(third.generation, third.segment);
     await reader.index.catchUp();
     expect(reader.index.stats()).toMatchObject({ generation: third.generation, entities: other.index.stats().entities });
+
+    // a commit that hangs does not stop the periodic look for longer than COMING_WAIT_MS
+    const fourth = await batch(73_000);
+    reader.index.expect(fourth.generation);
+    await reader.index.catchUp();
+    expect(reader.index.stats().generation).toBe(third.generation);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    await reader.index.catchUp();
+    expect(reader.index.stats()).toMatchObject({ generation: fourth.generation, entities: other.index.stats().entities });
+    await expectOracle(reader.index);
   });
 
   it('a build reads PostgreSQL\'s binary COPY as its text output says, however the stream is cut: ids, lexemes (quotes, backslashes, UTF-8), positions, NULLs', async () => {

@@ -257,8 +257,8 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
    * A batch of this process's took `generation` in its transaction and is committing it: until
    * `written` or `abandoned` says how that ended, a catch-up that reaches the generation does not
    * read the batch back from the table (its writer is about to hand it over). The periodic look
-   * (no target) leaves it to the writer; a catch-up to a target at or past it waits for it, at most
-   * COMING_WAIT_MS. Without this, a look that ran between a batch's commit and its writer's
+   * (no target) leaves it to the writer; a catch-up to a target at or past it waits for it; either
+   * only until COMING_WAIT_MS after `expect`. Without this, a look that ran between a batch's commit and its writer's
    * `written` read the batch's rows back and deleted each id from every segment: 27 s of a 10M
    * seed's 279 s of search's thread, with the rows read again in PostgreSQL (docs/benchmarks.md,
    * 2026-12-02 05:59-07:07).
@@ -267,7 +267,7 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
     if (generation <= this.index.generation || this.coming.has(generation)) return;
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => { settle = resolve; });
-    this.coming.set(generation, { settled, settle });
+    this.coming.set(generation, { settled, settle, since: performance.now() });
   }
 
   /**
@@ -294,7 +294,17 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
   /** Batches this process wrote and the index does not have yet, by generation (written). */
   private readonly own = new Map<bigint, Segment>();
   /** Generations of this process's batches being committed, whose segments have not come yet (expect). */
-  private readonly coming = new Map<bigint, { settled: Promise<void>; settle: () => void }>();
+  private readonly coming = new Map<bigint, { settled: Promise<void>; settle: () => void; since: number }>();
+
+  /**
+   * The generation's batch of this process's, if it is being committed and was told of less than
+   * COMING_WAIT_MS ago: one older is read from the table as another process's would be (a COMMIT
+   * that hangs does not stop the index from following the other writers' batches).
+   */
+  private comingNow(generation: bigint): { settled: Promise<void>; since: number } | undefined {
+    const coming = this.coming.get(generation);
+    return coming && performance.now() - coming.since < COMING_WAIT_MS ? coming : undefined;
+  }
 
   /** Applies this process's own batches that follow the index's generation one by one. */
   private applyOwn(): void {
@@ -318,7 +328,7 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
    */
   private allOwn(from: bigint, to: bigint): boolean {
     if (to - from > COMING_SPAN) return false;
-    for (let g = from + 1n; g <= to; g++) if (!this.own.has(g) && !this.coming.has(g)) return false;
+    for (let g = from + 1n; g <= to; g++) if (!this.own.has(g) && !this.comingNow(g)) return false;
     return true;
   }
 
@@ -335,10 +345,10 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
       // the next generation is a batch of this process's being committed (expect): the periodic
       // look leaves it to its writer, a catch-up to a target waits for it (then applies it), and
       // reads it back only when it did not come in time or was abandoned
-      const next = this.coming.get(this.index.generation + 1n);
+      const next = this.comingNow(this.index.generation + 1n);
       if (!next) break;
       if (target === undefined) return;
-      if (!(await settledWithin(next.settled, COMING_WAIT_MS))) break;
+      if (!(await settledWithin(next.settled, COMING_WAIT_MS - (performance.now() - next.since)))) break;
     }
     const from = this.index.generation;
     const read = await this.reads.run(async (client) => {
