@@ -41,6 +41,7 @@ export * from './data-source';
 export * from './migrations';
 export * from './unit-of-work';
 export * from './warm-up';
+export { withDeadline } from './database-watch';
 export { inWarmUp, WarmUpRollback } from './warm-up-scope';
 export * from './idempotent-create';
 export * from './claim-owner';

@@ -824,7 +824,6 @@ export class EntitiesRepository implements OnApplicationShutdown {
     let docs = new CopyBinaryDocs(builder, true, true);
     let copying = false;
     let generation: bigint;
-    let expected: bigint | undefined;
     try {
       await client.query(`BEGIN; SET LOCAL client_min_messages = warning;${durability} ${LOAD_TABLE_SQL}; SAVEPOINT ${FRESH_SAVEPOINT}`);
       await copyIn(client, COPY_LOAD_SQL, data);
@@ -856,11 +855,8 @@ export class EntitiesRepository implements OnApplicationShutdown {
       // (MemorySearchIndex.expect: a catch-up meanwhile waits for the segment instead of reading
       // the rows back); a round trip more a batch of up to 5,000 rows
       generation = BigInt(stamped.rows[0].generation);
-      expected = generation;
-      this.memory?.expect(generation);
-      await client.query('COMMIT');
+      await this.commitExpected(client, generation);
     } catch (err) {
-      if (expected !== undefined) this.memory?.abandoned(expected);
       // a COPY broken off leaves the connection mid-protocol: it is not asked anything more (release(err) closes it, and the server rolls back)
       if (!copying) await client.query('ROLLBACK').catch(() => undefined);
       client.release(err as Error);
@@ -917,6 +913,22 @@ export class EntitiesRepository implements OnApplicationShutdown {
   }
 
   /**
+   * Commits a batch's transaction, which holds `generation` (its row of entities_count) until it
+   * ends, having told this process's index the generation is this batch's: a catch-up meanwhile
+   * waits for the batch's segment instead of reading its rows back (MemorySearchIndex.expect). A
+   * COMMIT that fails abandons it (the index reads the generation from the table if it is there).
+   */
+  private async commitExpected(client: PoolClient, generation: bigint): Promise<void> {
+    this.memory?.expect(generation);
+    try {
+      await client.query('COMMIT');
+    } catch (err) {
+      this.memory?.abandoned(generation);
+      throw err;
+    }
+  }
+
+  /**
    * Gives this process's index the batch it committed at `generation` (the segment `build` makes)
    * and waits until the index has it; a segment that cannot be made is abandoned (the index reads
    * the batch from the table).
@@ -964,7 +976,6 @@ export class EntitiesRepository implements OnApplicationShutdown {
   private async copyFresh({ pieces, builder, extKeys, ids }: EncodedChunk, durability: string): Promise<bigint | undefined> {
     const client = await this.pool.connect();
     let released = false;
-    let expected: bigint | undefined;
     try {
       const began = await client.query(`BEGIN; SET LOCAL client_min_messages = warning;${durability} SELECT pg_relation_size('entities') / 8192 AS blocks`) as unknown as { rows: { blocks: string }[] }[];
       const blocks = began[began.length - 1].rows[0].blocks;
@@ -997,16 +1008,11 @@ export class EntitiesRepository implements OnApplicationShutdown {
         for (const row of placed) place(row.id, row.tid);
       }
       if (generation === null || unplaced.size > 0) throw new Error(`search: a batch copied into entities was not all read back (${unplaced.size} of ${ids.length} rows)`);
-      // this transaction holds the generation (its row of entities_count) until it ends: the
-      // index waits for this batch's segment instead of reading it back (MemorySearchIndex.expect)
-      expected = BigInt(generation);
-      this.memory?.expect(expected);
-      await client.query('COMMIT');
+      await this.commitExpected(client, BigInt(generation));
       client.release();
       released = true;
-      return expected;
+      return BigInt(generation);
     } catch (err) {
-      if (expected !== undefined) this.memory?.abandoned(expected);
       if (!released) {
         await client.query('ROLLBACK').catch(() => undefined);
         client.release(err as Error);

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { PG_POOL, runPeriodically } from '@app/platform';
+import { PG_POOL, runPeriodically, withDeadline } from '@app/platform';
 import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { SearchReads } from '../search/search-reads.store';
 import type { Condition } from './entities.repository';
@@ -9,24 +9,14 @@ import { TokenShape, tokenShape } from './entity';
 import { IndexQuery, MemoryIndex, Segment, SegmentBuilder } from './memory-index';
 
 /**
- * How long a catch-up to a target waits for a batch of this process's being committed (expect)
- * before it reads the generation from the table instead: a COMMIT's round trip, with room for a
- * loaded machine; a commit slower than this is read back as any other process's batch.
+ * How long after `expect` a batch of this process's counts as being committed: a catch-up to a
+ * target waits for it that long at most, the periodic look leaves it to its writer that long;
+ * then it is read from the table as any other process's batch. A COMMIT's round trip, with room
+ * for a loaded machine.
  */
 const COMING_WAIT_MS = 2000;
 /** The most generations the periodic look checks one by one for being this process's own (allOwn). */
 const COMING_SPAN = 1024n;
-
-/** Whether `promise` settled within `ms` (its timer cleared when it did). */
-async function settledWithin(promise: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => { timer = setTimeout(resolve, ms, false); });
-  try {
-    return await Promise.race([promise.then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Texts whose lexemes PostgreSQL gave, kept per process (most recently used last). */
 const LEXEME_CACHE = 4096;
@@ -258,10 +248,10 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
    * `written` or `abandoned` says how that ended, a catch-up that reaches the generation does not
    * read the batch back from the table (its writer is about to hand it over). The periodic look
    * (no target) leaves it to the writer; a catch-up to a target at or past it waits for it; either
-   * only until COMING_WAIT_MS after `expect`. Without this, a look that ran between a batch's commit and its writer's
-   * `written` read the batch's rows back and deleted each id from every segment: 27 s of a 10M
-   * seed's 279 s of search's thread, with the rows read again in PostgreSQL (docs/benchmarks.md,
-   * 2026-12-02 05:59-07:07).
+   * only until COMING_WAIT_MS after `expect`. Without this, a look that ran between a batch's
+   * commit and its writer's `written` read the batch's rows back and deleted each id from every
+   * segment: 27 s of a 10M seed's 279 s of search's thread, with the rows read again in
+   * PostgreSQL (docs/benchmarks.md, 2026-12-02 05:59-07:07).
    */
   expect(generation: bigint): void {
     if (generation <= this.index.generation || this.coming.has(generation)) return;
@@ -348,7 +338,8 @@ export class MemorySearchIndex implements OnModuleInit, OnApplicationShutdown {
       const next = this.comingNow(this.index.generation + 1n);
       if (!next) break;
       if (target === undefined) return;
-      if (!(await settledWithin(next.settled, COMING_WAIT_MS - (performance.now() - next.since)))) break;
+      // (`settled` never rejects: a rejection is the deadline's)
+      if (!(await withDeadline(next.settled, COMING_WAIT_MS - (performance.now() - next.since)).then(() => true, () => false))) break;
     }
     const from = this.index.generation;
     const read = await this.reads.run(async (client) => {
