@@ -30,6 +30,13 @@ function settingMs(name: string, fallback: number): number {
   return value;
 }
 
+/** PG_POOL_KEEP of the meshes' services (0 unless set): at most TEST_PG_POOL_MAX, as the services check. */
+function settingKeep(name: string): number {
+  const value = Number(process.env[name] ?? 0);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, 0 or above, not ${process.env[name]}`);
+  return value;
+}
+
 function settingCount(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a whole number above 0, not ${process.env[name]}`);
@@ -68,12 +75,12 @@ export const HARNESS = {
   startConcurrency: settingCount('TEST_START_CONCURRENCY', availableParallelism()),
   /**
    * The services' PostgreSQL pools in every mesh of the suite (TEST_PG_POOL_MAX, production 10;
-   * TEST_PG_POOL_IDLE_MS, production 30 s), the chaos run's included (its `pgPool`): a mesh in use
+   * TEST_PG_POOL_IDLE_MS, production 30 s; TEST_PG_POOL_KEEP, 0, production all of search's), the chaos run's included (its `pgPool`): a mesh in use
    * holds at most about 5 connections a service with its LISTEN, an idle one hands its pooled
    * connections back within a second, so the meshes of two suites side by side (three workers
    * each) fit in PostgreSQL's default 100 connections (docs/testing.md, "Harness settings").
    */
-  pgPool: { max: settingCount('TEST_PG_POOL_MAX', 4), idleMs: settingMs('TEST_PG_POOL_IDLE_MS', 1000) },
+  pgPool: { max: settingCount('TEST_PG_POOL_MAX', 4), idleMs: settingMs('TEST_PG_POOL_IDLE_MS', 1000), keep: settingKeep('TEST_PG_POOL_KEEP') },
   /**
    * The longest a mesh of `apps` apps can take to start, or fail to, by the bounds above: the
    * nats-server's 10 s, 50 s for the bus and the databases, and a readiness wait for each round of
@@ -381,6 +388,8 @@ export class TestMesh {
       // about 5 a service with its LISTEN, and two suites side by side (three workers each) stay
       // within PostgreSQL's default 100: they peaked at 103 with 10 (2026-11-29 13:56)
       PG_POOL_MAX: String(HARNESS.pgPool.max),
+      // and none kept open when idle (production: all of search's, PG_POOL_KEEP), for the same budget
+      PG_POOL_KEEP: String(HARNESS.pgPool.keep),
       ...extraEnv,
     };
     const mesh = new TestMesh(env, natsPort, dbPrefix, probeSeed);

@@ -23,5 +23,8 @@ describe('the chaos run\'s settings', () => {
     const shipped = chaosSettings({ caFile: '/tmp/ca.pem' }, undefined);
     const pooled = chaosSettings({ caFile: '/tmp/ca.pem' }, undefined, { max: 4, idleMs: 1000 });
     expect(pooled).toEqual({ ...shipped, PG_POOL_MAX: '4', PG_POOL_IDLE_MS: '1000' });
+    expect(shipped.PG_POOL_KEEP).toBeUndefined();
+    // and the connections kept, when the caller gives them (the harness's 0)
+    expect(chaosSettings({ caFile: '/tmp/ca.pem' }, undefined, { max: 4, idleMs: 1000, keep: 0 })).toEqual({ ...shipped, PG_POOL_MAX: '4', PG_POOL_IDLE_MS: '1000', PG_POOL_KEEP: '0' });
   });
 });

@@ -104,7 +104,7 @@ export interface ChaosOptions {
    */
   checks?: (name: string) => boolean;
   /**
-   * The services' PostgreSQL pools (PG_POOL_MAX, PG_POOL_IDLE_MS). Unset (`npm run chaos`): the
+   * The services' PostgreSQL pools (PG_POOL_MAX, PG_POOL_IDLE_MS, PG_POOL_KEEP). Unset (`npm run chaos`): the
    * shipped defaults, as every other setting. `npm test`'s short variant passes its harness's
    * (test/harness.ts, HARNESS.pgPool): its mesh shares the test suite's PostgreSQL server, whose
    * default 100 connections the suite's meshes must fit in (docs/testing.md), and no check of the
@@ -113,10 +113,12 @@ export interface ChaosOptions {
   pgPool?: PgPoolSettings;
 }
 
-/** A pool size and idle timeout a chaos run's services get instead of the shipped ones (ChaosOptions.pgPool). */
+/** A pool size, idle timeout and connections kept a chaos run's services get instead of the shipped ones (ChaosOptions.pgPool). */
 export interface PgPoolSettings {
   max: number;
   idleMs: number;
+  /** PG_POOL_KEEP; unset: the shipped default. */
+  keep?: number;
 }
 
 /**
@@ -366,7 +368,7 @@ interface Shape {
  * measures what ships. The one exception is the rate limit: the run's traffic stands in for many
  * users' and is sent with one key, so that key's limit is lifted; the rate-limit check restarts
  * both gateways with the shipped one. A caller whose PostgreSQL server other meshes share (the test
- * suite) may give the pools' size and idle timeout (`pgPool`); `npm run chaos` gives none.
+ * suite) may give the pools' size, idle timeout and connections kept (`pgPool`); `npm run chaos` gives none.
  */
 export function chaosSettings(cert: { caFile: string }, sandboxEnv: NodeJS.ProcessEnv | undefined, pgPool?: PgPoolSettings): NodeJS.ProcessEnv {
   return {
@@ -379,7 +381,7 @@ export function chaosSettings(cert: { caFile: string }, sandboxEnv: NodeJS.Proce
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
     ...(sandboxEnv ?? {}),
     // only when the caller shares its PostgreSQL server with other meshes (ChaosOptions.pgPool)
-    ...(pgPool ? { PG_POOL_MAX: String(pgPool.max), PG_POOL_IDLE_MS: String(pgPool.idleMs) } : {}),
+    ...(pgPool ? { PG_POOL_MAX: String(pgPool.max), PG_POOL_IDLE_MS: String(pgPool.idleMs), ...(pgPool.keep === undefined ? {} : { PG_POOL_KEEP: String(pgPool.keep) }) } : {}),
   };
 }
 

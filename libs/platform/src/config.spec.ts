@@ -11,3 +11,18 @@ describe('loadServiceConfig: the RPC deadlines as shipped', () => {
     expect({ rpcTimeoutMs: config.rpcTimeoutMs, rpcAttemptTimeoutMs: config.rpcAttemptTimeoutMs }).toEqual({ rpcTimeoutMs: 3000, rpcAttemptTimeoutMs: 2000 });
   });
 });
+
+describe('loadServiceConfig: the PostgreSQL pool kept open (PG_POOL_KEEP)', () => {
+  it("keeps all of search's pool and none of another service's by default", () => {
+    expect(loadServiceConfig('search', {}).pool).toMatchObject({ max: 10, keep: 10, idleMs: 30_000 });
+    expect(loadServiceConfig('search', { PG_POOL_MAX: '4' }).pool).toMatchObject({ max: 4, keep: 4 });
+    for (const service of ['gateway', 'billing', 'crm'] as const) expect(loadServiceConfig(service, {}).pool.keep).toBe(0);
+  });
+
+  it('takes PG_POOL_KEEP from 0 to PG_POOL_MAX and refuses more', () => {
+    expect(loadServiceConfig('search', { PG_POOL_KEEP: '0' }).pool.keep).toBe(0);
+    expect(loadServiceConfig('gateway', { PG_POOL_KEEP: '3' }).pool.keep).toBe(3);
+    expect(() => loadServiceConfig('gateway', { PG_POOL_KEEP: '11' })).toThrow('PG_POOL_KEEP must be an integer from 0 to 10, got "11"');
+    expect(() => loadServiceConfig('search', { PG_POOL_MAX: '4', PG_POOL_KEEP: '5' })).toThrow('PG_POOL_KEEP must be an integer from 0 to 4');
+  });
+});

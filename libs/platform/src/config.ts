@@ -78,15 +78,32 @@ export interface PoolSettings {
   effectiveIoConcurrency: number | null;
   /** How long a pooled connection may sit idle before the pool closes it (PG_POOL_IDLE_MS, default 30000). */
   idleMs?: number;
+  /**
+   * Connections the pool keeps open however long they sit idle (PG_POOL_KEEP; node-postgres's
+   * `min`): only those above it are closed after `idleMs`. Default 0, and all of the pool
+   * (PG_POOL_MAX) for search (POOL_KEPT_BY_DEFAULT).
+   */
+  keep?: number;
 }
 
-export function poolSettings(env: NodeJS.ProcessEnv = process.env): PoolSettings {
+/**
+ * The services whose pools keep every connection by default (PG_POOL_KEEP = PG_POOL_MAX): search,
+ * whose page reads touch a new part of PostgreSQL's `shared_buffers` with nearly every first-time
+ * page. A backend takes a minor page fault on its first touch of each 4 KB of shared memory (no
+ * huge pages), about 13 us each, once in its life; a backend closed after a lull and opened again
+ * pays them all again (docs/decisions.md, "search keeps its PostgreSQL connections").
+ */
+const POOL_KEPT_BY_DEFAULT: ReadonlySet<ServiceName> = new Set(['search']);
+
+export function poolSettings(env: NodeJS.ProcessEnv = process.env, service?: ServiceName): PoolSettings {
   const io = env.PG_EFFECTIVE_IO_CONCURRENCY ?? '64';
+  const max = envInt(env, 'PG_POOL_MAX', 10, 1, 10_000);
   return {
-    max: envInt(env, 'PG_POOL_MAX', 10, 1, 10_000),
+    max,
     // PostgreSQL accepts 0..1000
     effectiveIoConcurrency: io === '' ? null : envInt(env, 'PG_EFFECTIVE_IO_CONCURRENCY', 64, 0, 1000),
     idleMs: envInt(env, 'PG_POOL_IDLE_MS', 30_000, 100, 3_600_000),
+    keep: envInt(env, 'PG_POOL_KEEP', service !== undefined && POOL_KEPT_BY_DEFAULT.has(service) ? max : 0, 0, max),
   };
 }
 
@@ -229,6 +246,6 @@ export function loadServiceConfig(service: ServiceName, env: NodeJS.ProcessEnv =
     shutdownGraceMs: envInt(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
     warmUpDeadlineMs: envInt(env, 'WARM_UP_DEADLINE_MS', DEFAULT_WARM_UP_DEADLINE_MS, 0, 60_000),
     eventRetry: eventRetrySettings(env),
-    pool: poolSettings(env),
+    pool: poolSettings(env, service),
   };
 }

@@ -41,6 +41,51 @@ describe('createPool', () => {
 });
 
 /**
+ * PG_POOL_KEEP (PoolSettings.keep): the pool closes connections idle for PG_POOL_IDLE_MS down to the
+ * kept ones, which stay open (and are the same backends) however long they sit idle.
+ */
+describe('connections kept open', () => {
+  const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+  let dataSource: DataSource | undefined;
+  afterAll(async () => {
+    await dataSource?.destroy();
+  });
+
+  it('closes idle connections above the kept ones and keeps those, the same backends', async () => {
+    dataSource = await new DataSource(serviceDataSourceOptions({ databaseUrl: url, pool: { max: 4, keep: 2, idleMs: 100, effectiveIoConcurrency: null } })).initialize();
+    const pool = poolOf(dataSource);
+    const held = await Promise.all([1, 2, 3, 4].map(() => pool.connect()));
+    const pids = await Promise.all(held.map(async (c) => (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid));
+    held.forEach((c) => c.release());
+    expect(pool.totalCount).toBe(4);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(pool.totalCount).toBe(2);
+    expect(pool.idleCount).toBe(2);
+    const again = await Promise.all([1, 2].map(() => pool.connect()));
+    const kept = await Promise.all(again.map(async (c) => (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid));
+    again.forEach((c) => c.release());
+    // the kept connections are two of the four backends opened first, not new ones
+    for (const pid of kept) expect(pids).toContain(pid);
+    expect(new Set(kept).size).toBe(2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(pool.totalCount).toBe(2);
+  });
+
+  it('with none kept (the default of a service other than search), closes every idle connection', async () => {
+    const none = await new DataSource(serviceDataSourceOptions({ databaseUrl: url, pool: { max: 2, idleMs: 100, effectiveIoConcurrency: null } })).initialize();
+    try {
+      const pool = poolOf(none);
+      const held = await Promise.all([1, 2].map(() => pool.connect()));
+      held.forEach((c) => c.release());
+      await new Promise((r) => setTimeout(r, 500));
+      expect(pool.totalCount).toBe(0);
+    } finally {
+      await none.destroy();
+    }
+  });
+});
+
+/**
  * A broken connection never ends the process, in the pools built by createPool and by TypeORM
  * (serviceDataSourceOptions): a checked-out one fails its holder's next query, an idle one is
  * dropped by the pool, and the pool goes on serving.

@@ -20,8 +20,9 @@ export class ServiceConnection extends Client {
 export function ignorePoolError(): void {}
 
 /**
- * node-postgres pool settings of a service's pool: TLS, size, idle timeout, startup options, and
- * its connections (ServiceConnection).
+ * node-postgres pool settings of a service's pool: TLS, size, idle timeout and the connections
+ * kept however long idle (`min`: PoolSettings.keep), startup options, and its connections
+ * (ServiceConnection).
  * `effective_io_concurrency` (PoolSettings) is how many heap pages a bitmap heap scan asks the
  * kernel to read ahead: at the server's default (1) a search's matches are read one page at a time
  * when they are not cached. A startup option, so no SET round trip
@@ -31,7 +32,7 @@ export function ignorePoolError(): void {}
 export function poolConfig(databaseUrl: string, settings: PoolSettings): PoolConfig {
   const io = settings.effectiveIoConcurrency;
   const options = io === null ? undefined : `-c effective_io_concurrency=${io}`;
-  return { ...pgClientConfig(databaseUrl), max: settings.max, idleTimeoutMillis: settings.idleMs ?? 30_000, options, Client: ServiceConnection };
+  return { ...pgClientConfig(databaseUrl), max: settings.max, min: Math.min(settings.keep ?? 0, settings.max), idleTimeoutMillis: settings.idleMs ?? 30_000, options, Client: ServiceConnection };
 }
 
 /** The first wait before a broken LISTEN connection is replaced; doubled on each failed attempt, up to LISTEN_RETRY_MAX_MS. */
