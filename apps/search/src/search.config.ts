@@ -40,7 +40,18 @@ export interface SearchConfig {
   readDatabaseUrl: string | undefined;
   /** How often a process's in-memory index looks for batches other processes wrote (SEARCH_INDEX_POLL_MS). */
   indexPollMs: number;
+  /**
+   * Page-read statements a process runs at once (SEARCH_PAGE_READS_AT_ONCE, default 3): pages asked
+   * while that many run wait and go together in the next one (ReadBatch), so that pages are read on
+   * as many PostgreSQL connections, which stay warm (docs/decisions.md, "Search keeps its
+   * PostgreSQL connections"). Sized per deployment like the pool: about the database's cores over
+   * search's replicas.
+   */
+  pageReadsAtOnce: number;
 }
+
+/** SEARCH_PAGE_READS_AT_ONCE's default. */
+export const DEFAULT_PAGE_READS_AT_ONCE = 3;
 
 export const SEARCH_CONFIG = Symbol('SEARCH_CONFIG');
 
@@ -68,6 +79,7 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv = process.env): SearchCo
     },
     readDatabaseUrl: optionalDatabaseUrl(env, 'SEARCH_READ_DATABASE_URL'),
     indexPollMs: envInt(env, 'SEARCH_INDEX_POLL_MS', 1000, 10, 3_600_000),
+    pageReadsAtOnce: envInt(env, 'SEARCH_PAGE_READS_AT_ONCE', DEFAULT_PAGE_READS_AT_ONCE, 1, 1000),
   };
 }
 

@@ -69,4 +69,63 @@ describe('ReadBatch', () => {
     await expect(second).rejects.toEqual(new Error('connection lost'));
     expect(await first).toBe('a!');
   });
+  it('runs at most `atOnce` calls at once: keys asked meanwhile wait and go together in the call made when one ends', async () => {
+    const calls: number[][] = [];
+    const release: (() => void)[] = [];
+    let running = 0;
+    let most = 0;
+    const read = async (keys: number[]) => {
+      calls.push(keys);
+      running++;
+      most = Math.max(most, running);
+      await new Promise<void>((r) => release.push(r));
+      running--;
+      return keys.map((k) => k * 10);
+    };
+    const batch = new ReadBatch<number, number>((k) => read([k]).then(([v]) => v), (keys) => read(keys), 100, 2);
+    const turn = () => new Promise((r) => setImmediate(r));
+    const first = [batch.load(1), batch.load(2)];
+    await turn();
+    const second = batch.load(3);
+    await turn();
+    // two calls run: the keys of later turns wait, however many turns pass
+    const third = [batch.load(4), batch.load(5)];
+    await turn();
+    const fourth = batch.load(6);
+    await turn();
+    await turn();
+    expect(calls).toEqual([[1, 2], [3]]);
+    release.shift()?.();
+    expect(await Promise.all(first)).toEqual([10, 20]);
+    await turn();
+    // the call that ended made room for one: the keys that waited, all in it
+    expect(calls).toEqual([[1, 2], [3], [4, 5, 6]]);
+    release.shift()?.();
+    release.shift()?.();
+    expect(await Promise.all([second, ...third, fourth])).toEqual([30, 40, 50, 60]);
+    expect(most).toBe(2);
+  });
+
+  it('with a bound, still sends at most `max` keys in one call, and a failed call frees its place', async () => {
+    const calls: number[][] = [];
+    const batch = new ReadBatch<number, number>(
+      async (k) => {
+        calls.push([k]);
+        if (k === 1) throw new Error('broken');
+        return k;
+      },
+      async (keys) => {
+        calls.push(keys);
+        return keys;
+      },
+      2,
+      1,
+    );
+    const failed = batch.load(1).catch((err: Error) => err);
+    await new Promise((r) => setImmediate(r));
+    const rest = [2, 3, 4].map((k) => batch.load(k));
+    expect(((await failed) as Error).message).toBe('broken');
+    expect(await Promise.all(rest)).toEqual([2, 3, 4]);
+    expect(calls).toEqual([[1], [2, 3], [4]]);
+  });
 });

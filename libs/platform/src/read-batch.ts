@@ -12,10 +12,14 @@ interface Waiting<K, V> {
  * At most `max` keys go to one call; a failed call fails every read of it not answered yet.
  * `readMany` may answer a key before the others (`answer(i, value)`, e.g. as its rows stream in):
  * its reader goes on at once instead of waiting for the whole batch.
+ * At most `atOnce` calls run at once (default: no bound): keys asked while that many run wait and
+ * go together in the call made when one of them ends, so that the reads keep to as many database
+ * connections (search's pages: SEARCH_PAGE_READS_AT_ONCE).
  */
 export class ReadBatch<K, V> {
   private waiting: Waiting<K, V>[] = [];
   private scheduled = false;
+  private running = 0;
 
   /**
    * `readOne(key)` reads a key asked alone in its turn; `readMany(keys, answer)` gives the value of
@@ -26,6 +30,7 @@ export class ReadBatch<K, V> {
     private readonly readOne: (key: K) => Promise<V | undefined>,
     private readonly readMany: (keys: K[], answer: (i: number, value: V | undefined) => void) => Promise<(V | undefined)[]>,
     private readonly max = 100,
+    private readonly atOnce = Infinity,
   ) {}
 
   load(key: K): Promise<V | undefined> {
@@ -45,9 +50,12 @@ export class ReadBatch<K, V> {
   };
 
   private dispatch(): void {
-    const batch = this.waiting;
-    if (batch.length === 0) return;
-    this.waiting = [];
+    // at the bound, the call that ends next takes them (done)
+    while (this.waiting.length > 0 && this.running < this.atOnce) this.call(this.waiting.splice(0, this.max));
+  }
+
+  private call(batch: Waiting<K, V>[]): void {
+    this.running++;
     let read: Promise<(V | undefined)[]>;
     try {
       read = batch.length === 1
@@ -59,6 +67,11 @@ export class ReadBatch<K, V> {
     read.then(
       (values) => batch.forEach((w, i) => w.resolve(values[i])),
       (err: unknown) => batch.forEach((w) => w.reject(err)),
-    );
+    ).finally(this.done);
   }
+
+  private readonly done = (): void => {
+    this.running--;
+    this.dispatch();
+  };
 }

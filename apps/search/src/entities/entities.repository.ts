@@ -4,7 +4,7 @@ import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { EmailStatus, ID_PREFIX, Lens, OpportunityProfile, SEARCH_MAX_PAGE, SEARCH_PER_PAGE, SourceRecord } from '@app/contracts';
 import { newIds, PG_POOL, ReadBatch } from '@app/platform';
 import { SearchReads } from '../search/search-reads.store';
-import { DEFAULT_ROW_CACHE, SEARCH_CONFIG, SearchConfig } from '../search.config';
+import { DEFAULT_PAGE_READS_AT_ONCE, DEFAULT_ROW_CACHE, SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { EntityInput, facetTerms, facetTermValue, plainWordEnd, searchTextOf, termsOf, TokenShape, tokenShape, wordEndOf } from './entity';
 import { Segment, SegmentBuilder } from './memory-index';
 import { CopyBinaryDocs, MemorySearchIndex } from './memory-search-index.store';
@@ -767,6 +767,12 @@ export class EntitiesRepository implements OnApplicationShutdown {
     @Optional() @Inject(SEARCH_CONFIG) config?: SearchConfig,
   ) {
     this.versions = new RowVersions(config?.rowCacheEntries ?? DEFAULT_ROW_CACHE);
+    this.pages = new ReadBatch(
+      (ask) => this.readPages([ask]).then(([page]) => page),
+      (asks, answer) => this.readPages(asks, answer),
+      100,
+      config?.pageReadsAtOnce ?? DEFAULT_PAGE_READS_AT_ONCE,
+    );
   }
 
   /** The rows of recent pages and their versions: a page's statement writes only the rows that changed. */
@@ -1062,7 +1068,8 @@ export class EntitiesRepository implements OnApplicationShutdown {
    * The rows of the given ids in that order, with this workspace's reveal state, its opportunity
    * profile and the current generation. The pages asked in one turn of the event loop are read by
    * one statement (ReadBatch): under load, one round trip for the served pages that reached search
-   * together instead of one each.
+   * together instead of one each; and those asked while SEARCH_PAGE_READS_AT_ONCE statements run,
+   * in the next.
    */
   private async pageOf(workspaceId: string, ids: string[], known: (string | null)[]): Promise<Page & { generation: string }> {
     // where each row was last seen (its ctid, as the index found the id: MemorySearchIndex.top), read there first (ROW_AT_TID_OR_KEY_SQL)
@@ -1078,10 +1085,8 @@ export class EntitiesRepository implements OnApplicationShutdown {
     return { generation: page.generation, profile: page.profile, rows: page.rows };
   }
 
-  private readonly pages = new ReadBatch<{ workspaceId: string; ids: string[]; tids: (string | null)[] }, Page & { generation: string; moved: [string, string][] }>(
-    (ask) => this.readPages([ask]).then(([page]) => page),
-    (asks, answer) => this.readPages(asks, answer),
-  );
+  /** At most SEARCH_PAGE_READS_AT_ONCE statements at once: the pages asked meanwhile go in the next. */
+  private readonly pages: ReadBatch<{ workspaceId: string; ids: string[]; tids: (string | null)[] }, Page & { generation: string; moved: [string, string][] }>;
 
   /**
    * Pages (workspace and ids each) in one statement and one snapshot: each id's row with this
