@@ -30,16 +30,10 @@ function settingMs(name: string, fallback: number): number {
   return value;
 }
 
-/** PG_POOL_KEEP of the meshes' services (0 unless set): at most TEST_PG_POOL_MAX, as the services check. */
-function settingKeep(name: string): number {
-  const value = Number(process.env[name] ?? 0);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, 0 or above, not ${process.env[name]}`);
-  return value;
-}
-
-function settingCount(name: string, fallback: number): number {
+/** A whole number from the environment, at least `min` (1 unless said: a count of things; 0 where none is a setting). */
+function settingCount(name: string, fallback: number, min = 1): number {
   const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a whole number above 0, not ${process.env[name]}`);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number ${min === 1 ? 'above 0' : `of at least ${min}`}, not ${process.env[name]}`);
   return value;
 }
 
@@ -80,7 +74,7 @@ export const HARNESS = {
    * connections back within a second, so the meshes of two suites side by side (three workers
    * each) fit in PostgreSQL's default 100 connections (docs/testing.md, "Harness settings").
    */
-  pgPool: { max: settingCount('TEST_PG_POOL_MAX', 4), idleMs: settingMs('TEST_PG_POOL_IDLE_MS', 1000), keep: settingKeep('TEST_PG_POOL_KEEP') },
+  pgPool: { max: settingCount('TEST_PG_POOL_MAX', 4), idleMs: settingMs('TEST_PG_POOL_IDLE_MS', 1000), keep: settingCount('TEST_PG_POOL_KEEP', 0, 0) },
   /**
    * The longest a mesh of `apps` apps can take to start, or fail to, by the bounds above: the
    * nats-server's 10 s, 50 s for the bus and the databases, and a readiness wait for each round of

@@ -1,4 +1,4 @@
-import { Client, Pool } from 'pg';
+import { Client, Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { poolOf, serviceDataSourceOptions } from './data-source';
 import { createPool, listenOn } from './db';
@@ -54,15 +54,16 @@ describe('connections kept open', () => {
   it('closes idle connections above the kept ones and keeps those, the same backends', async () => {
     dataSource = await new DataSource(serviceDataSourceOptions({ databaseUrl: url, pool: { max: 4, keep: 2, idleMs: 100, effectiveIoConcurrency: null } })).initialize();
     const pool = poolOf(dataSource);
+    const pidOf = async (c: PoolClient) => (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
     const held = await Promise.all([1, 2, 3, 4].map(() => pool.connect()));
-    const pids = await Promise.all(held.map(async (c) => (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid));
+    const pids = await Promise.all(held.map(pidOf));
     held.forEach((c) => c.release());
     expect(pool.totalCount).toBe(4);
     await new Promise((r) => setTimeout(r, 600));
     expect(pool.totalCount).toBe(2);
     expect(pool.idleCount).toBe(2);
     const again = await Promise.all([1, 2].map(() => pool.connect()));
-    const kept = await Promise.all(again.map(async (c) => (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid));
+    const kept = await Promise.all(again.map(pidOf));
     again.forEach((c) => c.release());
     // the kept connections are two of the four backends opened first, not new ones
     for (const pid of kept) expect(pids).toContain(pid);
