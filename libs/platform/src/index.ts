@@ -3,6 +3,7 @@ export * from './config';
 export * from './logger';
 export * from './db';
 export * from './pg-retry';
+export * from './pg-array';
 export * from './pg-tls';
 export * from './domain-error';
 export * from './pagination';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Pool } from 'pg';
 import { CreditPool, RequestContext } from '@app/contracts';
-import { PG_POOL, UnitOfWork } from '@app/platform';
+import { PG_POOL, pgArrayLiteral, UnitOfWork } from '@app/platform';
 
 /** What search_lease_take answers for a page's ref (migration 1764000016000). */
 export type TakeStatus = 'taken' | 'already' | 'refunded' | 'none';
@@ -32,7 +32,7 @@ export class LeasesRepository {
    */
   async take(workspaceId: string, refs: string[]): Promise<{ statuses: TakeStatus[]; room: number }> {
     const { rows } = await this.pool.query<{ out_status: TakeStatus; out_room: number }>({
-      name: 'search-lease-take', text: 'SELECT out_status, out_room FROM search_lease_take($1, $2)', values: [workspaceId, refs],
+      name: 'search-lease-take', text: 'SELECT out_status, out_room FROM search_lease_take($1, $2)', values: [workspaceId, pgArrayLiteral(refs)],
     });
     return { statuses: rows.map((row) => row.out_status), room: rows.length > 0 ? rows[0].out_room : 0 };
   }
