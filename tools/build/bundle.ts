@@ -92,7 +92,14 @@ export async function bundleService(root: string, service: ServiceName, external
     platform: 'node',
     target: 'node20',
     format: 'cjs',
-    // class and function names as compiled (Nest's logs and errors, TypeORM's metadata read them)
+    // class and function names as compiled (Nest's logs and errors, TypeORM's metadata read them):
+    // without it esbuild renames a symbol that collides across the bundle (it does with some of
+    // ours: `describe`, `merge`, `resolve`), and a renaming-free bundle is not something esbuild
+    // promises (evanw/esbuild#3572). Its cost: a `__name` call (Object.defineProperty) for every
+    // named function, renamed or not, each time it is made; Fastify's hook runners make three
+    // closures a hook a request, so about 4 % of the gateway's CPU a served search page went there
+    // (docs/benchmarks.md, 2026-12-02 16:00). evanw/esbuild#2605 (PR #4412, open) would write the
+    // call only where the name changed.
     keepNames: true,
     // swc's source maps are followed: MESH_NODE_ARGS=--enable-source-maps names the TypeScript's lines
     sourcemap: 'linked',
