@@ -7,11 +7,11 @@ const ESCAPED = /["\\]/;
  * A one-dimensional array parameter as PostgreSQL's array literal (`{a,"(1,2)",NULL}`), for an
  * element type whose delimiter is the comma (text, int, tid, xid: every type but box): the text
  * node-postgres sends for a JavaScript array, written with less work. node-postgres quotes every
- * element and runs two replacements on each (about 13 µs of search's CPU a page read of 26 ids
- * and five other arrays, docs/benchmarks.md); here an element that needs no quotes goes as it is,
- * one test, and only an element holding a quote or a backslash is escaped. `null` and `undefined`
- * are NULL; an element spelled `null` in any case, or empty, is quoted (bare, NULL would be the
- * null value).
+ * element and runs two replacements on each: 37 µs a page for the six arrays of a search statement
+ * of three pages, against 15 here (docs/benchmarks.md, 2026-12-02 15:58-17:08); here an element
+ * that needs no quotes goes as it is, one test, and only an element holding a quote or a
+ * backslash is escaped. `null` and `undefined` are NULL; an element spelled `null` in any case,
+ * or empty, is quoted (bare, NULL would be the null value).
  */
 export function pgArrayLiteral(values: readonly (string | number | null | undefined)[]): string {
   let out = '{';
