@@ -8,7 +8,7 @@ import { DEFAULT_HTTP_PORTS, ensureNatsIdentities, eventsStreamSettings, NatsIde
 import { GatewayProxy } from './ingress';
 import { failoverWatchSettings, FailoverWatchSettings, PgPair } from './pg-pair';
 import {
-  APPS, freePort, httpReady, inLanes, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers, waitFor,
+  APPS, freePort, httpReady, inLanes, MESH_NATS_IDENTITY_DIR, probeIdentity, provisionBus, readyWithinMs, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers, waitFor,
 } from './processes';
 
 /**
@@ -228,7 +228,7 @@ export class MeshCluster {
     const exited = running.exited.then((code) => {
       throw new Error(`${app.id} exited with ${code} during start-up${last.length ? `; its last lines:\n${last.join('\n')}` : ''}`);
     });
-    await Promise.race([waitFor(`${app.id} readiness`, () => httpReady(app.port), 180_000, 200), exited]);
+    await Promise.race([waitFor(`${app.id} readiness`, () => httpReady(app.port), readyWithinMs(app.name, 180_000), 200), exited]);
     exited.catch(() => undefined);
     return running;
   }

@@ -1,4 +1,7 @@
-import { inLanes } from './processes';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { inLanes, readyWithinMs, ROOT, SEARCH_STARTUP_MS } from './processes';
 
 /** A promise and the functions that settle it, by hand. */
 function deferred(): { promise: Promise<void>; resolve: () => void; reject: (err: Error) => void } {
@@ -54,5 +57,17 @@ describe('inLanes (the starts of a mesh, a cluster and the chaos run)', () => {
       done.push(i);
     });
     expect(done.sort()).toEqual([1, 2, 3]);
+  });
+});
+
+describe('readyWithinMs (how long npm start and the cluster shape wait for a service to answer ready)', () => {
+  it("gives search what its k8s startupProbe allows, whatever the others get, and every other service what the caller gives", () => {
+    const deployment = parse(readFileSync(join(ROOT, 'k8s/services/search/deployment.yaml'), 'utf8'));
+    const probe = deployment.spec.template.spec.containers.find((c: { name: string }) => c.name === 'search').startupProbe;
+    expect(SEARCH_STARTUP_MS).toBe(probe.periodSeconds * probe.failureThreshold * 1000);
+    expect(readyWithinMs('search', 60_000)).toBe(SEARCH_STARTUP_MS);
+    expect(readyWithinMs('search', 400_000)).toBe(400_000);
+    expect(readyWithinMs('gateway', 60_000)).toBe(60_000);
+    expect(readyWithinMs('billing', 180_000)).toBe(180_000);
   });
 });

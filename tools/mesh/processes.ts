@@ -32,6 +32,18 @@ export function defaultPort(name: ServiceName): number {
   return DEFAULT_HTTP_PORTS[name];
 }
 
+/**
+ * How long search may take from its start to answer ready, as k8s/services/search's startupProbe
+ * allows (2 s x 150): it builds its in-memory index from its database first, which over 10M
+ * entities took 53 s on a fast morning (2026-12-03) and 121 s at load 6 (docs/capacity.md).
+ */
+export const SEARCH_STARTUP_MS = 300_000;
+
+/** How long a started service may take to answer ready: `others` for every service but search, which has SEARCH_STARTUP_MS if that is longer. */
+export function readyWithinMs(name: ServiceName, others: number): number {
+  return name === 'search' ? Math.max(SEARCH_STARTUP_MS, others) : others;
+}
+
 /** A port of 127.0.0.1 nothing listens on now, below the ephemeral range (FREE_PORTS_FROM). */
 export async function freePort(): Promise<number> {
   const below = ephemeralPortsStart();

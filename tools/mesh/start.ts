@@ -10,7 +10,7 @@ import { ensureNatsIdentities, LOCAL_NATS_IDENTITY_DIR, LOCAL_NATS_URL_FILE, nat
 import { searchIndexOf } from '../../apps/search/src/migrations/index-layout';
 import { DEMO_CORPUS_SIZE, MailOutbox, startDemoSandbox, startMailOutbox } from './demo-sandbox';
 import {
-  APPS, findNatsServer, httpReady, MESH_NATS_IDENTITY_DIR, portVariable, provisionBus, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers,
+  APPS, findNatsServer, httpReady, MESH_NATS_IDENTITY_DIR, portVariable, provisionBus, readyWithinMs, ROOT, RunningApp, spawnApp, startNatsServer, stopApp, tcpAnswers,
   waitFor,
 } from './processes';
 
@@ -21,8 +21,6 @@ import {
  */
 
 const say = (line: string) => process.stdout.write(`[mesh] ${line}\n`);
-/** How long search may take to be ready: k8s/services/search's startupProbe (2 s x 150). */
-const SEARCH_READY_MS = 300_000;
 
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -155,10 +153,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
   for (const name of APPS) launch(name);
-  // search is ready once its in-memory index is built from its database: over a 10M index that took
-  // 53 s on a fast morning (2026-12-03) and 121 s at load 6 (docs/capacity.md), past the 60 s that
-  // every other service gets, so it has the 300 s k8s' startupProbe gives it
-  await Promise.all(APPS.map((name) => waitFor(`${name}`, () => httpReady(portOf(name)), name === 'search' ? SEARCH_READY_MS : 60_000, 200)));
+  // 60 s a service; search the longer start its in-memory index needs (readyWithinMs)
+  await Promise.all(APPS.map((name) => waitFor(`${name}`, () => httpReady(portOf(name)), readyWithinMs(name, 60_000), 200)));
   say(`all ${APPS.length} services ready`);
   for (const line of readyLines(process.env, portOf('gateway'), outbox)) say(`  ${line}`);
   say('create a workspace and a key: npm run -s admin -- workspace:create --name Acme, then key:create --workspace <ws_id> --mode test');
